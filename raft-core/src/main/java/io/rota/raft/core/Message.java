@@ -1,0 +1,98 @@
+package io.rota.raft.core;
+
+import java.util.List;
+
+/**
+ * The messages Raft servers exchange. Every message carries the sender's {@code term}: a server that
+ * sees a larger term adopts it and steps down (§5.1). Protobuf lives at the transport edge; inside the
+ * core messages are plain records.
+ */
+public sealed interface Message {
+
+    long term();
+
+    long from();
+
+    long to();
+
+    /**
+     * RequestVote RPC (§5.2, Figure 2). With {@code preVote} set it is the PreVote of §9.6: "would you
+     * vote for me in {@code term}?", which changes no one's term or vote. {@code leadershipTransfer}
+     * marks the election a {@link TimeoutNow} started (§3.10), which voters let through even while they
+     * hear from a leader.
+     */
+    record RequestVote(long term, long from, long to, long lastLogIndex, long lastLogTerm,
+                       boolean preVote, boolean leadershipTransfer) implements Message {
+    }
+
+    /** Reply to {@link RequestVote}; a granted pre-vote echoes the proposed term. */
+    record RequestVoteResponse(long term, long from, long to, boolean voteGranted, boolean preVote)
+            implements Message {
+    }
+
+    /**
+     * AppendEntries RPC (§5.3, Figure 2): replicate {@code entries} after {@code prevLogIndex}, which the
+     * receiver must hold with {@code prevLogTerm}.
+     */
+    record AppendEntries(long term, long from, long to, long prevLogIndex, long prevLogTerm,
+                         List<Entry> entries, long leaderCommit) implements Message {
+        public AppendEntries {
+            entries = List.copyOf(entries);
+        }
+
+        @Override
+        public String toString() {
+            return "AppendEntries{t" + term + " " + from + "->" + to + " prev=" + prevLogIndex + "@" + prevLogTerm
+                    + " n=" + entries.size() + " commit=" + leaderCommit + "}";
+        }
+    }
+
+    /**
+     * Reply to {@link AppendEntries} and to {@link InstallSnapshot}. On success {@code matchIndex} is the
+     * last index the receiver now holds in agreement with the leader. On rejection {@code rejectedIndex}
+     * echoes the rejected prevLogIndex, and {@code conflictIndex}/{@code conflictTerm} let the leader
+     * skip a whole term of mismatched entries at once (fast backtracking, §5.3 end).
+     */
+    record AppendEntriesResponse(long term, long from, long to, boolean success, long matchIndex,
+                                 long rejectedIndex, long conflictIndex, long conflictTerm) implements Message {
+    }
+
+    /**
+     * The leader's heartbeat (§5.2: AppendEntries with no entries). It has its own type so that it never
+     * touches the log: {@code commitIndex} is capped at what the receiver is known to hold, and
+     * {@code readRound} lets one round of heartbeats confirm leadership for a batch of reads (§6.4).
+     */
+    record Heartbeat(long term, long from, long to, long commitIndex, long readRound) implements Message {
+    }
+
+    /** Reply to {@link Heartbeat}: "you are still my leader", for the highest {@code readRound} seen. */
+    record HeartbeatResponse(long term, long from, long to, long readRound) implements Message {
+    }
+
+    /**
+     * InstallSnapshot RPC (§7, Figure 13) for a follower whose next entry the leader has compacted. The
+     * runtime streams the bytes in chunks; the core sees the whole snapshot. Answered by an
+     * {@link AppendEntriesResponse}.
+     */
+    record InstallSnapshot(long term, long from, long to, Snapshot snapshot) implements Message {
+    }
+
+    /** Start an election now, skipping PreVote: the last step of leadership transfer (§3.10). */
+    record TimeoutNow(long term, long from, long to) implements Message {
+    }
+
+    /** A follower asks the leader for a read index on behalf of its clients (§6.4 "followers too"). */
+    record ReadIndexRequest(long term, long from, long to, List<Long> contexts) implements Message {
+        public ReadIndexRequest {
+            contexts = List.copyOf(contexts);
+        }
+    }
+
+    /** The leader's confirmed read index for the contexts of a {@link ReadIndexRequest}. */
+    record ReadIndexResponse(long term, long from, long to, List<Long> contexts, long readIndex)
+            implements Message {
+        public ReadIndexResponse {
+            contexts = List.copyOf(contexts);
+        }
+    }
+}

@@ -1,0 +1,1000 @@
+package io.rota.raft.core;
+
+import io.rota.raft.core.Message.AppendEntries;
+import io.rota.raft.core.Message.AppendEntriesResponse;
+import io.rota.raft.core.Message.Heartbeat;
+import io.rota.raft.core.Message.HeartbeatResponse;
+import io.rota.raft.core.Message.InstallSnapshot;
+import io.rota.raft.core.Message.ReadIndexRequest;
+import io.rota.raft.core.Message.ReadIndexResponse;
+import io.rota.raft.core.Message.RequestVote;
+import io.rota.raft.core.Message.RequestVoteResponse;
+import io.rota.raft.core.Message.TimeoutNow;
+import io.rota.raft.core.ProposalResult.Accepted;
+import io.rota.raft.core.ProposalResult.Reason;
+import io.rota.raft.core.ProposalResult.Rejected;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.random.RandomGenerator;
+
+/**
+ * One Raft server as a pure, deterministic state machine (Ongaro and Ousterhout, "In Search of an
+ * Understandable Consensus Algorithm", and Ongaro's thesis). It does no I/O, starts no threads, reads
+ * no clock and logs nothing: time arrives as {@link #tick()}, the network as {@link #step(Message)},
+ * clients as {@link #propose} and {@link #readIndex(long)}, and every effect leaves through a
+ * {@link Ready}, which the runtime carries out and acknowledges with {@link #advance(Ready)}. The same
+ * inputs, with the same seeded {@link RandomGenerator}, always produce the same outputs.
+ *
+ * <p>Fields are grouped as in Figure 2: persistent state, volatile state, leader-only state.
+ */
+public final class RaftNode {
+
+    /** The id meaning "no node": no vote cast, no leader known. */
+    public static final long NONE = 0;
+
+    private final RaftOptions options;
+    private final long id;
+    private final RandomGenerator random;
+    private Configuration configuration;
+
+    // --- Persistent state on all servers (Figure 2); reaches disk through Ready.hardState/entries ---
+    /** Latest term this server has seen; increases monotonically (§5.1). */
+    private long currentTerm;
+    /** Candidate that received this server's vote in currentTerm, or NONE (§5.2: one vote per term). */
+    private long votedFor;
+    /** The log, with commitIndex and lastApplied. */
+    private final RaftLog log;
+
+    // --- Volatile state on all servers ---
+    private Role role = Role.FOLLOWER;
+    private long leaderId = NONE;
+    /** Ticks since the last election timeout reset (followers, candidates) or CheckQuorum round (leader). */
+    private int electionElapsed;
+    /** This node's election timeout, drawn from [electionTicks, 2 × electionTicks) (§5.2). */
+    private int randomizedElectionTimeout;
+    /** Votes received in the current (pre-)election; absent = no answer yet. */
+    private final Map<Long, Boolean> votes = new HashMap<>();
+    /** Latest snapshot this node holds: taken locally via {@link #compact} or received (§7). */
+    private Snapshot latestSnapshot;
+
+    // --- Volatile state on leaders (Figure 2: nextIndex[], matchIndex[], kept per follower) ---
+    private final Map<Long, Progress> progress = new TreeMap<>();
+    private int heartbeatElapsed;
+    /** Target of a leadership transfer in progress, or NONE (§3.10). */
+    private long leadTransferee = NONE;
+    private final ReadOnly readOnly = new ReadOnly();
+    /** Bytes of entries appended by this leader and not yet committed (bounded). */
+    private long uncommittedBytes;
+
+    // --- Output not yet handed out in a Ready ---
+    private final List<Message> leaderMessages = new ArrayList<>();
+    private final List<Message> messages = new ArrayList<>();
+    private final List<ReadState> readStates = new ArrayList<>();
+    /** A snapshot received from the leader, to be persisted and restored through the next Ready. */
+    private Snapshot pendingSnapshot;
+    private HardState persistedHardState;
+    /** The Ready handed out and not yet advanced; no input is accepted meanwhile. */
+    private Ready outstanding;
+
+    /**
+     * A node starting from what it finds on disk ({@link PersistentState#EMPTY} for a brand-new one).
+     * It starts as a follower (§5.2: "When servers start up, they begin as followers").
+     */
+    public RaftNode(RaftOptions options, PersistentState state, RandomGenerator random) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.random = Objects.requireNonNull(random, "random");
+        this.id = options.id();
+        this.log = new RaftLog(state);
+        this.latestSnapshot = state.snapshot();
+        this.configuration = state.snapshot() != null ? state.snapshot().metadata().configuration()
+                : options.configuration();
+        this.currentTerm = state.hardState().currentTerm();
+        this.votedFor = state.hardState().votedFor();
+        this.persistedHardState = new HardState(currentTerm, votedFor, log.commitIndex());
+        becomeFollower(currentTerm, NONE);
+    }
+
+    // =====================================================================================
+    // Inputs
+    // =====================================================================================
+
+    /** One unit of logical time: drives election timeouts (§5.2), heartbeats and CheckQuorum. */
+    public void tick() {
+        requireNoOutstandingReady();
+        if (role == Role.LEADER) {
+            tickLeader();
+        } else {
+            tickElection();
+        }
+    }
+
+    /** Deliver a message from a peer. Messages for another node or from a non-member are ignored. */
+    public void step(Message m) {
+        requireNoOutstandingReady();
+        Objects.requireNonNull(m, "message");
+        if (m.to() != id || m.from() == id || !configuration.contains(m.from())) {
+            return;
+        }
+        if (m.term() > currentTerm) {
+            if (!stepHigherTerm(m)) {
+                return;
+            }
+        } else if (m.term() < currentTerm) {
+            stepLowerTerm(m);
+            return;
+        }
+        dispatch(m);
+    }
+
+    /** Propose one command; see {@link #propose(List)}. */
+    public ProposalResult propose(byte[] command) {
+        return propose(List.of(command));
+    }
+
+    /**
+     * Propose a batch of commands, appended together as consecutive entries so that one disk write and
+     * one AppendEntries carry them all. Only the leader accepts (§5.3); it stops accepting while it hands
+     * leadership over (§3.10) and while its uncommitted tail is at the byte limit.
+     */
+    public ProposalResult propose(List<byte[]> commands) {
+        requireNoOutstandingReady();
+        if (role != Role.LEADER) {
+            return new Rejected(Reason.NOT_LEADER, leaderId);
+        }
+        if (leadTransferee != NONE) {
+            return new Rejected(Reason.TRANSFERRING_LEADERSHIP, leaderId);
+        }
+        if (commands.isEmpty()) {
+            throw new IllegalArgumentException("empty proposal");
+        }
+        long first = log.lastIndex() + 1;
+        List<Entry> batch = new ArrayList<>(commands.size());
+        long bytes = 0;
+        for (byte[] command : commands) {
+            Entry e = Entry.command(first + batch.size(), currentTerm, command);
+            bytes += e.sizeBytes();
+            batch.add(e);
+        }
+        if (uncommittedBytes > 0 && uncommittedBytes + bytes > options.maxUncommittedBytes()) {
+            return new Rejected(Reason.TOO_MUCH_UNCOMMITTED, leaderId);
+        }
+        uncommittedBytes += bytes;
+        log.appendAtEnd(batch);
+        broadcastAppend(false);
+        maybeCommit(); // a single-voter cluster's commit waits only for its own disk, i.e. advance()
+        return new Accepted(currentTerm, first, log.lastIndex());
+    }
+
+    /**
+     * Ask for a linearizable read (§6.4). The answer comes as a {@link ReadState} with this
+     * {@code context} in a later Ready: serve the read once the state machine has applied up to its
+     * index. On a follower the request is forwarded to the leader. Returns false if no leader is
+     * known (the caller should retry later or elsewhere); a request may also be lost with a leader
+     * change, so the caller needs a deadline.
+     */
+    public boolean readIndex(long context) {
+        requireNoOutstandingReady();
+        if (role == Role.LEADER) {
+            acceptRead(id, List.of(context));
+            return true;
+        }
+        if (leaderId != NONE) {
+            send(new ReadIndexRequest(currentTerm, id, leaderId, List.of(context)));
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Hand leadership to {@code target} (§3.10): stop taking proposals, bring the target's log up to
+     * date, then send it TimeoutNow so it starts an election at once. Abandoned after one election
+     * timeout. Returns false if this node is not the leader or the target is not a voter.
+     */
+    public boolean transferLeadership(long target) {
+        requireNoOutstandingReady();
+        if (role != Role.LEADER || !configuration.contains(target)) {
+            return false;
+        }
+        if (target == id) {
+            return true;
+        }
+        leadTransferee = target;
+        electionElapsed = 0; // the transfer gets one election timeout to finish
+        Progress pr = progress.get(target);
+        if (pr.matchIndex == log.lastIndex()) {
+            send(new TimeoutNow(currentTerm, id, target));
+        } else {
+            sendAppend(target, true);
+        }
+        return true;
+    }
+
+    /**
+     * Snapshot hook (§7): the state machine has saved an image of everything applied up to
+     * {@code index}. The node keeps it to send to followers that fall behind the log, and drops log
+     * entries up to {@code index} minus {@link RaftOptions#snapshotCatchUpEntries()}.
+     *
+     * @return the log's new first index; the runtime may delete stored entries below it
+     */
+    public long compact(long index, byte[] data) {
+        requireNoOutstandingReady();
+        if (index > log.appliedIndex()) {
+            throw new IllegalArgumentException("snapshot at " + index + " is beyond the applied index "
+                    + log.appliedIndex());
+        }
+        if (latestSnapshot != null && index <= latestSnapshot.index()) {
+            return log.firstIndex();
+        }
+        long term = log.term(index);
+        if (term <= 0) {
+            throw new IllegalArgumentException("snapshot at " + index + ": entry already compacted");
+        }
+        latestSnapshot = new Snapshot(new SnapshotMetadata(index, term, configuration), data);
+        log.compactTo(Math.max(0, index - options.snapshotCatchUpEntries()));
+        return log.firstIndex();
+    }
+
+    /** The runtime could not reach {@code peer}: stop pipelining to it and probe instead. */
+    public void reportUnreachable(long peer) {
+        requireNoOutstandingReady();
+        Progress pr = progress.get(peer);
+        if (role == Role.LEADER && pr != null && pr.state == Progress.State.REPLICATE) {
+            pr.becomeProbe();
+        }
+    }
+
+    /** The runtime failed to deliver a snapshot to {@code peer}: probe again (and resend if needed). */
+    public void reportSnapshotFailure(long peer) {
+        requireNoOutstandingReady();
+        Progress pr = progress.get(peer);
+        if (role == Role.LEADER && pr != null && pr.state == Progress.State.SNAPSHOT) {
+            pr.becomeProbe();
+        }
+    }
+
+    // =====================================================================================
+    // Output: Ready / advance
+    // =====================================================================================
+
+    /** Whether {@link #ready()} has anything for the runtime. */
+    public boolean hasReady() {
+        return !leaderMessages.isEmpty() || !messages.isEmpty() || !readStates.isEmpty()
+                || pendingSnapshot != null || log.persistedIndex() < log.lastIndex()
+                || log.appliedIndex() < log.commitIndex() || !currentHardState().equals(persistedHardState);
+    }
+
+    /** Collect the pending effects; see {@link Ready} for what the runtime must do with them. */
+    public Ready ready() {
+        requireNoOutstandingReady();
+        HardState hs = currentHardState();
+        outstanding = new Ready(softState(), hs.equals(persistedHardState) ? null : hs, pendingSnapshot,
+                log.unpersistedEntries(), log.unappliedCommittedEntries(options.maxCommittedBytesPerReady()),
+                leaderMessages, messages, readStates);
+        return outstanding;
+    }
+
+    /**
+     * The runtime has carried out {@code ready}: its entries and hard state are durable, its messages
+     * sent, its committed entries applied. A leader now counts its own copy toward commitment (§10.2.1).
+     */
+    public void advance(Ready ready) {
+        if (ready != outstanding) {
+            throw new IllegalStateException("advance() must be given the Ready last returned by ready()");
+        }
+        outstanding = null;
+        if (!ready.entries().isEmpty()) {
+            Entry last = ready.entries().get(ready.entries().size() - 1);
+            log.persistedTo(last.index(), last.term());
+        }
+        if (ready.snapshot() != null) {
+            pendingSnapshot = null;
+        }
+        if (!ready.committedEntries().isEmpty()) {
+            log.appliedTo(ready.committedEntries().get(ready.committedEntries().size() - 1).index());
+        }
+        if (ready.hardState() != null) {
+            persistedHardState = ready.hardState();
+        }
+        leaderMessages.subList(0, ready.leaderMessages().size()).clear();
+        messages.subList(0, ready.messages().size()).clear();
+        readStates.subList(0, ready.readStates().size()).clear();
+        if (role == Role.LEADER) {
+            Progress self = progress.get(id);
+            if (self.maybeUpdate(log.persistedIndex()) && maybeCommit()) {
+                broadcastAppend(true);
+            }
+        }
+    }
+
+    // =====================================================================================
+    // Terms (§5.1)
+    // =====================================================================================
+
+    /**
+     * A message from a higher term. Returns whether to go on and handle it.
+     * "If RPC request or response contains term T > currentTerm: set currentTerm = T, convert to
+     * follower" (Figure 2, Rules for Servers), except for the cases PreVote and CheckQuorum carve out.
+     */
+    private boolean stepHigherTerm(Message m) {
+        if (m instanceof RequestVote rv) {
+            boolean inLease = options.checkQuorum() && leaderId != NONE
+                    && electionElapsed < options.electionTicks();
+            if (inLease && !rv.leadershipTransfer()) {
+                // §4.2.3 / §9.6: we heard from a live leader within the minimum election timeout, so
+                // this candidate is disruptive (partitioned, or removed); do not even raise our term.
+                return false;
+            }
+            if (rv.preVote()) {
+                return true; // a pre-vote changes no term (§9.6)
+            }
+        }
+        if (m instanceof RequestVoteResponse r && r.preVote() && r.voteGranted()) {
+            return true; // a granted pre-vote carries the term we would campaign in, not a real term
+        }
+        boolean fromLeader = m instanceof AppendEntries || m instanceof Heartbeat || m instanceof InstallSnapshot;
+        becomeFollower(m.term(), fromLeader ? m.from() : NONE);
+        return true;
+    }
+
+    /** A message from a lower term: "reply false" to requests (§5.1) so a stale sender learns the term. */
+    private void stepLowerTerm(Message m) {
+        if (m instanceof AppendEntries || m instanceof Heartbeat || m instanceof InstallSnapshot) {
+            // A deposed leader (or one cut off and healed) learns our term and steps down.
+            send(new AppendEntriesResponse(currentTerm, id, m.from(), false, 0, 0, 0, 0));
+        } else if (m instanceof RequestVote rv) {
+            send(new RequestVoteResponse(currentTerm, id, m.from(), false, rv.preVote()));
+        }
+        // Stale responses and other messages are dropped.
+    }
+
+    private void dispatch(Message m) {
+        if (m instanceof RequestVote rv) {
+            handleRequestVote(rv);
+        } else if (m instanceof RequestVoteResponse r) {
+            handleVoteResponse(r);
+        } else if (m instanceof AppendEntries ae) {
+            handleAppendEntries(ae);
+        } else if (m instanceof Heartbeat hb) {
+            handleHeartbeat(hb);
+        } else if (m instanceof InstallSnapshot is) {
+            handleInstallSnapshot(is);
+        } else if (m instanceof TimeoutNow tn) {
+            handleTimeoutNow(tn);
+        } else if (m instanceof AppendEntriesResponse r) {
+            handleAppendEntriesResponse(r);
+        } else if (m instanceof HeartbeatResponse r) {
+            handleHeartbeatResponse(r);
+        } else if (m instanceof ReadIndexRequest r) {
+            handleReadIndexRequest(r);
+        } else if (m instanceof ReadIndexResponse r) {
+            handleReadIndexResponse(r);
+        }
+    }
+
+    // =====================================================================================
+    // Leader election (§5.2, §5.4.1, §9.6)
+    // =====================================================================================
+
+    private void tickElection() {
+        electionElapsed++;
+        if (isPromotable() && electionElapsed >= randomizedElectionTimeout) {
+            // §5.2: "If election timeout elapses without receiving AppendEntries RPC from current leader
+            // or granting vote to candidate: convert to candidate".
+            campaign(options.preVote(), false);
+        }
+    }
+
+    private boolean isPromotable() {
+        return configuration.contains(id);
+    }
+
+    /** Start a pre-election (§9.6) or an election (§5.2). */
+    private void campaign(boolean preVote, boolean leadershipTransfer) {
+        long voteTerm;
+        if (preVote) {
+            becomePreCandidate();
+            voteTerm = currentTerm + 1;
+        } else {
+            becomeCandidate();
+            voteTerm = currentTerm;
+        }
+        votes.put(id, true); // vote for self
+        if (configuration.voteResult(votes) == Configuration.VoteResult.WON) {
+            onElectionWon(preVote);
+            return;
+        }
+        for (long peer : configuration.voters()) {
+            if (peer != id) {
+                send(new RequestVote(voteTerm, id, peer, log.lastIndex(), log.lastTerm(), preVote,
+                        leadershipTransfer));
+            }
+        }
+    }
+
+    private void onElectionWon(boolean preVote) {
+        if (preVote) {
+            campaign(false, false);
+        } else {
+            becomeLeader();
+        }
+    }
+
+    /**
+     * RequestVote receiver (Figure 2): "1. Reply false if term < currentTerm" (done in
+     * {@link #stepLowerTerm}); "2. If votedFor is null or candidateId, and candidate's log is at least as
+     * up-to-date as receiver's log, grant vote" (§5.2, §5.4.1).
+     */
+    private void handleRequestVote(RequestVote m) {
+        boolean canVote = votedFor == m.from()
+                || (votedFor == NONE && leaderId == NONE)
+                || (m.preVote() && m.term() > currentTerm);
+        if (canVote && log.isUpToDate(m.lastLogIndex(), m.lastLogTerm())) {
+            send(new RequestVoteResponse(m.term(), id, m.from(), true, m.preVote()));
+            if (!m.preVote()) {
+                votedFor = m.from();
+                electionElapsed = 0; // §5.2: granting a vote resets the election timer
+            }
+        } else {
+            send(new RequestVoteResponse(currentTerm, id, m.from(), false, m.preVote()));
+        }
+    }
+
+    private void handleVoteResponse(RequestVoteResponse m) {
+        boolean counting = (role == Role.PRE_CANDIDATE && m.preVote()) || (role == Role.CANDIDATE && !m.preVote());
+        if (!counting) {
+            return;
+        }
+        votes.put(m.from(), m.voteGranted());
+        switch (configuration.voteResult(votes)) {
+            case WON -> onElectionWon(role == Role.PRE_CANDIDATE);
+            case LOST -> becomeFollower(currentTerm, NONE); // §5.2: wait for a new timeout and retry
+            case PENDING -> { }
+        }
+    }
+
+    /** Last step of a leadership transfer (§3.10): start a real election at once, no PreVote. */
+    private void handleTimeoutNow(TimeoutNow m) {
+        if (isPromotable() && role != Role.LEADER) {
+            campaign(false, true);
+        }
+    }
+
+    // =====================================================================================
+    // Role changes
+    // =====================================================================================
+
+    private void becomeFollower(long term, long leader) {
+        if (term > currentTerm) {
+            currentTerm = term;
+            votedFor = NONE;
+        }
+        role = Role.FOLLOWER;
+        leaderId = leader;
+        resetVolatileRoleState();
+    }
+
+    private void becomePreCandidate() {
+        // §9.6: a pre-candidate keeps its term and vote; it only asks whether it could win.
+        role = Role.PRE_CANDIDATE;
+        leaderId = NONE;
+        resetVolatileRoleState();
+    }
+
+    private void becomeCandidate() {
+        // §5.2: "increment currentTerm, vote for self, reset election timer, send RequestVote RPCs".
+        currentTerm++;
+        votedFor = id;
+        role = Role.CANDIDATE;
+        leaderId = NONE;
+        resetVolatileRoleState();
+    }
+
+    private void becomeLeader() {
+        role = Role.LEADER;
+        leaderId = id;
+        resetVolatileRoleState();
+        // Figure 2: "nextIndex initialized to leader last log index + 1, matchIndex to 0".
+        for (long peer : configuration.voters()) {
+            Progress pr = new Progress(log.lastIndex() + 1, options.maxInflightMessages(), options.maxInflightBytes());
+            pr.recentActive = true;
+            progress.put(peer, pr);
+        }
+        progress.get(id).matchIndex = log.persistedIndex();
+        // §5.4.2 / §8: commit entries of earlier terms by committing one of our own, at once.
+        Entry noOp = Entry.noOp(log.lastIndex() + 1, currentTerm);
+        log.appendAtEnd(List.of(noOp));
+        broadcastAppend(true);
+    }
+
+    private void resetVolatileRoleState() {
+        electionElapsed = 0;
+        heartbeatElapsed = 0;
+        randomizedElectionTimeout = options.electionTicks() + random.nextInt(options.electionTicks());
+        votes.clear();
+        progress.clear();
+        leadTransferee = NONE;
+        readOnly.reset();
+        uncommittedBytes = 0;
+    }
+
+    // =====================================================================================
+    // Log replication, follower side (§5.3)
+    // =====================================================================================
+
+    /**
+     * AppendEntries receiver (Figure 2):
+     * 2. reply false if the log doesn't contain an entry at prevLogIndex whose term matches prevLogTerm;
+     * 3–4. delete conflicting entries and append new ones (never truncating on a stale message);
+     * 5. if leaderCommit > commitIndex, set commitIndex = min(leaderCommit, index of last new entry).
+     * The reply leaves only after the entries are durable (Ready contract).
+     */
+    private void handleAppendEntries(AppendEntries m) {
+        if (role != Role.FOLLOWER) {
+            becomeFollower(currentTerm, m.from()); // §5.2: a candidate that hears from the leader yields
+        }
+        leaderId = m.from();
+        electionElapsed = 0;
+        if (m.prevLogIndex() < log.commitIndex()) {
+            // Everything up to our commit index already matches the leader's log (§5.4.3); answer from
+            // there, dropping the part of the message we know to be applied.
+            acceptFromCommit(m);
+            return;
+        }
+        if (!log.matchTerm(m.prevLogIndex(), m.prevLogTerm())) {
+            long conflictIndex;
+            long conflictTerm;
+            if (m.prevLogIndex() > log.lastIndex()) {
+                conflictIndex = log.lastIndex() + 1; // our log is too short
+                conflictTerm = 0;
+            } else {
+                conflictTerm = log.term(m.prevLogIndex());
+                conflictIndex = log.firstIndexOfTermAt(m.prevLogIndex());
+            }
+            send(new AppendEntriesResponse(currentTerm, id, m.from(), false, 0, m.prevLogIndex(),
+                    conflictIndex, conflictTerm));
+            return;
+        }
+        long lastNew = log.appendFromLeader(m.prevLogIndex(), m.entries());
+        log.commitTo(Math.min(m.leaderCommit(), lastNew));
+        send(new AppendEntriesResponse(currentTerm, id, m.from(), true, lastNew, 0, 0, 0));
+    }
+
+    private void acceptFromCommit(AppendEntries m) {
+        long commit = log.commitIndex();
+        List<Entry> rest = new ArrayList<>();
+        for (Entry e : m.entries()) {
+            if (e.index() > commit) {
+                rest.add(e);
+            }
+        }
+        long lastNew = commit;
+        if (!rest.isEmpty()) {
+            // The entry at our commit index matches the leader's (Log Matching), so rest follows it.
+            lastNew = log.appendFromLeader(commit, rest);
+        }
+        log.commitTo(Math.min(m.leaderCommit(), lastNew));
+        send(new AppendEntriesResponse(currentTerm, id, m.from(), true, lastNew, 0, 0, 0));
+    }
+
+    private void handleHeartbeat(Heartbeat m) {
+        if (role != Role.FOLLOWER) {
+            becomeFollower(currentTerm, m.from());
+        }
+        leaderId = m.from();
+        electionElapsed = 0;
+        // The leader caps the heartbeat's commit index at what it knows we hold, so this is safe.
+        log.commitTo(Math.min(m.commitIndex(), log.lastIndex()));
+        send(new HeartbeatResponse(currentTerm, id, m.from(), m.readRound()));
+    }
+
+    /**
+     * InstallSnapshot receiver (§7, Figure 13): if our log already holds the snapshot's last entry, keep
+     * the entries after it; otherwise discard the whole log and restore from the snapshot.
+     */
+    private void handleInstallSnapshot(InstallSnapshot m) {
+        if (role != Role.FOLLOWER) {
+            becomeFollower(currentTerm, m.from());
+        }
+        leaderId = m.from();
+        electionElapsed = 0;
+        SnapshotMetadata meta = m.snapshot().metadata();
+        long match;
+        if (meta.lastIncludedIndex() <= log.commitIndex()) {
+            match = log.commitIndex(); // stale or duplicate snapshot: we are already past it
+        } else if (log.matchTerm(meta.lastIncludedIndex(), meta.lastIncludedTerm())) {
+            log.commitTo(meta.lastIncludedIndex()); // rule 6: retain the entries that follow
+            match = meta.lastIncludedIndex();
+        } else {
+            log.restore(meta); // rules 7-8
+            latestSnapshot = m.snapshot();
+            pendingSnapshot = m.snapshot();
+            configuration = meta.configuration();
+            match = meta.lastIncludedIndex();
+        }
+        send(new AppendEntriesResponse(currentTerm, id, m.from(), true, match, 0, 0, 0));
+    }
+
+    // =====================================================================================
+    // Log replication, leader side (§5.3, §5.4.2, §10.2)
+    // =====================================================================================
+
+    private void tickLeader() {
+        heartbeatElapsed++;
+        electionElapsed++;
+        if (electionElapsed >= options.electionTicks()) {
+            electionElapsed = 0;
+            if (options.checkQuorum() && !quorumRecentlyActive()) {
+                // CheckQuorum (§6.2): a leader cut off from a majority steps down rather than serving
+                // stale reads or accepting writes it can never commit.
+                becomeFollower(currentTerm, NONE);
+                return;
+            }
+            leadTransferee = NONE; // §3.10: abort a transfer that did not finish within an election timeout
+        }
+        if (heartbeatElapsed >= options.heartbeatTicks()) {
+            heartbeatElapsed = 0;
+            broadcastHeartbeat();
+            for (var e : progress.entrySet()) {
+                Progress pr = e.getValue();
+                if (pr.state == Progress.State.SNAPSHOT
+                        && (pr.snapshotTicks += options.heartbeatTicks()) >= options.snapshotRetryTicks()) {
+                    pr.becomeProbe(); // the snapshot or its answer was lost; find out where it stands
+                }
+            }
+        }
+    }
+
+    private boolean quorumRecentlyActive() {
+        int active = 0;
+        for (var e : progress.entrySet()) {
+            if (e.getKey() == id || e.getValue().recentActive) {
+                active++;
+            }
+            if (e.getKey() != id) {
+                e.getValue().recentActive = false;
+            }
+        }
+        return active >= configuration.quorum();
+    }
+
+    private void broadcastHeartbeat() {
+        for (var e : progress.entrySet()) {
+            long peer = e.getKey();
+            if (peer != id) {
+                // Never tell a follower to commit beyond what it is known to hold.
+                long commit = Math.min(e.getValue().matchIndex, log.commitIndex());
+                send(new Heartbeat(currentTerm, id, peer, commit, readOnly.sentRound()));
+            }
+        }
+    }
+
+    private void broadcastAppend(boolean sendIfEmpty) {
+        for (long peer : progress.keySet()) {
+            if (peer != id) {
+                sendAppend(peer, sendIfEmpty);
+            }
+        }
+    }
+
+    /**
+     * Send the follower what it lacks, if its flow control allows: entries from nextIndex, or the
+     * snapshot if those entries were compacted (§7). In REPLICATE state nextIndex moves on at once
+     * (pipelining); in PROBE state one message waits for its answer.
+     */
+    private boolean sendAppend(long to, boolean sendIfEmpty) {
+        Progress pr = progress.get(to);
+        if (pr.isPaused()) {
+            return false;
+        }
+        long prevLogIndex = pr.nextIndex - 1;
+        long prevLogTerm = log.term(prevLogIndex);
+        if (prevLogTerm < 0) {
+            return sendSnapshot(to, pr);
+        }
+        List<Entry> entries = log.slice(pr.nextIndex, log.lastIndex() + 1, options.maxEntriesBytesPerMessage());
+        if (entries.isEmpty() && !sendIfEmpty) {
+            return false;
+        }
+        send(new AppendEntries(currentTerm, id, to, prevLogIndex, prevLogTerm, entries, log.commitIndex()));
+        if (pr.state == Progress.State.REPLICATE) {
+            if (!entries.isEmpty()) {
+                long last = entries.get(entries.size() - 1).index();
+                long bytes = 0;
+                for (Entry e : entries) {
+                    bytes += e.sizeBytes();
+                }
+                pr.nextIndex = last + 1;
+                pr.inflights.add(last, bytes);
+            }
+        } else {
+            pr.probeSent = true;
+        }
+        return true;
+    }
+
+    private boolean sendSnapshot(long to, Progress pr) {
+        if (latestSnapshot == null) {
+            throw new IllegalStateException("entry " + (pr.nextIndex - 1) + " for node " + to
+                    + " was compacted but there is no snapshot");
+        }
+        send(new InstallSnapshot(currentTerm, id, to, latestSnapshot));
+        pr.becomeSnapshot(latestSnapshot.index());
+        return true;
+    }
+
+    private void handleAppendEntriesResponse(AppendEntriesResponse m) {
+        if (role != Role.LEADER) {
+            return;
+        }
+        Progress pr = progress.get(m.from());
+        pr.recentActive = true;
+        if (!m.success()) {
+            if (pr.maybeDecreaseTo(m.rejectedIndex(), nextIndexFromHint(m))) {
+                if (pr.state == Progress.State.REPLICATE) {
+                    pr.becomeProbe();
+                    pr.nextIndex = Math.max(pr.matchIndex + 1, Math.min(m.rejectedIndex(), nextIndexFromHint(m)));
+                }
+                sendAppend(m.from(), true);
+            }
+            return;
+        }
+        boolean wasPaused = pr.isPaused();
+        if (pr.maybeUpdate(m.matchIndex())) {
+            switch (pr.state) {
+                case PROBE -> pr.becomeReplicate();
+                case SNAPSHOT -> {
+                    if (pr.matchIndex >= pr.pendingSnapshotIndex || pr.matchIndex + 1 >= log.firstIndex()) {
+                        pr.becomeProbe();
+                        pr.becomeReplicate();
+                    }
+                }
+                case REPLICATE -> pr.inflights.freeTo(m.matchIndex());
+            }
+            if (maybeCommit()) {
+                broadcastAppend(true); // tell followers the new commit index without waiting a heartbeat
+            } else if (wasPaused) {
+                sendAppend(m.from(), false);
+            }
+            // Fill the pipeline: keep sending while flow control allows and there is something to send.
+            while (sendAppend(m.from(), false)) {
+                // each call sends one message and moves nextIndex on
+            }
+            if (m.from() == leadTransferee && pr.matchIndex == log.lastIndex()) {
+                send(new TimeoutNow(currentTerm, id, m.from())); // §3.10: the target is caught up
+            }
+        } else if (pr.state == Progress.State.REPLICATE) {
+            pr.inflights.freeTo(m.matchIndex());
+        }
+    }
+
+    /**
+     * Where a rejection's conflict hint says to continue (fast backtracking): if we hold entries of the
+     * follower's conflicting term, resume after our last one; otherwise skip that term entirely.
+     */
+    private long nextIndexFromHint(AppendEntriesResponse m) {
+        if (m.conflictTerm() == 0) {
+            return m.conflictIndex();
+        }
+        long ours = log.lastIndexOfTerm(m.conflictTerm(), m.rejectedIndex());
+        return ours > 0 ? ours + 1 : m.conflictIndex();
+    }
+
+    private void handleHeartbeatResponse(HeartbeatResponse m) {
+        if (role != Role.LEADER) {
+            return;
+        }
+        Progress pr = progress.get(m.from());
+        pr.recentActive = true;
+        pr.probeSent = false; // the follower is reachable: let a lost probe be retried
+        if (pr.matchIndex < log.lastIndex()) {
+            sendAppend(m.from(), true);
+        }
+        if (m.readRound() > pr.readRoundAcked) {
+            pr.readRoundAcked = m.readRound();
+            confirmReads();
+        }
+    }
+
+    /**
+     * §5.3 and §5.4.2: an entry is committed once the leader that created it has replicated it on a
+     * majority; the leader commits by counting replicas only entries of its current term (Figure 8),
+     * and its own copy counts only once durable (§10.2.1: its match index moves in {@link #advance}).
+     */
+    private boolean maybeCommit() {
+        long candidate = configuration.committedIndex(peer -> progress.get(peer).matchIndex);
+        if (candidate <= log.commitIndex() || log.term(candidate) != currentTerm) {
+            return false;
+        }
+        long oldCommit = log.commitIndex();
+        log.commitTo(candidate);
+        for (long i = oldCommit + 1; i <= candidate; i++) {
+            uncommittedBytes = Math.max(0, uncommittedBytes - log.entry(i).sizeBytes());
+        }
+        for (ReadOnly.PendingRead r : readOnly.takeAwaitingCommit()) {
+            acceptRead(r.requester(), r.contexts());
+        }
+        return true;
+    }
+
+    // =====================================================================================
+    // Linearizable reads (§6.4)
+    // =====================================================================================
+
+    private void handleReadIndexRequest(ReadIndexRequest m) {
+        if (role == Role.LEADER) {
+            acceptRead(m.from(), m.contexts());
+        }
+    }
+
+    private void handleReadIndexResponse(ReadIndexResponse m) {
+        for (long context : m.contexts()) {
+            readStates.add(new ReadState(context, m.readIndex()));
+        }
+    }
+
+    /**
+     * §6.4: 1. the leader must have committed an entry of its term (else it may not know the latest
+     * commit index); 2. record commitIndex as the read index; 3. confirm it is still the leader with a
+     * round of heartbeats; 4. release the read once the state machine reaches the read index.
+     */
+    private void acceptRead(long requester, List<Long> contexts) {
+        if (log.term(log.commitIndex()) != currentTerm) {
+            readOnly.awaitCommit(requester, contexts);
+            return;
+        }
+        long readIndex = log.commitIndex();
+        if (configuration.size() == 1) {
+            release(new ReadOnly.PendingRead(requester, contexts, readIndex, 0));
+            return;
+        }
+        if (readOnly.add(requester, contexts, readIndex)) {
+            broadcastHeartbeat();
+        }
+    }
+
+    private void confirmReads() {
+        Progress self = progress.get(id);
+        self.readRoundAcked = readOnly.sentRound();
+        long confirmed = configuration.committedIndex(peer -> progress.get(peer).readRoundAcked);
+        ReadOnly.Confirmation c = readOnly.confirm(confirmed);
+        for (ReadOnly.PendingRead r : c.released()) {
+            release(r);
+        }
+        if (c.startNextRound()) {
+            broadcastHeartbeat();
+        }
+    }
+
+    private void release(ReadOnly.PendingRead r) {
+        if (r.requester() == id) {
+            for (long context : r.contexts()) {
+                readStates.add(new ReadState(context, r.readIndex()));
+            }
+        } else {
+            send(new ReadIndexResponse(currentTerm, id, r.requester(), r.contexts(), r.readIndex()));
+        }
+    }
+
+    // =====================================================================================
+    // Plumbing
+    // =====================================================================================
+
+    private void send(Message m) {
+        boolean early = role == Role.LEADER && m.term() == currentTerm
+                && (m instanceof AppendEntries || m instanceof Heartbeat || m instanceof InstallSnapshot
+                || m instanceof TimeoutNow);
+        (early ? leaderMessages : messages).add(m);
+    }
+
+    private HardState currentHardState() {
+        return new HardState(currentTerm, votedFor, log.commitIndex());
+    }
+
+    private SoftState softState() {
+        return new SoftState(role, leaderId, currentTerm);
+    }
+
+    private void requireNoOutstandingReady() {
+        if (outstanding != null) {
+            throw new IllegalStateException("advance() the outstanding Ready before giving the node more input");
+        }
+    }
+
+    // =====================================================================================
+    // Read-only views (status, tests, the simulator's invariant checks)
+    // =====================================================================================
+
+    public long id() {
+        return id;
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    public long currentTerm() {
+        return currentTerm;
+    }
+
+    public long votedFor() {
+        return votedFor;
+    }
+
+    public long leaderId() {
+        return leaderId;
+    }
+
+    public long commitIndex() {
+        return log.commitIndex();
+    }
+
+    /** lastApplied (Figure 2), counted when committed entries leave in a Ready. */
+    public long appliedIndex() {
+        return log.appliedIndex();
+    }
+
+    public long firstIndex() {
+        return log.firstIndex();
+    }
+
+    public long lastIndex() {
+        return log.lastIndex();
+    }
+
+    public long lastTerm() {
+        return log.lastTerm();
+    }
+
+    /** Term of the entry at {@code index}; 0 for index 0, -1 if compacted or beyond the end. */
+    public long term(long index) {
+        return log.term(index);
+    }
+
+    /** Live read-only view of the in-memory log after the compaction point; do not keep it. */
+    public List<Entry> logEntries() {
+        return log.entries();
+    }
+
+    public Configuration configuration() {
+        return configuration;
+    }
+
+    public Snapshot latestSnapshot() {
+        return latestSnapshot;
+    }
+
+    public long leadTransferee() {
+        return leadTransferee;
+    }
+
+    /** The leader's view of a follower's replication, for status pages and tests. */
+    public record ProgressView(long matchIndex, long nextIndex, String state, int inflight) {
+    }
+
+    /** Per-follower replication state if this node leads, else an empty map. */
+    public Map<Long, ProgressView> progress() {
+        Map<Long, ProgressView> view = new TreeMap<>();
+        if (role == Role.LEADER) {
+            progress.forEach((peer, pr) -> view.put(peer,
+                    new ProgressView(pr.matchIndex, pr.nextIndex, pr.state.name(), pr.inflights.count())));
+        }
+        return view;
+    }
+
+    /** Reads waiting on leadership confirmation (leader only). */
+    public int pendingReads() {
+        return readOnly.pending();
+    }
+
+    @Override
+    public String toString() {
+        return "RaftNode{" + id + " " + role + " term=" + currentTerm + " leader=" + leaderId + " log=["
+                + log.firstIndex() + ".." + log.lastIndex() + "] commit=" + log.commitIndex()
+                + " applied=" + log.appliedIndex() + "}";
+    }
+}
