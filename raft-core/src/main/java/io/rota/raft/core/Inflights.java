@@ -33,6 +33,13 @@ final class Inflights {
         }
     }
 
+    /** Forget the oldest message in flight, to let one more through. */
+    void freeFirst() {
+        if (!queue.isEmpty()) {
+            bytes -= queue.removeFirst().bytes();
+        }
+    }
+
     boolean full() {
         return queue.size() >= maxMessages || bytes >= maxBytes;
     }

@@ -82,7 +82,7 @@ final class RaftLog {
             return compactedTerm;
         }
         if (index < compactedIndex || index > lastIndex()) {
-            return index == 0 ? 0 : -1;
+            return -1; // index 0 is covered above while nothing is compacted
         }
         return entries.get((int) (index - compactedIndex - 1)).term();
     }

@@ -791,6 +791,11 @@ public final class RaftNode {
         Progress pr = progress.get(m.from());
         pr.recentActive = true;
         pr.probeSent = false; // the follower is reachable: let a lost probe be retried
+        if (pr.state == Progress.State.REPLICATE && pr.inflights.full()) {
+            // The window may be full of messages the network lost; free one slot so the next send can
+            // reveal that (the follower rejects it and we fall back to probing).
+            pr.inflights.freeFirst();
+        }
         if (pr.matchIndex < log.lastIndex()) {
             sendAppend(m.from(), true);
         }

@@ -1,0 +1,525 @@
+package io.rota.raft.sim;
+
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.Entry;
+import io.rota.raft.core.Message;
+import io.rota.raft.core.RaftNode;
+import io.rota.raft.core.RaftOptions;
+import io.rota.raft.core.ReadState;
+import io.rota.raft.core.Ready;
+import io.rota.raft.core.Role;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * A deterministic simulated cluster: N {@link RaftNode}s, each with a simulated disk and state machine,
+ * joined by a network that loses, duplicates, reorders and partitions messages. Nodes crash (losing all
+ * they had not persisted) and restart from their disks. Nothing here reads a clock or a thread: a run is
+ * a list of {@link Action}s, and the same list always produces the same run.
+ *
+ * <p>After every action the cluster carries out the nodes' Readies following the Ready contract, and the
+ * {@link InvariantChecker} checks the safety properties.
+ */
+public final class SimCluster {
+
+    /** Bound on messages in flight: past it the network loses the oldest (a lossy network). */
+    static final int MAX_IN_FLIGHT = 2_000;
+    /** Bound on Ready rounds per step: a node that keeps producing Readies is stuck in a loop. */
+    private static final int MAX_READY_ROUNDS = 1_000;
+
+    private final int size;
+    private final long seed;
+    private final RaftOptions[] options;
+    private final RaftNode[] nodes;
+    private final SimDisk[] disks;
+    private final SimStateMachine[] machines;
+    private final int[] incarnations;
+    /** 0: none; 1: crash in the next Ready after leader messages; 2: after persisting. */
+    private final int[] crashInReady;
+    private final List<Message> inFlight = new ArrayList<>();
+    private final boolean[][] linkDown;
+    private final InvariantChecker checker;
+    /** Reads in progress: context -> what was committed when the read was issued. */
+    private final Map<Long, Long> reads = new HashMap<>();
+    private final ArrayDeque<String> trace = new ArrayDeque<>();
+    private long nextReadContext = 1;
+    private long nextCommand = 1;
+    private int step;
+    private long readsReleased;
+    private long proposalsAccepted;
+
+    public SimCluster(int size, long seed) {
+        this.size = size;
+        this.seed = seed;
+        this.nodes = new RaftNode[size];
+        this.options = new RaftOptions[size];
+        this.disks = new SimDisk[size];
+        this.machines = new SimStateMachine[size];
+        this.incarnations = new int[size];
+        this.crashInReady = new int[size];
+        this.linkDown = new boolean[size][size];
+        this.checker = new InvariantChecker(size);
+        Set<Long> voters = new HashSet<>();
+        for (int i = 0; i < size; i++) {
+            voters.add((long) i + 1);
+        }
+        Configuration configuration = new Configuration(voters);
+        for (int i = 0; i < size; i++) {
+            // Small limits so that flow control, batching limits and snapshots are exercised often.
+            options[i] = RaftOptions.defaults(i + 1, configuration)
+                    .withTicks(10, 2)
+                    .withLimits(120, 4, 600, 1_500)
+                    .withSnapshotCatchUpEntries(3);
+            disks[i] = new SimDisk();
+            start(i);
+        }
+    }
+
+    private void start(int i) {
+        nodes[i] = new RaftNode(options[i], disks[i].load(),
+                new SplittableRandom(seed * 1_000_003L + i * 7919L + incarnations[i]));
+        machines[i] = new SimStateMachine();
+        if (disks[i].snapshot != null) {
+            machines[i].restore(disks[i].snapshot.data());
+        }
+    }
+
+    /** Run one action, carry out the resulting Readies, and check every invariant. */
+    public void run(Action action) {
+        step++;
+        note(action.toString());
+        switch (action.kind()) {
+            case DELIVER -> deliver(action.a());
+            case TICK -> tick(action.a() % size);
+            case TICK_ALL -> {
+                for (int i = 0; i < size; i++) {
+                    tick(i);
+                }
+            }
+            case PROPOSE -> propose(action.b() % 4 == 0 ? action.a() % size : leaderOr(action.a() % size),
+                    1 + action.b() % 4);
+            case READ -> read(action.a() % size);
+            case DROP -> {
+                if (!inFlight.isEmpty()) {
+                    inFlight.remove(action.a() % inFlight.size());
+                }
+            }
+            case DUPLICATE -> {
+                if (!inFlight.isEmpty()) {
+                    inFlight.add(inFlight.get(action.a() % inFlight.size()));
+                }
+            }
+            case PARTITION -> partition(action.a(), action.b());
+            case HEAL -> heal();
+            case CRASH -> crash(action.a() % size, action.b() % 3);
+            case RESTART -> restart(action.a() % size);
+            case TRANSFER -> transfer(action.a() % size);
+            case COMPACT -> compact(action.a() % size);
+        }
+        processReadies();
+        for (int i = 0; i < size; i++) {
+            if (crashInReady[i] != 0) {
+                crashNow(i); // no Ready came this step: crash anyway
+            }
+        }
+        checker.afterStep(nodes, incarnations);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Actions
+    // ---------------------------------------------------------------------------------------------
+
+    private void deliver(int pick) {
+        if (inFlight.isEmpty()) {
+            return;
+        }
+        Message m = inFlight.remove(pick % inFlight.size());
+        int to = (int) m.to() - 1;
+        int from = (int) m.from() - 1;
+        if (nodes[to] == null || linkDown[from][to]) {
+            return; // lost
+        }
+        nodes[to].step(m);
+    }
+
+    /** Clients mostly find the leader (as the SDK does, following hints): the newest leader, if any. */
+    private int leaderOr(int fallback) {
+        int leader = fallback;
+        long term = -1;
+        for (int i = 0; i < size; i++) {
+            if (nodes[i] != null && nodes[i].role() == Role.LEADER && nodes[i].currentTerm() > term) {
+                leader = i;
+                term = nodes[i].currentTerm();
+            }
+        }
+        return leader;
+    }
+
+    private void tick(int i) {
+        if (nodes[i] != null) {
+            nodes[i].tick();
+        }
+    }
+
+    private void propose(int i, int count) {
+        if (nodes[i] == null) {
+            return;
+        }
+        List<byte[]> commands = new ArrayList<>(count);
+        for (int c = 0; c < count; c++) {
+            commands.add(("cmd-" + nextCommand++ + "-via-" + (i + 1)).getBytes(StandardCharsets.UTF_8));
+        }
+        if (nodes[i].propose(commands) instanceof io.rota.raft.core.ProposalResult.Accepted) {
+            proposalsAccepted += count;
+        }
+    }
+
+    private void read(int i) {
+        if (nodes[i] == null) {
+            return;
+        }
+        long context = nextReadContext++;
+        long committedNow = checker.maxCommitted();
+        if (nodes[i].readIndex(context)) {
+            reads.put(context, committedNow);
+        }
+    }
+
+    /** Shapes of partition: isolate one node, majority/minority split, one-way cut, bridge. */
+    private void partition(int shape, int choice) {
+        heal();
+        SplittableRandom r = new SplittableRandom(choice);
+        switch (shape % 4) {
+            case 0 -> { // isolate one node
+                int x = r.nextInt(size);
+                for (int j = 0; j < size; j++) {
+                    cut(x, j);
+                    cut(j, x);
+                }
+            }
+            case 1 -> { // split into a minority and a majority
+                boolean[] minority = randomGroup(r, size / 2);
+                for (int x = 0; x < size; x++) {
+                    for (int y = 0; y < size; y++) {
+                        if (minority[x] != minority[y]) {
+                            cut(x, y);
+                        }
+                    }
+                }
+            }
+            case 2 -> { // one-way: x hears nothing from y, but y hears x
+                int x = r.nextInt(size);
+                int y = (x + 1 + r.nextInt(size - 1)) % size;
+                cut(y, x);
+            }
+            default -> { // bridge: two halves that only one node connects
+                int bridge = r.nextInt(size);
+                boolean[] side = randomGroup(r, (size - 1) / 2);
+                side[bridge] = false;
+                for (int x = 0; x < size; x++) {
+                    for (int y = 0; y < size; y++) {
+                        if (x != bridge && y != bridge && side[x] != side[y]) {
+                            cut(x, y);
+                        }
+                    }
+                }
+            }
+        }
+        note("links down: " + describeLinks());
+    }
+
+    private boolean[] randomGroup(SplittableRandom r, int count) {
+        boolean[] group = new boolean[size];
+        int chosen = 0;
+        while (chosen < Math.max(1, count)) {
+            int x = r.nextInt(size);
+            if (!group[x]) {
+                group[x] = true;
+                chosen++;
+            }
+        }
+        return group;
+    }
+
+    private void cut(int from, int to) {
+        if (from != to) {
+            linkDown[from][to] = true;
+        }
+    }
+
+    /** Repair every link. */
+    public void heal() {
+        for (boolean[] row : linkDown) {
+            java.util.Arrays.fill(row, false);
+        }
+    }
+
+    private void crash(int i, int mode) {
+        if (nodes[i] == null) {
+            return;
+        }
+        if (mode == 0) {
+            crashNow(i);
+        } else {
+            crashInReady[i] = mode;
+        }
+    }
+
+    private void crashNow(int i) {
+        crashInReady[i] = 0;
+        if (nodes[i] != null) {
+            note("node " + (i + 1) + " crashed: " + nodes[i]);
+            nodes[i] = null;
+            machines[i] = null;
+        }
+    }
+
+    /** Restart a crashed node from what its disk holds. */
+    public void restart(int i) {
+        if (nodes[i] != null) {
+            return;
+        }
+        incarnations[i]++;
+        start(i);
+        note("node " + (i + 1) + " restarted: " + nodes[i]);
+    }
+
+    private void transfer(int target) {
+        for (RaftNode n : nodes) {
+            if (n != null && n.role() == Role.LEADER) {
+                n.transferLeadership(target + 1);
+                return;
+            }
+        }
+    }
+
+    private void compact(int i) {
+        RaftNode n = nodes[i];
+        if (n == null || n.appliedIndex() == 0
+                || (n.latestSnapshot() != null && n.latestSnapshot().index() >= n.appliedIndex())) {
+            return;
+        }
+        long newFirst = n.compact(n.appliedIndex(), machines[i].snapshot());
+        disks[i].compact(n.latestSnapshot(), newFirst);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The Ready contract, carried out
+    // ---------------------------------------------------------------------------------------------
+
+    /** Carry out every node's Readies until none has more. */
+    public void processReadies() {
+        for (int round = 0; ; round++) {
+            boolean any = false;
+            for (int i = 0; i < size; i++) {
+                if (nodes[i] != null && nodes[i].hasReady()) {
+                    any = true;
+                    handleReady(i);
+                }
+            }
+            if (!any) {
+                return;
+            }
+            if (round > MAX_READY_ROUNDS) {
+                throw new InvariantViolation("nodes keep producing Readies: livelock in the core");
+            }
+        }
+    }
+
+    private void handleReady(int i) {
+        RaftNode node = nodes[i];
+        Ready rd = node.ready();
+        // 1. Leader messages may leave before the leader's own write (§10.2.1).
+        send(rd.leaderMessages());
+        if (crashInReady[i] == 1) {
+            crashNow(i); // crashed before anything of this Ready reached the disk
+            return;
+        }
+        // 2. Persist.
+        disks[i].persist(rd);
+        if (rd.hardState() != null) {
+            checker.onPersist(i, node.id(), rd.hardState());
+        }
+        if (crashInReady[i] == 2) {
+            crashNow(i); // durable, but the acknowledgements never left
+            return;
+        }
+        // 3. Send what waited for the disk.
+        send(rd.messages());
+        // 4. Apply.
+        checker.observeCommits(nodes);
+        SimStateMachine sm = machines[i];
+        if (rd.snapshot() != null) {
+            checker.onRestore(node.id(), rd.snapshot());
+            sm.restore(rd.snapshot().data());
+        }
+        for (Entry e : rd.committedEntries()) {
+            sm.apply(e);
+            checker.onApply(node.id(), e, sm.stateHash);
+        }
+        for (ReadState rs : rd.readStates()) {
+            Long committedWhenIssued = reads.remove(rs.context());
+            if (committedWhenIssued != null) {
+                checker.onRead(node.id(), rs, committedWhenIssued);
+                readsReleased++;
+            }
+        }
+        // 5. Acknowledge.
+        node.advance(rd);
+    }
+
+    private void send(List<Message> messages) {
+        inFlight.addAll(messages);
+        while (inFlight.size() > MAX_IN_FLIGHT) {
+            inFlight.remove(0);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Liveness support and inspection
+    // ---------------------------------------------------------------------------------------------
+
+    /** Restart every crashed node, repair the network, and forget pending crash points. */
+    public void healAll() {
+        heal();
+        for (int i = 0; i < size; i++) {
+            crashInReady[i] = 0;
+            restart(i);
+        }
+        processReadies();
+        checker.afterStep(nodes, incarnations);
+    }
+
+    /**
+     * One round of a healthy network: every node ticks, then every message in flight (and every message
+     * those produce) is delivered. Invariants are checked after every delivery.
+     */
+    public void healthyRound() {
+        step++;
+        for (int i = 0; i < size; i++) {
+            tick(i);
+        }
+        processReadies();
+        checker.afterStep(nodes, incarnations);
+        int delivered = 0;
+        while (!inFlight.isEmpty()) {
+            Message m = inFlight.remove(0);
+            int to = (int) m.to() - 1;
+            if (nodes[to] != null) {
+                nodes[to].step(m);
+            }
+            processReadies();
+            checker.afterStep(nodes, incarnations);
+            if (++delivered > 100_000) {
+                throw new InvariantViolation("a healthy round never quiesces");
+            }
+        }
+    }
+
+    /** The unique leader of the highest term, if every live node agrees on it; else NONE. */
+    public long stableLeader() {
+        long leader = RaftNode.NONE;
+        long term = -1;
+        for (RaftNode n : nodes) {
+            if (n != null && n.role() == Role.LEADER && n.currentTerm() > term) {
+                leader = n.id();
+                term = n.currentTerm();
+            }
+        }
+        for (RaftNode n : nodes) {
+            if (n == null || n.currentTerm() != term || n.leaderId() != leader) {
+                return RaftNode.NONE;
+            }
+        }
+        return leader;
+    }
+
+    /** Propose one command at the leader; returns its index, or -1 if not accepted. */
+    public long proposeAtLeader(byte[] command) {
+        long leader = stableLeader();
+        if (leader == RaftNode.NONE) {
+            return -1;
+        }
+        var result = nodes[(int) leader - 1].propose(command);
+        processReadies();
+        checker.afterStep(nodes, incarnations);
+        return result instanceof io.rota.raft.core.ProposalResult.Accepted a ? a.lastIndex() : -1;
+    }
+
+    /** Whether every node has applied up to {@code index}. */
+    public boolean allApplied(long index) {
+        for (int i = 0; i < size; i++) {
+            if (nodes[i] == null || machines[i].appliedIndex < index) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public RaftNode node(long id) {
+        return nodes[(int) id - 1];
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    public int steps() {
+        return step;
+    }
+
+    public long readsReleased() {
+        return readsReleased;
+    }
+
+    public long proposalsAccepted() {
+        return proposalsAccepted;
+    }
+
+    public long maxCommitted() {
+        return checker.maxCommitted();
+    }
+
+    /** The last events, for a failure report. */
+    public String trace() {
+        StringBuilder sb = new StringBuilder();
+        for (String line : trace) {
+            sb.append("  ").append(line).append('\n');
+        }
+        for (RaftNode n : nodes) {
+            sb.append("  state: ").append(n == null ? "crashed" : n.toString()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private void note(String event) {
+        trace.addLast("#" + step + " " + event);
+        if (trace.size() > 40) {
+            trace.removeFirst();
+        }
+    }
+
+    private String describeLinks() {
+        StringBuilder sb = new StringBuilder();
+        for (int x = 0; x < size; x++) {
+            for (int y = 0; y < size; y++) {
+                if (linkDown[x][y]) {
+                    sb.append(x + 1).append("->").append(y + 1).append(' ');
+                }
+            }
+        }
+        return sb.toString().trim();
+    }
+}

@@ -1,0 +1,115 @@
+package io.rota.raft.sim;
+
+import io.rota.raft.core.RaftNode;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs simulated histories: a list of {@link Action}s against a fresh {@link SimCluster}, then (for
+ * liveness) a healing phase. A failing run is shrunk to a short list of actions that still fails, and
+ * reported with its seed so it can be replayed exactly ({@code -Dsim.seed=<seed>}).
+ */
+public final class Simulation {
+
+    /** Healthy rounds (each: one tick per node, then deliver everything) allowed for recovery. */
+    static final int LIVENESS_ROUNDS = 200;
+
+    private Simulation() {
+    }
+
+    /** The result of one run: {@code failure} is null when every invariant held. */
+    public record Outcome(int nodes, long seed, List<Action> actions, int failedAtStep, String failure,
+                          String trace, long committed, long proposals, long reads) {
+        public boolean ok() {
+            return failure == null;
+        }
+    }
+
+    /** Run {@code actions}; if {@code liveness}, then heal everything and require progress. */
+    public static Outcome run(int nodes, long seed, List<Action> actions, boolean liveness) {
+        SimCluster cluster = new SimCluster(nodes, seed);
+        int i = 0;
+        try {
+            for (; i < actions.size(); i++) {
+                cluster.run(actions.get(i));
+            }
+            if (liveness) {
+                checkLiveness(cluster);
+            }
+            return new Outcome(nodes, seed, actions, -1, null, null, cluster.maxCommitted(),
+                    cluster.proposalsAccepted(), cluster.readsReleased());
+        } catch (RuntimeException e) {
+            String failure = e.getClass().getSimpleName() + ": " + e.getMessage();
+            return new Outcome(nodes, seed, actions, i, failure, cluster.trace(), cluster.maxCommitted(),
+                    cluster.proposalsAccepted(), cluster.readsReleased());
+        }
+    }
+
+    /**
+     * Liveness: once the faults stop (every node up, every link repaired, every message delivered), a
+     * leader emerges and a new proposal is applied everywhere within {@link #LIVENESS_ROUNDS} rounds.
+     */
+    static void checkLiveness(SimCluster cluster) {
+        cluster.healAll();
+        long index = -1;
+        for (int round = 0; round < LIVENESS_ROUNDS; round++) {
+            cluster.healthyRound();
+            if (index < 0 && cluster.stableLeader() != RaftNode.NONE) {
+                index = cluster.proposeAtLeader("liveness".getBytes(StandardCharsets.UTF_8));
+            }
+            if (index > 0 && cluster.allApplied(index)) {
+                return;
+            }
+        }
+        throw new InvariantViolation("liveness: " + LIVENESS_ROUNDS + " healthy rounds after healing, "
+                + (index < 0 ? "no stable leader emerged" : "the proposal at " + index + " was not applied everywhere"));
+    }
+
+    /**
+     * Cut a failing run down (delta debugging): drop the steps after the failure, then try removing
+     * ever smaller chunks, keeping every removal after which the run still fails.
+     */
+    public static Outcome shrink(Outcome failing, boolean liveness, int maxRuns) {
+        Outcome best = failing;
+        List<Action> actions = new ArrayList<>(failing.actions().subList(0,
+                Math.min(failing.actions().size(), failing.failedAtStep() + 1)));
+        Outcome truncated = run(failing.nodes(), failing.seed(), actions, liveness);
+        if (!truncated.ok()) {
+            best = truncated;
+        } else {
+            actions = new ArrayList<>(failing.actions());
+        }
+        int runs = 1;
+        for (int chunk = Math.max(1, actions.size() / 2); chunk >= 1 && runs < maxRuns; chunk /= 2) {
+            for (int start = 0; start < actions.size() && runs < maxRuns; ) {
+                List<Action> candidate = new ArrayList<>(actions.subList(0, start));
+                candidate.addAll(actions.subList(Math.min(actions.size(), start + chunk), actions.size()));
+                Outcome o = run(failing.nodes(), failing.seed(), candidate, liveness);
+                runs++;
+                if (!o.ok()) {
+                    actions = candidate;
+                    best = o;
+                } else {
+                    start += chunk;
+                }
+            }
+        }
+        return best;
+    }
+
+    /** A failure report naming the seed and the shortest failing history found. */
+    public static String report(Outcome original, Outcome shrunk) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("Simulation failed: ").append(original.nodes()).append(" nodes, seed ").append(original.seed())
+                .append(", at step ").append(original.failedAtStep()).append(" of ").append(original.actions().size())
+                .append("\n  ").append(original.failure())
+                .append("\n  replay: ./mvnw -B verify -pl raft-core -am -Dtest=SimulationTest -Dsim.seed=")
+                .append(original.seed()).append(" -Dsim.nodes=").append(original.nodes())
+                .append("\nShrunk to ").append(shrunk.actions().size()).append(" actions: ").append(shrunk.actions())
+                .append("\n  ").append(shrunk.failure())
+                .append("\nLast events of the shrunk run:\n").append(shrunk.trace());
+        return sb.toString();
+    }
+}
