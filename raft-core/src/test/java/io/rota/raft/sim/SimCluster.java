@@ -72,12 +72,21 @@ public final class SimCluster {
             voters.add((long) i + 1);
         }
         Configuration configuration = new Configuration(voters);
+        // Each seed draws its own tunables, so that the sweep covers one-entry messages and large
+        // batches, a stop-and-wait pipeline and a wide one, PreVote and CheckQuorum on and off.
+        SplittableRandom tunables = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        long maxEntryBytes = new long[] {1, 120, 1 << 20}[tunables.nextInt(3)];
+        int inflight = new int[] {1, 4, 64}[tunables.nextInt(3)];
+        int heartbeat = 1 + tunables.nextInt(3);
+        long catchUp = new long[] {0, 3, 50}[tunables.nextInt(3)];
+        boolean plainRaft = tunables.nextInt(4) == 0;
         for (int i = 0; i < size; i++) {
-            // Small limits so that flow control, batching limits and snapshots are exercised often.
             options[i] = RaftOptions.defaults(i + 1, configuration)
-                    .withTicks(10, 2)
-                    .withLimits(120, 4, 600, 1_500)
-                    .withSnapshotCatchUpEntries(3);
+                    .withTicks(10, heartbeat)
+                    .withLimits(maxEntryBytes, inflight, 600, 1_500)
+                    .withSnapshotCatchUpEntries(catchUp)
+                    .withPreVote(!plainRaft)
+                    .withCheckQuorum(!plainRaft);
             disks[i] = new SimDisk();
             start(i);
         }
