@@ -32,9 +32,9 @@ public record Action(Kind kind, int a, int b) {
         /** Repair every link. */
         HEAL(20),
         /**
-         * Node {@code a} crashes, losing all it had not persisted. {@code b % 3}: 0 between steps; 1 in its
-         * next Ready after sending leader messages but before persisting; 2 after persisting, before
-         * sending the rest.
+         * Node {@code a} crashes, losing all it had not persisted. {@code b % 3}: 0 at once; 1 in its next
+         * Ready that writes, after sending leader messages but before persisting; 2 after persisting,
+         * before sending the rest.
          */
         CRASH(10),
         /** Node {@code a} restarts from its disk. */

@@ -42,7 +42,10 @@ public final class SimCluster {
     private final SimDisk[] disks;
     private final SimStateMachine[] machines;
     private final int[] incarnations;
-    /** 0: none; 1: crash in the next Ready after leader messages; 2: after persisting. */
+    /**
+     * A crash armed to strike inside the node's next Ready that has something to persist: 1 after its
+     * leader messages left but before the disk write; 2 after the disk write but before the rest left.
+     */
     private final int[] crashInReady;
     private final List<Message> inFlight = new ArrayList<>();
     private final boolean[][] linkDown;
@@ -134,11 +137,6 @@ public final class SimCluster {
             case COMPACT -> compact(action.a() % size);
         }
         processReadies();
-        for (int i = 0; i < size; i++) {
-            if (crashInReady[i] != 0) {
-                crashNow(i); // no Ready came this step: crash anyway
-            }
-        }
         checker.afterStep(nodes, incarnations);
     }
 
@@ -345,10 +343,13 @@ public final class SimCluster {
 
     private void handleReady(int i) {
         RaftNode node = nodes[i];
+        // Record commits before anything leaves: a message may carry the new commit index.
+        checker.observeCommits(nodes);
         Ready rd = node.ready();
         // 1. Leader messages may leave before the leader's own write (§10.2.1).
         send(rd.leaderMessages());
-        if (crashInReady[i] == 1) {
+        boolean writes = rd.mustSync();
+        if (crashInReady[i] == 1 && writes) {
             crashNow(i); // crashed before anything of this Ready reached the disk
             return;
         }
@@ -357,14 +358,13 @@ public final class SimCluster {
         if (rd.hardState() != null) {
             checker.onPersist(i, node.id(), rd.hardState());
         }
-        if (crashInReady[i] == 2) {
+        if (crashInReady[i] == 2 && writes) {
             crashNow(i); // durable, but the acknowledgements never left
             return;
         }
         // 3. Send what waited for the disk.
         send(rd.messages());
         // 4. Apply.
-        checker.observeCommits(nodes);
         SimStateMachine sm = machines[i];
         if (rd.snapshot() != null) {
             checker.onRestore(node.id(), rd.snapshot());
