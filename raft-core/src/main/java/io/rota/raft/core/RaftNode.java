@@ -758,7 +758,8 @@ public final class RaftNode {
             if (maybeCommit()) {
                 broadcastAppend(true); // tell followers the new commit index without waiting a heartbeat
             } else if (wasPaused) {
-                sendAppend(m.from(), false);
+                // It was paused while the commit index moved on; tell it now, even with no new entries.
+                sendAppend(m.from(), true);
             }
             // Fill the pipeline: keep sending while flow control allows and there is something to send.
             while (sendAppend(m.from(), false)) {
