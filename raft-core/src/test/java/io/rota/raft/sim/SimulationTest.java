@@ -18,13 +18,13 @@ import static org.junit.jupiter.api.Assertions.fail;
  * and leadership transfers, with every Raft safety property checked after every step (see
  * {@link InvariantChecker}) and liveness checked after the faults heal.
  *
- * <p>System properties: {@code sim.seeds} (per cluster size; default 150), {@code sim.steps} (default
+ * <p>System properties: {@code sim.seeds} (per cluster size; default 500), {@code sim.steps} (default
  * 1000), {@code sim.seedBase} (default 1; seeds are seedBase, seedBase+1, ...), {@code sim.seed} (replay
  * just this seed, with {@code sim.nodes}). The long sweep: {@code -Dsim.seeds=10000}.
  */
 class SimulationTest {
 
-    private static final int SEEDS = Integer.getInteger("sim.seeds", 150);
+    private static final int SEEDS = Integer.getInteger("sim.seeds", 500);
     private static final int STEPS = Integer.getInteger("sim.steps", 1000);
     private static final long SEED_BASE = Long.getLong("sim.seedBase", 1L);
 

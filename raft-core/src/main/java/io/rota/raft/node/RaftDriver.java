@@ -1,0 +1,502 @@
+package io.rota.raft.node;
+
+import io.rota.raft.core.Entry;
+import io.rota.raft.core.Message;
+import io.rota.raft.core.PersistentState;
+import io.rota.raft.core.ProposalResult;
+import io.rota.raft.core.RaftNode;
+import io.rota.raft.core.ReadState;
+import io.rota.raft.core.Ready;
+import io.rota.raft.core.Role;
+import io.rota.raft.storage.LogStore;
+import io.rota.raft.transport.PeerTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * The runtime around one {@link RaftNode}: a single thread owns the core (the LMAX shape) and carries
+ * out its {@link Ready}s against real storage, a real network and the {@link StateMachine}.
+ *
+ * <pre>
+ *   Netty threads ──► inbox (bounded) ◄── callers: propose / read / transfer / status
+ *                         │ drain a batch
+ *                         ▼
+ *   driver thread:  tick × n, step(messages), propose(batch), readIndex(...)
+ *                   while hasReady:  send leader messages ─► persist (one fsync) ─► send the rest
+ *                                    ─► apply committed entries, complete futures ─► advance
+ *                   snapshot every snapshotCount entries; fail what passed its deadline
+ * </pre>
+ *
+ * <p>Futures are completed on the driver thread: callers must not block in their continuations (use the
+ * {@code *Async} variants to move work elsewhere).
+ *
+ * @param <R> result type of the state machine's commands
+ */
+public final class RaftDriver<R> implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RaftDriver.class);
+
+    /** What the driver thread consumes. Netty handlers and callers only ever enqueue these. */
+    private sealed interface Input permits PeerMessage, Proposal, Read, Transfer, StatusQuery, Wakeup {
+    }
+
+    private record PeerMessage(Message message) implements Input {
+    }
+
+    private record Proposal(byte[] command, CompletableFuture<Object> future, long deadline) implements Input {
+    }
+
+    private record Read(Supplier<?> query, CompletableFuture<Object> future, long deadline) implements Input {
+    }
+
+    private record Transfer(long target, CompletableFuture<Boolean> future) implements Input {
+    }
+
+    private record StatusQuery(CompletableFuture<NodeStatus> future) implements Input {
+    }
+
+    private record Wakeup() implements Input {
+    }
+
+    private static final Wakeup WAKEUP = new Wakeup();
+
+    /** A proposal appended at some index in some term; it succeeded iff that entry is applied. */
+    private record Pending(long term, CompletableFuture<Object> future, long deadline) {
+    }
+
+    private final NodeConfig config;
+    private final RaftNode core;
+    private final LogStore store;
+    private final PeerTransport transport;
+    private final StateMachine<R> stateMachine;
+    private final ArrayBlockingQueue<Input> inbox;
+    private final AtomicInteger pendingTicks = new AtomicInteger();
+    private final ScheduledExecutorService ticker;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile Throwable failure;
+
+    // --- Owned by the driver thread ---
+    private final TreeMap<Long, Pending> proposals = new TreeMap<>();
+    private final Map<Long, Read> reads = new HashMap<>();
+    /** Reads confirmed by ReadIndex, waiting for the state machine to reach their index. */
+    private final TreeMap<Long, List<Read>> readsAwaitingApply = new TreeMap<>();
+    private long nextReadContext = 1;
+    private long appliedIndex;
+    private long snapshotIndex;
+    private long lastDeadlineSweep;
+
+    private RaftDriver(NodeConfig config, RaftNode core, LogStore store, PeerTransport transport,
+                       StateMachine<R> stateMachine, long appliedIndex) {
+        this.config = config;
+        this.core = core;
+        this.store = store;
+        this.transport = transport;
+        this.stateMachine = stateMachine;
+        this.appliedIndex = appliedIndex;
+        this.snapshotIndex = appliedIndex;
+        this.inbox = new ArrayBlockingQueue<>(config.inboxCapacity());
+        long id = config.raft().id();
+        this.thread = new Thread(this::loop, "raft-driver-" + id);
+        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "raft-ticker-" + id);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Load the node's state from {@code store}, restore the state machine from the latest snapshot, and
+     * start the driver thread, the ticker and the transport. The driver owns the store and transport
+     * from now on and closes them in {@link #close()}.
+     */
+    public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
+                                          StateMachine<R> stateMachine, RandomGenerator random) {
+        PersistentState state = store.load();
+        long applied = 0;
+        if (state.snapshot() != null) {
+            stateMachine.restore(state.snapshot().data());
+            applied = state.snapshot().index();
+        }
+        RaftNode core = new RaftNode(config.raft(), state, random);
+        log.info("node {} starting: term {}, log [{}..{}], commit {}, snapshot at {}", config.raft().id(),
+                core.currentTerm(), core.firstIndex(), core.lastIndex(), core.commitIndex(), applied);
+        RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, applied);
+        transport.start(driver::onPeerMessage);
+        driver.thread.start();
+        long tickNanos = config.tick().toNanos();
+        driver.ticker.scheduleAtFixedRate(driver::onTick, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
+        return driver;
+    }
+
+    // =====================================================================================
+    // Public API (any thread)
+    // =====================================================================================
+
+    /**
+     * Replicate {@code command} and apply it; the future completes with the state machine's result once
+     * the entry is committed and applied here. Fails with {@link RaftException}: NOT_LEADER (with the
+     * leader's id and address), BUSY, UNAVAILABLE or TIMEOUT (outcome unknown) — see {@link RaftException.Code}.
+     */
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<R> propose(byte[] command, Duration timeout) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        enqueue(new Proposal(command, f, deadline(timeout)), f);
+        return (CompletableFuture<R>) (CompletableFuture<?>) f;
+    }
+
+    /**
+     * A linearizable read (§6.4): {@code query} runs on the driver thread once this node's state machine
+     * has applied everything committed before the call — so it sees every write acknowledged before it.
+     */
+    @SuppressWarnings("unchecked")
+    public <T> CompletableFuture<T> read(Supplier<T> query, Duration timeout) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        enqueue(new Read(query, f, deadline(timeout)), f);
+        return (CompletableFuture<T>) (CompletableFuture<?>) f;
+    }
+
+    /** Ask the leader to hand leadership to {@code target} (§3.10); false if this node is not the leader. */
+    public CompletableFuture<Boolean> transferLeadership(long target) {
+        CompletableFuture<Boolean> f = new CompletableFuture<>();
+        enqueue(new Transfer(target, f), f);
+        return f;
+    }
+
+    /** The node's current state, read on the driver thread. */
+    public CompletableFuture<NodeStatus> status() {
+        CompletableFuture<NodeStatus> f = new CompletableFuture<>();
+        enqueue(new StatusQuery(f), f);
+        return f;
+    }
+
+    public long id() {
+        return config.raft().id();
+    }
+
+    /** Whether the driver thread is running; false after close or a fail-stop (see {@link #failure()}). */
+    public boolean isRunning() {
+        return running && thread.isAlive();
+    }
+
+    /** The error that stopped the node, if it stopped itself (e.g. a storage failure). */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** Stop the driver, fail what is pending with STOPPED, close the transport and the store. */
+    @Override
+    public void close() {
+        running = false;
+        ticker.shutdownNow();
+        inbox.offer(WAKEUP);
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        transport.close();
+        store.close();
+    }
+
+    private void enqueue(Input input, CompletableFuture<?> f) {
+        if (!running) {
+            f.completeExceptionally(new RaftException(RaftException.Code.STOPPED, "node " + id() + " is stopped"));
+        } else if (!inbox.offer(input)) {
+            f.completeExceptionally(new RaftException(RaftException.Code.BUSY, "node " + id()
+                    + " is overloaded: its inbox of " + config.inboxCapacity() + " requests is full; retry later"));
+        }
+    }
+
+    private void onPeerMessage(Message m) {
+        // Raft tolerates lost messages; a full inbox drops rather than blocking a Netty thread.
+        if (!inbox.offer(new PeerMessage(m))) {
+            log.debug("node {}: inbox full, dropped {}", id(), m.getClass().getSimpleName());
+        }
+    }
+
+    private void onTick() {
+        pendingTicks.incrementAndGet();
+        inbox.offer(WAKEUP);
+    }
+
+    private static long deadline(Duration timeout) {
+        return System.nanoTime() + timeout.toNanos();
+    }
+
+    // =====================================================================================
+    // The driver thread
+    // =====================================================================================
+
+    private void loop() {
+        List<Input> batch = new ArrayList<>(config.maxBatch());
+        long pollNanos = config.tick().toNanos();
+        try {
+            while (running) {
+                Input first = inbox.poll(pollNanos, TimeUnit.NANOSECONDS);
+                if (first != null) {
+                    batch.add(first);
+                    inbox.drainTo(batch, config.maxBatch() - 1);
+                }
+                turn(batch);
+                batch.clear();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            // Storage errors and broken invariants stop the node: serving on after them could lose or
+            // corrupt acknowledged data.
+            failure = t;
+            log.error("node {} stopped: {}", id(), t.toString(), t);
+        } finally {
+            running = false;
+            failEverything(new RaftException(RaftException.Code.STOPPED, "node " + id() + " stopped"
+                    + (failure == null ? "" : ": " + failure)));
+        }
+    }
+
+    private void turn(List<Input> batch) {
+        for (int ticks = pendingTicks.getAndSet(0); ticks > 0; ticks--) {
+            core.tick();
+        }
+        Role roleBefore = core.role();
+        List<Proposal> proposalBatch = new ArrayList<>();
+        for (Input in : batch) {
+            if (in instanceof PeerMessage pm) {
+                core.step(pm.message());
+            } else if (in instanceof Proposal p) {
+                proposalBatch.add(p);
+            } else if (in instanceof Read r) {
+                startRead(r);
+            } else if (in instanceof Transfer t) {
+                t.future().complete(core.transferLeadership(t.target()));
+            } else if (in instanceof StatusQuery q) {
+                q.future().complete(status(core));
+            }
+        }
+        if (!proposalBatch.isEmpty()) {
+            proposeBatch(proposalBatch);
+        }
+        handleReadies();
+        if (roleBefore == Role.LEADER && core.role() != Role.LEADER) {
+            failReads(notLeader("lost leadership before the read was confirmed"));
+        }
+        sweepDeadlines();
+    }
+
+    private void proposeBatch(List<Proposal> batch) {
+        List<byte[]> commands = new ArrayList<>(batch.size());
+        for (Proposal p : batch) {
+            commands.add(p.command());
+        }
+        ProposalResult result = core.propose(commands);
+        if (result instanceof ProposalResult.Accepted a) {
+            for (int k = 0; k < batch.size(); k++) {
+                Proposal p = batch.get(k);
+                proposals.put(a.firstIndex() + k, new Pending(a.term(), p.future(), p.deadline()));
+            }
+            return;
+        }
+        ProposalResult.Rejected r = (ProposalResult.Rejected) result;
+        RaftException e = switch (r.reason()) {
+            case NOT_LEADER -> notLeader("only the leader accepts writes");
+            case TRANSFERRING_LEADERSHIP -> new RaftException(RaftException.Code.BUSY,
+                    "leadership is being transferred; retry in a moment");
+            case TOO_MUCH_UNCOMMITTED -> new RaftException(RaftException.Code.BUSY,
+                    "too many uncommitted writes; back off and retry");
+        };
+        for (Proposal p : batch) {
+            p.future().completeExceptionally(e);
+        }
+    }
+
+    private void startRead(Read r) {
+        long context = nextReadContext++;
+        if (core.readIndex(context)) {
+            reads.put(context, r);
+        } else {
+            r.future().completeExceptionally(new RaftException(RaftException.Code.UNAVAILABLE,
+                    "no leader is known yet; retry shortly"));
+        }
+    }
+
+    /** Carry out Readies in the order the {@link Ready} contract states. */
+    private void handleReadies() {
+        Set<Long> unreachable = new TreeSet<>();
+        while (core.hasReady()) {
+            Ready rd = core.ready();
+            send(rd.leaderMessages(), unreachable);       // 1. may overlap our own write (§10.2.1)
+            if (rd.mustSync()) {
+                store.persist(rd);                         // 2. one fsync
+            }
+            send(rd.messages(), unreachable);              // 3. votes and acks, now that they are true
+            apply(rd);                                     // 4.
+            core.advance(rd);                              // 5.
+            releaseAppliedReads();
+            maybeSnapshot();
+        }
+        for (long peer : unreachable) {
+            core.reportUnreachable(peer);
+        }
+    }
+
+    private void send(List<Message> messages, Set<Long> unreachable) {
+        for (Message m : messages) {
+            if (!transport.send(m)) {
+                unreachable.add(m.to());
+            }
+        }
+    }
+
+    private void apply(Ready rd) {
+        if (rd.snapshot() != null) {
+            stateMachine.restore(rd.snapshot().data());
+            appliedIndex = rd.snapshot().index();
+            snapshotIndex = appliedIndex;
+            // Proposals at or below the snapshot were decided elsewhere; we cannot tell how.
+            failProposalsUpTo(appliedIndex);
+            log.info("node {} installed snapshot at {} from the leader", id(), appliedIndex);
+        }
+        for (ReadState rs : rd.readStates()) {
+            Read r = reads.remove(rs.context());
+            if (r != null) {
+                readsAwaitingApply.computeIfAbsent(rs.readIndex(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        List<Entry> committed = rd.committedEntries();
+        if (committed.isEmpty()) {
+            return;
+        }
+        List<R> results = stateMachine.apply(committed);
+        for (int k = 0; k < committed.size(); k++) {
+            Entry e = committed.get(k);
+            Pending p = proposals.remove(e.index());
+            if (p == null) {
+                continue;
+            }
+            if (p.term() == e.term()) {
+                p.future().complete(results.get(k));
+            } else {
+                // Another leader's entry took this index: ours was never committed, and never will be.
+                p.future().completeExceptionally(notLeader("the write was overwritten by a new leader and not applied"));
+            }
+        }
+        appliedIndex = committed.get(committed.size() - 1).index();
+    }
+
+    private void releaseAppliedReads() {
+        while (!readsAwaitingApply.isEmpty() && readsAwaitingApply.firstKey() <= appliedIndex) {
+            for (Read r : readsAwaitingApply.pollFirstEntry().getValue()) {
+                try {
+                    r.future().complete(r.query().get());
+                } catch (RuntimeException e) {
+                    r.future().completeExceptionally(e);
+                }
+            }
+        }
+    }
+
+    /** §7: snapshot the state machine every {@code snapshotCount} entries and compact the log. */
+    private void maybeSnapshot() {
+        if (appliedIndex - snapshotIndex < config.snapshotCount()) {
+            return;
+        }
+        long newFirst = core.compact(appliedIndex, stateMachine.snapshot());
+        store.compact(core.latestSnapshot(), newFirst);
+        snapshotIndex = appliedIndex;
+        log.debug("node {} snapshot at {}, log now starts at {}", id(), appliedIndex, newFirst);
+    }
+
+    private void sweepDeadlines() {
+        long now = System.nanoTime();
+        if (now - lastDeadlineSweep < config.tick().toNanos() / 2) {
+            return;
+        }
+        lastDeadlineSweep = now;
+        for (Iterator<Pending> it = proposals.values().iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (now - p.deadline() >= 0) {
+                it.remove();
+                p.future().completeExceptionally(deadlineError("write"));
+            }
+        }
+        for (Iterator<Read> it = reads.values().iterator(); it.hasNext(); ) {
+            Read r = it.next();
+            if (now - r.deadline() >= 0) {
+                it.remove();
+                r.future().completeExceptionally(deadlineError("read"));
+            }
+        }
+    }
+
+    private RaftException deadlineError(String what) {
+        if (core.leaderId() == RaftNode.NONE) {
+            return new RaftException(RaftException.Code.UNAVAILABLE, "no leader with a quorum before the "
+                    + what + "'s deadline; the cluster may have lost its majority");
+        }
+        return new RaftException(RaftException.Code.TIMEOUT, "the " + what + " did not complete before its deadline"
+                + ("write".equals(what) ? "; it may or may not have been applied" : ""));
+    }
+
+    private RaftException notLeader(String why) {
+        long leader = core.leaderId();
+        String address = config.memberAddresses().get(leader);
+        return new RaftException(RaftException.Code.NOT_LEADER, "node " + id() + " is not the leader: " + why
+                + (leader == RaftNode.NONE ? "; no leader is known yet" : "; the leader is node " + leader
+                + (address == null ? "" : " at " + address)), leader, address);
+    }
+
+    private void failProposalsUpTo(long index) {
+        while (!proposals.isEmpty() && proposals.firstKey() <= index) {
+            proposals.pollFirstEntry().getValue().future().completeExceptionally(new RaftException(
+                    RaftException.Code.TIMEOUT, "outcome unknown: this node caught up by snapshot"));
+        }
+    }
+
+    private void failReads(RaftException e) {
+        reads.values().forEach(r -> r.future().completeExceptionally(e));
+        reads.clear();
+    }
+
+    private void failEverything(RaftException e) {
+        proposals.values().forEach(p -> p.future().completeExceptionally(e));
+        proposals.clear();
+        failReads(e);
+        readsAwaitingApply.values().forEach(list -> list.forEach(r -> r.future().completeExceptionally(e)));
+        readsAwaitingApply.clear();
+        for (Input in; (in = inbox.poll()) != null; ) {
+            if (in instanceof Proposal p) {
+                p.future().completeExceptionally(e);
+            } else if (in instanceof Read r) {
+                r.future().completeExceptionally(e);
+            } else if (in instanceof Transfer t) {
+                t.future().completeExceptionally(e);
+            } else if (in instanceof StatusQuery q) {
+                q.future().completeExceptionally(e);
+            }
+        }
+    }
+
+    private NodeStatus status(RaftNode n) {
+        return new NodeStatus(n.id(), n.role(), n.currentTerm(), n.leaderId(), n.firstIndex(), n.lastIndex(),
+                n.commitIndex(), appliedIndex, snapshotIndex, n.progress());
+    }
+}
