@@ -278,12 +278,17 @@ final class Network {
         node(id).tick();
     }
 
+    /** Tick every live node once (no drain). */
+    void tickAll() {
+        for (RaftNode n : List.copyOf(nodes.values())) {
+            n.tick();
+        }
+    }
+
     /** Tick every live node once, then drain; repeat until {@code done} holds (at most {@code maxTicks}). */
     void tickUntil(BooleanSupplier done, int maxTicks) {
         for (int i = 0; i < maxTicks && !done.getAsBoolean(); i++) {
-            for (RaftNode n : List.copyOf(nodes.values())) {
-                n.tick();
-            }
+            tickAll();
             drain();
         }
         if (!done.getAsBoolean()) {
