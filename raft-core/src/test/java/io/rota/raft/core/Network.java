@@ -158,6 +158,14 @@ final class Network {
         return sent.stream().filter(m -> type.isInstance(m) && m.to() == to).count();
     }
 
+    /**
+     * Entries as "index@term" strings, for assertions: {@link Entry} is a record holding a byte[], so its
+     * equals() compares the arrays by identity.
+     */
+    static List<String> ids(List<Entry> entries) {
+        return entries.stream().map(e -> e.index() + "@" + e.term()).toList();
+    }
+
     /** The messages of the given type, in order. */
     static <T extends Message> List<T> ofType(List<Message> messages, Class<T> type) {
         return messages.stream().filter(type::isInstance).map(type::cast).toList();
