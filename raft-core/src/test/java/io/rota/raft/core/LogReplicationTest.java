@@ -77,6 +77,22 @@ class LogReplicationTest {
     }
 
     @Test
+    @DisplayName("§5.3: a follower whose ack arrives after the entry committed still learns the commit without waiting for a heartbeat")
+    void lateFollowerLearnsCommitWithoutHeartbeat() {
+        // BUG: node 2's ack commits the no-op and the leader broadcasts the commit, but node 3 is then a paused
+        // PROBE follower and gets nothing; when node 3's own ack arrives, RaftNode.handleAppendEntriesResponse
+        // calls sendAppend(m.from(), false) in its "wasPaused" branch, which sends nothing when there are no
+        // new entries, so node 3 keeps commitIndex 0 until the next heartbeat. It should be sendAppend(.., true).
+        Network net = new Network(3);
+
+        net.electLeader(1); // no ticks after the election: only the commit announcement can tell them
+
+        assertEquals(1, net.node(1).commitIndex());
+        assertEquals(1, net.node(2).commitIndex());
+        assertEquals(1, net.node(3).commitIndex());
+    }
+
+    @Test
     @DisplayName("§5.3: a follower learns the commit index from the leader's heartbeat")
     void followerLearnsCommitFromHeartbeat() {
         Network net = new Network(3, o -> o, id -> Network.disk(1, 0, 1, 1));
