@@ -1,0 +1,398 @@
+package io.rota.raft.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongFunction;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
+
+/**
+ * A deterministic, single-threaded cluster for tests, in the spirit of etcd-io/raft's {@code network}.
+ *
+ * <p>It plays the runtime of every node: it takes each {@link Ready}, "persists" it into a simulated
+ * disk ({@link Disk}), puts its messages into an {@link #outbox()}, applies committed entries to a tiny
+ * state machine (a map index → command) and calls {@code advance}. {@link #drain()} repeats this and
+ * delivers messages until nothing moves. Time only passes when a test calls {@link #tick}.
+ *
+ * <p>Every apply is checked against State Machine Safety (Figure 3): if two nodes ever apply different
+ * entries at the same index, the test fails at once.
+ *
+ * <p>Faults: {@link #drop} message filters (links are filters too, see {@link #cut}/{@link #isolate}),
+ * {@link #crash} (in-memory state is lost) and {@link #restart} (a new node from its disk).
+ */
+final class Network {
+
+    /** What a node has on disk: exactly what its Readies asked to persist. */
+    static final class Disk {
+        HardState hardState = HardState.EMPTY;
+        Snapshot snapshot;
+        long compactedIndex;
+        long compactedTerm;
+        final List<Entry> entries = new ArrayList<>();
+
+        PersistentState toPersistentState() {
+            return new PersistentState(hardState, snapshot, compactedIndex, compactedTerm, entries);
+        }
+    }
+
+    private final UnaryOperator<RaftOptions> tweak;
+    private final Configuration configuration;
+    private final Map<Long, RaftNode> nodes = new TreeMap<>();   // crashed nodes are absent
+    private final Map<Long, Disk> disks = new TreeMap<>();
+    private final Map<Long, TreeMap<Long, String>> stateMachines = new HashMap<>();
+    private final Map<Long, List<Entry>> applied = new HashMap<>();
+    private final Map<Long, List<ReadState>> readStates = new HashMap<>();
+    private final List<Predicate<Message>> drops = new ArrayList<>();
+    private final List<Message> outbox = new ArrayList<>();
+    private final List<Message> sent = new ArrayList<>();
+    /** Every entry any state machine applied, by index: checks State Machine Safety on each apply. */
+    private final Map<Long, Entry> appliedAnywhere = new HashMap<>();
+    private int restarts;
+
+    /** A cluster of nodes 1..size with default options and empty disks. */
+    Network(int size) {
+        this(size, o -> o);
+    }
+
+    /** {@code tweak} adjusts every node's options, e.g. {@code o -> o.withPreVote(false)}. */
+    Network(int size, UnaryOperator<RaftOptions> tweak) {
+        this(size, tweak, id -> PersistentState.EMPTY);
+    }
+
+    /** Nodes that start from the given disks (see {@link #disk}). */
+    Network(int size, UnaryOperator<RaftOptions> tweak, LongFunction<PersistentState> initialDisk) {
+        this.tweak = tweak;
+        Long[] ids = new Long[size];
+        for (int i = 0; i < size; i++) {
+            ids[i] = i + 1L;
+        }
+        this.configuration = Configuration.of(ids);
+        for (long id = 1; id <= size; id++) {
+            PersistentState s = initialDisk.apply(id);
+            Disk d = new Disk();
+            d.hardState = s.hardState();
+            d.snapshot = s.snapshot();
+            d.compactedIndex = s.compactedIndex();
+            d.compactedTerm = s.compactedTerm();
+            d.entries.addAll(s.entries());
+            disks.put(id, d);
+            start(id);
+        }
+    }
+
+    /** A disk holding {@code currentTerm}, {@code commitIndex} and one entry per given term (index 1, 2, ...). */
+    static PersistentState disk(long currentTerm, long commitIndex, long... entryTerms) {
+        List<Entry> log = new ArrayList<>();
+        for (int i = 0; i < entryTerms.length; i++) {
+            log.add(Entry.command(i + 1, entryTerms[i], bytes("e" + (i + 1))));
+        }
+        return new PersistentState(new HardState(currentTerm, RaftNode.NONE, commitIndex), null, 0, 0, log);
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    RaftOptions options(long id) {
+        return tweak.apply(RaftOptions.defaults(id, configuration));
+    }
+
+    private void start(long id) {
+        Disk d = disks.get(id);
+        nodes.put(id, new RaftNode(options(id), d.toPersistentState(), new SplittableRandom(31L * id + restarts)));
+        TreeMap<Long, String> sm = new TreeMap<>();
+        if (d.snapshot != null) {
+            sm.putAll(decode(d.snapshot.data()));
+        }
+        stateMachines.put(id, sm);
+        applied.put(id, new ArrayList<>());
+        readStates.put(id, new ArrayList<>());
+    }
+
+    // ------------------------------------------------------------------ access
+
+    RaftNode node(long id) {
+        RaftNode n = nodes.get(id);
+        if (n == null) {
+            throw new IllegalStateException("node " + id + " is crashed");
+        }
+        return n;
+    }
+
+    Disk disk(long id) {
+        return disks.get(id);
+    }
+
+    /** Entries this node's state machine applied since it (re)started, in order. */
+    List<Entry> applied(long id) {
+        return applied.get(id);
+    }
+
+    /** The commands in this node's state machine, in log order (survives snapshots). */
+    List<String> stateMachine(long id) {
+        return List.copyOf(stateMachines.get(id).values());
+    }
+
+    List<ReadState> readStates(long id) {
+        return readStates.get(id);
+    }
+
+    /** Messages sent and not yet delivered; tests may inspect, remove or reorder them. */
+    List<Message> outbox() {
+        return outbox;
+    }
+
+    /** Every message any node sent so far (delivered or not), for counting. */
+    List<Message> sent() {
+        return sent;
+    }
+
+    long sentCount(Class<? extends Message> type, long to) {
+        return sent.stream().filter(m -> type.isInstance(m) && m.to() == to).count();
+    }
+
+    /**
+     * Entries as "index@term" strings, for assertions: {@link Entry} is a record holding a byte[], so its
+     * equals() compares the arrays by identity.
+     */
+    static List<String> ids(List<Entry> entries) {
+        return entries.stream().map(e -> e.index() + "@" + e.term()).toList();
+    }
+
+    /** The messages of the given type, in order. */
+    static <T extends Message> List<T> ofType(List<Message> messages, Class<T> type) {
+        return messages.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    /** The live leader with the highest term, or NONE. */
+    long leader() {
+        return nodes.values().stream().filter(n -> n.role() == Role.LEADER)
+                .max((a, b) -> Long.compare(a.currentTerm(), b.currentTerm())).map(RaftNode::id).orElse(RaftNode.NONE);
+    }
+
+    // ------------------------------------------------------------------ the runtime loop
+
+    /** Carry out one Ready of {@code id} (persist, send to the outbox, apply, advance); null if none. */
+    Ready handleReady(long id) {
+        RaftNode n = node(id);
+        if (!n.hasReady()) {
+            return null;
+        }
+        Ready r = n.ready();
+        persist(disks.get(id), r);
+        outbox.addAll(r.allMessages());
+        sent.addAll(r.allMessages());
+        apply(id, r);
+        n.advance(r);
+        return r;
+    }
+
+    /** Handle Readies of all live nodes until none has one. */
+    void handleReadies() {
+        for (long id : List.copyOf(nodes.keySet())) {
+            int guard = 0;
+            while (handleReady(id) != null) {
+                if (++guard > 100) {
+                    throw new AssertionError("node " + id + " keeps producing Readies");
+                }
+            }
+        }
+    }
+
+    /** Handle the Readies of {@code id} but keep its messages out of the network: return them instead. */
+    List<Message> collect(long id) {
+        int before = outbox.size();
+        while (handleReady(id) != null) {
+            // all of them
+        }
+        List<Message> mine = new ArrayList<>(outbox.subList(before, outbox.size()));
+        outbox.subList(before, outbox.size()).clear();
+        return mine;
+    }
+
+    /** Deliver one message now, unless a filter drops it or its target is crashed. */
+    void deliver(Message m) {
+        RaftNode target = nodes.get(m.to());
+        if (target != null && drops.stream().noneMatch(d -> d.test(m))) {
+            target.step(m);
+        }
+    }
+
+    /** Handle Readies and deliver messages (FIFO) until quiescent; fails if that never happens. */
+    void drain() {
+        for (int round = 0; round < 1000; round++) {
+            handleReadies();
+            if (outbox.isEmpty()) {
+                return;
+            }
+            List<Message> batch = new ArrayList<>(outbox);
+            outbox.clear();
+            batch.forEach(this::deliver);
+        }
+        throw new AssertionError("the network did not quiesce in 1000 rounds; outbox: " + outbox);
+    }
+
+    private static void persist(Disk d, Ready r) {
+        if (r.snapshot() != null) {
+            d.snapshot = r.snapshot();
+            d.entries.clear();
+            d.compactedIndex = r.snapshot().index();
+            d.compactedTerm = r.snapshot().term();
+        }
+        if (!r.entries().isEmpty()) {
+            long first = r.entries().get(0).index();
+            d.entries.removeIf(e -> e.index() >= first); // replace from the first new index on
+            for (Entry e : r.entries()) {
+                if (e.index() > d.compactedIndex) {
+                    d.entries.add(e);
+                }
+            }
+        }
+        if (r.hardState() != null) {
+            d.hardState = r.hardState();
+        }
+    }
+
+    private void apply(long id, Ready r) {
+        TreeMap<Long, String> sm = stateMachines.get(id);
+        if (r.snapshot() != null) {
+            sm.clear();
+            sm.putAll(decode(r.snapshot().data()));
+        }
+        for (Entry e : r.committedEntries()) {
+            Entry other = appliedAnywhere.putIfAbsent(e.index(), e);
+            if (other != null && (other.term() != e.term() || !Arrays.equals(other.data(), e.data()))) {
+                throw new AssertionError("State Machine Safety violated: index " + e.index() + " applied as "
+                        + other + " and as " + e + " (node " + id + ")");
+            }
+            if (e.type() == Entry.Type.COMMAND) {
+                sm.put(e.index(), new String(e.data(), StandardCharsets.UTF_8));
+            }
+        }
+        applied.get(id).addAll(r.committedEntries());
+        readStates.get(id).addAll(r.readStates());
+    }
+
+    // ------------------------------------------------------------------ time and clients
+
+    void tick(long id) {
+        node(id).tick();
+    }
+
+    /** Tick every live node once (no drain). */
+    void tickAll() {
+        for (RaftNode n : List.copyOf(nodes.values())) {
+            n.tick();
+        }
+    }
+
+    /** Tick every live node once, then drain; repeat until {@code done} holds (at most {@code maxTicks}). */
+    void tickUntil(BooleanSupplier done, int maxTicks) {
+        for (int i = 0; i < maxTicks && !done.getAsBoolean(); i++) {
+            tickAll();
+            drain();
+        }
+        if (!done.getAsBoolean()) {
+            throw new AssertionError("condition not reached within " + maxTicks + " ticks");
+        }
+    }
+
+    /** Tick everyone until some node leads; returns it. */
+    long tickUntilLeader() {
+        tickUntil(() -> leader() != RaftNode.NONE, 100);
+        return leader();
+    }
+
+    /**
+     * Tick only {@code id}, draining after each tick, until it leads (it times out and wins). The other
+     * nodes' clocks stand still, so this suits nodes that do not hold a leader lease (CheckQuorum).
+     */
+    void electLeader(long id) {
+        int limit = 20 * options(id).electionTicks();
+        for (int i = 0; i < limit && node(id).role() != Role.LEADER; i++) {
+            tick(id);
+            drain();
+        }
+        if (node(id).role() != Role.LEADER) {
+            throw new AssertionError("node " + id + " did not become leader: " + nodes.values());
+        }
+    }
+
+    ProposalResult propose(long id, String command) {
+        return node(id).propose(bytes(command));
+    }
+
+    /** Snapshot hook: node {@code id} snapshots its state machine at {@code index} and compacts its disk. */
+    long compact(long id, long index) {
+        StringBuilder data = new StringBuilder();
+        stateMachines.get(id).headMap(index, true).forEach((i, c) -> data.append(i).append(':').append(c).append('\n'));
+        long firstIndex = node(id).compact(index, bytes(data.toString()));
+        Disk d = disks.get(id);
+        d.snapshot = node(id).latestSnapshot();
+        if (firstIndex - 1 > d.compactedIndex) {
+            d.compactedTerm = node(id).term(firstIndex - 1);
+            d.compactedIndex = firstIndex - 1;
+            d.entries.removeIf(e -> e.index() < firstIndex);
+        }
+        return firstIndex;
+    }
+
+    private static Map<Long, String> decode(byte[] snapshot) {
+        Map<Long, String> sm = new TreeMap<>();
+        for (String line : new String(snapshot, StandardCharsets.UTF_8).split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                sm.put(Long.parseLong(line.substring(0, colon)), line.substring(colon + 1));
+            }
+        }
+        return sm;
+    }
+
+    // ------------------------------------------------------------------ faults
+
+    /** Drop every message (at delivery) for which {@code filter} is true, until {@link #recover()}. */
+    void drop(Predicate<Message> filter) {
+        drops.add(filter);
+    }
+
+    void dropType(Class<? extends Message> type) {
+        drop(type::isInstance);
+    }
+
+    /** Cut the link between {@code a} and {@code b}, both directions. */
+    void cut(long a, long b) {
+        drop(m -> (m.from() == a && m.to() == b) || (m.from() == b && m.to() == a));
+    }
+
+    /** Cut {@code id} off from everyone. */
+    void isolate(long id) {
+        drop(m -> m.from() == id || m.to() == id);
+    }
+
+    /** Heal all links and remove all filters. */
+    void recover() {
+        drops.clear();
+    }
+
+    /** Lose the node's memory (its disk survives); messages to it are dropped until {@link #restart}. */
+    void crash(long id) {
+        node(id);
+        nodes.remove(id);
+    }
+
+    /** Start a fresh node from what is on its disk; its state machine restarts from the snapshot. */
+    void restart(long id) {
+        if (nodes.containsKey(id)) {
+            throw new IllegalStateException("node " + id + " is running");
+        }
+        restarts++;
+        start(id);
+    }
+}

@@ -1,0 +1,186 @@
+package io.rota.raft.core;
+
+import io.rota.raft.core.Message.AppendEntriesResponse;
+import io.rota.raft.core.Message.InstallSnapshot;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static io.rota.raft.core.Network.bytes;
+import static io.rota.raft.core.Network.disk;
+import static io.rota.raft.core.Network.ids;
+import static io.rota.raft.core.Network.ofType;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** Log compaction and InstallSnapshot (§7, Figures 12 and 13). */
+class SnapshotTest {
+
+    private static final List<String> C1_TO_C5 = List.of("c1", "c2", "c3", "c4", "c5");
+
+    /** Leader 1 with entries 1 (no-op) and 2..6 (c1..c5) committed; node 3 missed 2..6 if {@code lag3}. */
+    private static Network cluster(boolean lag3) {
+        Network net = new Network(3, o -> o.withSnapshotCatchUpEntries(0));
+        net.electLeader(1);
+        if (lag3) {
+            net.cut(1, 3);
+        }
+        for (String c : C1_TO_C5) {
+            net.propose(1, c);
+        }
+        net.drain();
+        net.recover();
+        return net;
+    }
+
+    private static Snapshot snapshot(long index, long term) {
+        return new Snapshot(new SnapshotMetadata(index, term, Configuration.of(1L, 2L, 3L)), bytes(""));
+    }
+
+    @Test
+    @DisplayName("§7: compact() replaces the log prefix by a snapshot; the last included index and term are kept")
+    void compactDropsThePrefix() {
+        Network net = cluster(false);
+        RaftNode leader = net.node(1);
+        long term = leader.currentTerm();
+
+        assertEquals(5, net.compact(1, 4));
+
+        assertEquals(5, leader.firstIndex());
+        assertEquals(term, leader.term(4), "lastIncludedTerm is still known");
+        assertEquals(-1, leader.term(3));
+        assertEquals(new SnapshotMetadata(4, term, Configuration.of(1L, 2L, 3L)), leader.latestSnapshot().metadata());
+        assertEquals(List.of("5@" + term, "6@" + term), ids(net.disk(1).entries));
+    }
+
+    @Test
+    @DisplayName("§7: a follower whose next entry was compacted away receives InstallSnapshot and restores from it")
+    void laggingFollowerGetsSnapshot() {
+        Network net = cluster(true);
+        net.compact(1, 6);
+
+        net.tick(1);
+        net.drain();
+
+        List<InstallSnapshot> sent = ofType(net.sent(), InstallSnapshot.class);
+        assertEquals(1, sent.size());
+        assertEquals(6, sent.get(0).snapshot().index());
+        RaftNode follower = net.node(3);
+        assertEquals(7, follower.firstIndex());
+        assertEquals(6, follower.commitIndex());
+        assertEquals(C1_TO_C5, net.stateMachine(3));
+
+        net.propose(1, "c6"); // and then ordinary replication continues
+        net.drain();
+        assertEquals(7, follower.lastIndex());
+        assertEquals(7, net.node(1).commitIndex());
+    }
+
+    @Test
+    @DisplayName("§7 Figure 13 rules 7-8: a follower installs a snapshot: Ready.snapshot set, log reset, commit = snapshot index")
+    void followerInstallsSnapshot() {
+        Network net = new Network(3, o -> o, id -> disk(1, 0, 1)); // [1@1]
+        Snapshot snap = snapshot(10, 2);
+
+        net.node(2).step(new InstallSnapshot(2, 1, 2, snap));
+        Ready ready = net.handleReady(2);
+
+        assertEquals(snap, ready.snapshot());
+        assertEquals(List.of(), ready.entries());
+        assertEquals(new HardState(2, 0, 10), ready.hardState());
+        assertEquals(List.of(new AppendEntriesResponse(2, 2, 1, true, 10, 0, 0, 0)), ready.messages());
+        RaftNode follower = net.node(2);
+        assertEquals(11, follower.firstIndex());
+        assertEquals(10, follower.lastIndex());
+        assertEquals(10, follower.commitIndex());
+        assertEquals(10, follower.appliedIndex());
+    }
+
+    @Test
+    @DisplayName("§7 Figure 13 rule 6: if the log holds the snapshot's last entry, the entries following it are retained")
+    void snapshotMatchingTheLogKeepsTheSuffix() {
+        Network net = new Network(3, o -> o, id -> disk(1, 0, 1, 1, 1, 1, 1)); // [1..5 @1]
+
+        net.node(2).step(new InstallSnapshot(1, 1, 2, snapshot(3, 1)));
+        Ready ready = net.handleReady(2);
+
+        assertNull(ready.snapshot(), "the log already has everything the snapshot covers");
+        assertEquals(List.of("1@1", "2@1", "3@1"), ids(ready.committedEntries()));
+        assertEquals(List.of(new AppendEntriesResponse(1, 2, 1, true, 3, 0, 0, 0)), ready.messages());
+        assertEquals(5, net.node(2).lastIndex());
+        assertEquals(3, net.node(2).commitIndex());
+    }
+
+    @Test
+    @DisplayName("§7: a stale snapshot (index <= commitIndex) is answered without any change")
+    void staleSnapshotChangesNothing() {
+        Network net = new Network(3, o -> o, id -> disk(1, 5, 1, 1, 1, 1, 1)); // [1..5 @1], all committed
+        net.collect(2);
+
+        net.node(2).step(new InstallSnapshot(1, 1, 2, snapshot(3, 1)));
+        Ready ready = net.handleReady(2);
+
+        assertNull(ready.snapshot());
+        assertEquals(List.of(), ready.entries());
+        assertEquals(List.of(new AppendEntriesResponse(1, 2, 1, true, 5, 0, 0, 0)), ready.messages());
+        assertEquals(1, net.node(2).firstIndex());
+        assertEquals(5, net.node(2).lastIndex());
+    }
+
+    @Test
+    @DisplayName("§7: a lost snapshot is sent again after snapshotRetryTicks")
+    void lostSnapshotIsRetried() {
+        Network net = cluster(true);
+        net.compact(1, 6);
+        net.dropType(InstallSnapshot.class);
+        net.tick(1);
+        net.drain();
+        assertEquals(1, net.sentCount(InstallSnapshot.class, 3));
+        net.recover();
+
+        int retryTicks = net.options(1).snapshotRetryTicks();
+        for (int i = 0; i < retryTicks - 1; i++) {
+            net.tick(1);
+            net.drain();
+        }
+        assertEquals(1, net.sentCount(InstallSnapshot.class, 3), "the leader waits for the answer");
+        assertEquals(1, net.node(3).lastIndex());
+
+        net.tick(1);
+        net.drain();
+        assertEquals(2, net.sentCount(InstallSnapshot.class, 3));
+        assertEquals(6, net.node(3).commitIndex());
+        assertEquals(C1_TO_C5, net.stateMachine(3));
+    }
+
+    @Test
+    @DisplayName("§7: a node restarted from its snapshot plus the following entries recovers the same log and state")
+    void restartFromSnapshotAndEntries() {
+        Network net = cluster(true);
+        net.compact(1, 4);   // the leader keeps 5..6 in its log
+        net.compact(1, 6);   // ... and now nothing: node 3 needs the snapshot
+        net.tick(1);
+        net.drain();
+        net.propose(1, "c6");
+        net.drain();
+
+        for (long id : List.of(1L, 3L)) {
+            RaftNode before = net.node(id);
+            long first = before.firstIndex();
+            long last = before.lastIndex();
+            long term = before.currentTerm();
+
+            net.crash(id);
+            net.restart(id);
+            net.drain();
+
+            RaftNode after = net.node(id);
+            assertEquals(first, after.firstIndex(), "node " + id);
+            assertEquals(last, after.lastIndex(), "node " + id);
+            assertEquals(term, after.currentTerm(), "node " + id);
+            assertEquals(6, after.latestSnapshot().index(), "node " + id);
+            assertEquals(List.of("c1", "c2", "c3", "c4", "c5", "c6"), net.stateMachine(id), "node " + id);
+        }
+    }
+}
