@@ -80,7 +80,7 @@ class LogStoreProperties {
                         hardStateOnly();
                     } else if (op < 72) {
                         snapshotFromLeader();
-                    } else if (op < 85) {
+                    } else if (op < 92) {
                         compact();
                     } else {
                         store.close();
