@@ -14,6 +14,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Status;
+import org.rocksdb.WALRecoveryMode;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -74,6 +75,10 @@ public final class RocksDbLogStore implements LogStore {
         this.dbOptions = new DBOptions()
                 .setCreateIfMissing(true)
                 .setCreateMissingColumnFamilies(true)
+                // Drop only a torn last WAL record (a write cut short by a crash: never synced, so never
+                // acknowledged); fail to open on damage anywhere else. The default, point-in-time
+                // recovery, would silently stop replay there and lose later, acknowledged writes.
+                .setWalRecoveryMode(WALRecoveryMode.TolerateCorruptedTailRecords)
                 .setMaxTotalWalSize(config.maxWalBytes())
                 .setKeepLogFileNum(config.keepInfoLogFiles());
         this.cfOptions = new ColumnFamilyOptions().setWriteBufferSize(config.writeBufferBytes());

@@ -7,15 +7,18 @@ import ch.qos.logback.core.read.ListAppender;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.HardState;
 import io.rota.raft.core.PersistentState;
+import io.rota.raft.core.Ready;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
@@ -52,7 +55,7 @@ class RocksDbLogStoreTest {
     }
 
     /** Writes the same Readys to the store and a model, closes the store and returns what a restart loads. */
-    private PersistentState roundTrip(MemoryLogStore model, io.rota.raft.core.Ready... readys) {
+    private PersistentState roundTrip(MemoryLogStore model, Ready... readys) {
         try (RocksDbLogStore store = open()) {
             for (var rd : readys) {
                 store.persist(rd);
@@ -193,10 +196,71 @@ class RocksDbLogStoreTest {
     void aDamagedSnapshotFileIsDetectedOnLoad() throws Exception {
         persistAndClose(ready(new HardState(3, 2, 20), snapshot(20, 3, "leader state at 20"), List.of()));
         Path file = dir.resolve("snapshots").resolve(SnapshotStore.name(20, 3));
-        java.nio.file.Files.write(file, flipByte(java.nio.file.Files.readAllBytes(file)));
+        Files.write(file, flipByte(Files.readAllBytes(file)));
 
         try (RocksDbLogStore store = open()) {
             assertThrows(CorruptSnapshotException.class, store::load);
+        }
+    }
+
+    @Test
+    void aWriteTornByACrashIsDroppedWhole() throws Exception {
+        Path crashed = crashCopyAfter(ready(new HardState(1, 1, 2), entries(1, 3, 1)),
+                ready(new HardState(1, 1, 3), entries(4, 6, 1)));
+        tornWal(crashed, wal -> Arrays.copyOf(wal, wal.length - 10));
+
+        try (RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(crashed))) {
+            PersistentState loaded = store.load();
+            assertEquals(new HardState(1, 1, 2), loaded.hardState(), "the torn Ready is gone entirely");
+            assertEquals(List.of(1L, 2L, 3L), loaded.entries().stream().map(Entry::index).toList());
+        }
+    }
+
+    @Test
+    void damageInsideTheWriteAheadLogStopsTheNode() throws Exception {
+        Path crashed = crashCopyAfter(ready(new HardState(1, 1, 2), entries(1, 3, 1)),
+                ready(new HardState(1, 1, 3), entries(4, 6, 1)));
+        tornWal(crashed, wal -> {
+            wal[20] ^= 0x10; // inside the first record, which a later synced one follows
+            return wal;
+        });
+
+        CorruptLogException e = assertThrows(CorruptLogException.class,
+                () -> RocksDbLogStore.open(StorageConfig.defaults(crashed)).close());
+        assertTrue(e.getMessage().contains("RocksDB reports corruption"), e.getMessage());
+    }
+
+    /**
+     * Persists the Readys, then copies the data directory while the store is still open: what a power cut
+     * would leave, with the writes only in RocksDB's write-ahead log.
+     */
+    private Path crashCopyAfter(Ready... readys) throws Exception {
+        Path copy = dir.resolve("crashed");
+        Path live = dir.resolve("live");
+        try (RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(live))) {
+            for (var rd : readys) {
+                store.persist(rd);
+            }
+            try (var files = Files.walk(live)) {
+                for (Path p : files.toList()) {
+                    Path target = copy.resolve(live.relativize(p));
+                    if (Files.isDirectory(p)) {
+                        Files.createDirectories(target);
+                    } else if (!p.getFileName().toString().equals("LOCK")) {
+                        Files.copy(p, target);
+                    }
+                }
+            }
+        }
+        return copy;
+    }
+
+    /** Rewrites the newest RocksDB write-ahead log file. */
+    private static void tornWal(Path dataDir, UnaryOperator<byte[]> damage) throws Exception {
+        try (var files = Files.list(dataDir.resolve("log"))) {
+            Path wal = files.filter(p -> p.getFileName().toString().endsWith(".log"))
+                    .max(Comparator.naturalOrder()).orElseThrow();
+            Files.write(wal, damage.apply(Files.readAllBytes(wal)));
         }
     }
 
@@ -215,7 +279,7 @@ class RocksDbLogStoreTest {
         }
     }
 
-    private void persistAndClose(io.rota.raft.core.Ready rd) {
+    private void persistAndClose(Ready rd) {
         try (RocksDbLogStore store = open()) {
             store.persist(rd);
         }
