@@ -17,7 +17,8 @@ public interface LogStore extends AutoCloseable {
      * What is on disk, for {@link io.rota.raft.core.RaftNode}'s constructor: the hard state, the latest
      * snapshot, the compaction point and the contiguous entries after it.
      *
-     * @throws CorruptLogException if data that may have been acknowledged is damaged (fail-stop)
+     * @throws CorruptLogException      if data that may have been acknowledged is damaged (fail-stop)
+     * @throws CorruptSnapshotException if the snapshot file is damaged (fail-stop)
      */
     PersistentState load();
 
@@ -27,7 +28,8 @@ public interface LogStore extends AutoCloseable {
      * {@code entries().get(0).index()} on, then the hard state if present. A crash leaves either all of
      * it or none of it.
      *
-     * @throws IllegalArgumentException if the entries would leave a gap or overwrite compacted entries
+     * @throws IllegalArgumentException if the entries would leave a gap or overwrite compacted entries, or
+     *                                  the snapshot is older than the stored one
      */
     void persist(Ready ready);
 
@@ -36,7 +38,8 @@ public interface LogStore extends AutoCloseable {
      * entries below {@code newFirstIndex} (the value {@code compact} returned) — in that order, so that a
      * crash never leaves a compacted log without the snapshot that replaces it (§7).
      *
-     * @throws IllegalArgumentException if {@code newFirstIndex - 1} is beyond the snapshot or the log
+     * @throws IllegalArgumentException if {@code newFirstIndex - 1} is beyond the snapshot or the log, or
+     *                                  the snapshot is older than the stored one
      */
     void compact(Snapshot snapshot, long newFirstIndex);
 

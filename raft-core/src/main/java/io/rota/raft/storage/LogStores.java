@@ -18,11 +18,21 @@ final class LogStores {
         }
     }
 
+    /** Snapshots only move forward: the files kept and the log's reference must agree on the newest. */
+    static void checkNewer(Snapshot snapshot, Snapshot current) {
+        if (current != null && snapshot.index() < current.index()) {
+            throw new IllegalArgumentException("snapshot at " + snapshot.index() + " is older than the stored one at "
+                    + current.index());
+        }
+    }
+
     /** A local snapshot must cover everything {@code newFirstIndex} drops, and drop only what exists. */
-    static void checkCompact(Snapshot snapshot, long newFirstIndex, long compactedIndex, long lastIndex) {
+    static void checkCompact(Snapshot snapshot, long newFirstIndex, Snapshot current, long compactedIndex,
+                             long lastIndex) {
         if (snapshot == null) {
             throw new IllegalArgumentException("compaction needs the snapshot that replaces the prefix");
         }
+        checkNewer(snapshot, current);
         if (newFirstIndex - 1 > snapshot.index()) {
             throw new IllegalArgumentException("cannot drop entries up to " + (newFirstIndex - 1)
                     + ": the snapshot covers only " + snapshot.index());

@@ -29,6 +29,9 @@ public final class MemoryLogStore implements LogStore {
 
     @Override
     public void persist(Ready ready) {
+        if (ready.snapshot() != null) {
+            LogStores.checkNewer(ready.snapshot(), snapshot);
+        }
         if (!ready.entries().isEmpty()) {
             long first = ready.entries().get(0).index();
             long base = ready.snapshot() != null ? ready.snapshot().index() : compactedIndex;
@@ -54,7 +57,7 @@ public final class MemoryLogStore implements LogStore {
 
     @Override
     public void compact(Snapshot latest, long newFirstIndex) {
-        LogStores.checkCompact(latest, newFirstIndex, compactedIndex, compactedIndex + entries.size());
+        LogStores.checkCompact(latest, newFirstIndex, snapshot, compactedIndex, compactedIndex + entries.size());
         snapshot = latest;
         int drop = (int) (newFirstIndex - 1 - compactedIndex);
         if (drop > 0) {

@@ -86,7 +86,14 @@ public final class RocksDbLogStore implements LogStore {
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
                 new ColumnFamilyDescriptor(CF_ENTRIES, cfOptions),
                 new ColumnFamilyDescriptor(CF_STATE, cfOptions));
-        this.db = RocksDB.open(dbOptions, dataDir.resolve("log").toString(), descriptors, handles);
+        try {
+            this.db = RocksDB.open(dbOptions, dataDir.resolve("log").toString(), descriptors, handles);
+        } catch (RocksDBException e) {
+            syncWrites.close();
+            cfOptions.close();
+            dbOptions.close();
+            throw e;
+        }
         this.entries = handles.get(1);
         this.state = handles.get(2);
     }
@@ -170,6 +177,7 @@ public final class RocksDbLogStore implements LogStore {
             LogStores.checkAppend(ready.entries().get(0).index(), base, last);
         }
         if (snapshot != null) {
+            LogStores.checkNewer(snapshot, currentSnapshot());
             // The file first: once the batch below is durable, the log refers to it.
             snapshots.save(snapshot.metadata(), snapshot.data());
         }
@@ -208,7 +216,7 @@ public final class RocksDbLogStore implements LogStore {
 
     @Override
     public void compact(Snapshot snapshot, long newFirstIndex) {
-        LogStores.checkCompact(snapshot, newFirstIndex, compactedIndex, lastIndex);
+        LogStores.checkCompact(snapshot, newFirstIndex, currentSnapshot(), compactedIndex, lastIndex);
         boolean newSnapshot = snapshotMetadata == null || !snapshotMetadata.equals(snapshot.metadata());
         if (newSnapshot) {
             snapshots.save(snapshot.metadata(), snapshot.data());
@@ -239,6 +247,11 @@ public final class RocksDbLogStore implements LogStore {
         syncWrites.close();
         cfOptions.close();
         dbOptions.close();
+    }
+
+    /** The stored snapshot's metadata as a data-less Snapshot, for the argument checks; null if none. */
+    private Snapshot currentSnapshot() {
+        return snapshotMetadata == null ? null : new Snapshot(snapshotMetadata, new byte[0]);
     }
 
     /** Reads the compaction point, the snapshot reference and the last index; drops orphan snapshot files. */

@@ -137,6 +137,24 @@ class RocksDbLogStoreTest {
     }
 
     @Test
+    void misuseIsRejectedBeforeAnythingIsWritten() {
+        for (LogStore store : List.of(new MemoryLogStore(), open())) {
+            try (store) {
+                store.persist(ready(new HardState(2, 1, 6), entries(1, 8, 2)));
+                store.compact(snapshot(6, 2, "at 6"), 4);
+                String before = render(store.load());
+                assertThrows(IllegalArgumentException.class, () -> store.compact(snapshot(5, 2, "at 5"), 4));
+                assertThrows(IllegalArgumentException.class, () -> store.compact(snapshot(7, 2, "at 7"), 9));
+                assertThrows(IllegalArgumentException.class, () -> store.persist(ready(null, entries(3, 4, 3))));
+                assertThrows(IllegalArgumentException.class, () -> store.persist(ready(null, entries(10, 10, 3))));
+                assertThrows(IllegalArgumentException.class,
+                        () -> store.persist(ready(null, snapshot(5, 3, "old"), List.of())));
+                assertEquals(before, render(store.load()), store.getClass().getSimpleName());
+            }
+        }
+    }
+
+    @Test
     void aDamagedCommittedEntryStopsTheNode() throws Exception {
         persistAndClose(ready(new HardState(1, 1, 3), entries(1, 5, 1)));
         damageEntry(2, StorageFixtures::flipByte);
