@@ -1,0 +1,74 @@
+package io.rota.raft.storage;
+
+import io.rota.raft.core.Entry;
+import io.rota.raft.core.HardState;
+import io.rota.raft.core.PersistentState;
+import io.rota.raft.core.Ready;
+import io.rota.raft.core.Snapshot;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A {@link LogStore} in memory, with exactly the semantics of the durable one: for tests of other
+ * components, and as the model the RocksDB store is checked against. "Durable" here means: survives
+ * {@link #close()}; a new {@link #load()} sees everything persisted.
+ */
+public final class MemoryLogStore implements LogStore {
+
+    private HardState hardState = HardState.EMPTY;
+    private Snapshot snapshot;
+    private long compactedIndex;
+    private long compactedTerm;
+    private final List<Entry> entries = new ArrayList<>();
+
+    @Override
+    public PersistentState load() {
+        return new PersistentState(hardState, snapshot, compactedIndex, compactedTerm, entries);
+    }
+
+    @Override
+    public void persist(Ready ready) {
+        if (ready.snapshot() != null) {
+            LogStores.checkNewer(ready.snapshot(), snapshot);
+        }
+        if (!ready.entries().isEmpty()) {
+            long first = ready.entries().get(0).index();
+            long base = ready.snapshot() != null ? ready.snapshot().index() : compactedIndex;
+            long last = ready.snapshot() != null ? base : compactedIndex + entries.size();
+            LogStores.checkAppend(first, base, last);
+        }
+        if (ready.snapshot() != null) {
+            // A snapshot from the leader replaces the whole log (§7, Figure 13 rules 7-8).
+            snapshot = ready.snapshot();
+            entries.clear();
+            compactedIndex = snapshot.index();
+            compactedTerm = snapshot.term();
+        }
+        if (!ready.entries().isEmpty()) {
+            long first = ready.entries().get(0).index();
+            entries.subList((int) (first - compactedIndex - 1), entries.size()).clear();
+            entries.addAll(ready.entries());
+        }
+        if (ready.hardState() != null) {
+            hardState = ready.hardState();
+        }
+    }
+
+    @Override
+    public void compact(Snapshot latest, long newFirstIndex) {
+        LogStores.checkCompact(latest, newFirstIndex, snapshot, compactedIndex, compactedIndex + entries.size());
+        snapshot = latest;
+        int drop = (int) (newFirstIndex - 1 - compactedIndex);
+        if (drop > 0) {
+            compactedTerm = entries.get(drop - 1).term();
+            entries.subList(0, drop).clear();
+            compactedIndex += drop;
+        }
+    }
+
+    @Override
+    public void close() {
+        // Nothing to release: the state outlives close() so that a test can "restart" from it.
+    }
+}

@@ -1,0 +1,76 @@
+package io.rota.raft.storage;
+
+import io.rota.raft.core.Snapshot;
+import io.rota.raft.core.SnapshotMetadata;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static io.rota.raft.storage.StorageFixtures.CONFIG;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SnapshotStoreTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theNewestSnapshotComesBackVerified() {
+        SnapshotStore store = new SnapshotStore(dir);
+        assertTrue(store.latest().isEmpty());
+        store.save(new SnapshotMetadata(10, 1, CONFIG), new byte[] {1, 2, 3});
+        store.save(new SnapshotMetadata(25, 2, CONFIG), new byte[] {4, 5});
+
+        Snapshot latest = new SnapshotStore(dir).latest().orElseThrow();
+        assertEquals(new SnapshotMetadata(25, 2, CONFIG), latest.metadata());
+        assertArrayEquals(new byte[] {4, 5}, latest.data());
+    }
+
+    @Test
+    void onlyTheNewestTwoAreKept() throws Exception {
+        SnapshotStore store = new SnapshotStore(dir);
+        for (long i = 1; i <= 5; i++) {
+            store.save(new SnapshotMetadata(i * 10, 1, CONFIG), new byte[] {(byte) i});
+        }
+        assertEquals(List.of(SnapshotStore.name(40, 1), SnapshotStore.name(50, 1)), fileNames());
+    }
+
+    @Test
+    void aFlippedByteIsDetected() throws Exception {
+        Path file = new SnapshotStore(dir).save(new SnapshotMetadata(10, 1, CONFIG), new byte[64]);
+        Files.write(file, StorageFixtures.flipByte(Files.readAllBytes(file)));
+
+        var e = assertThrows(CorruptSnapshotException.class, () -> new SnapshotStore(dir).latest());
+        assertTrue(e.getMessage().contains("checksum mismatch"), e.getMessage());
+    }
+
+    @Test
+    void aTruncatedFileIsDetected() throws Exception {
+        Path file = new SnapshotStore(dir).save(new SnapshotMetadata(10, 1, CONFIG), new byte[64]);
+        byte[] bytes = Files.readAllBytes(file);
+        Files.write(file, Arrays.copyOf(bytes, bytes.length - 10));
+
+        assertThrows(CorruptSnapshotException.class, () -> new SnapshotStore(dir).latest());
+    }
+
+    @Test
+    void leftoverTemporaryFilesAreRemoved() throws Exception {
+        Files.write(dir.resolve(SnapshotStore.name(10, 1) + ".tmp"), new byte[] {1});
+        assertTrue(new SnapshotStore(dir).latest().isEmpty());
+        assertEquals(List.of(), fileNames());
+    }
+
+    private List<String> fileNames() throws Exception {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+    }
+}
