@@ -1,0 +1,146 @@
+package io.rota.raft.transport;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.rota.proto.PeerHandshake;
+import io.rota.proto.RaftMessage;
+import io.rota.raft.core.RaftNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The first exchange on every peer connection: each side names its cluster and node, and the connection is
+ * closed unless both agree. The dialling side (always the lower node id) speaks first; the accepting side
+ * checks the cluster id, the protocol version, and that the node id is a known peer with a lower id than its
+ * own, then answers with its own handshake, which the dialler checks in turn.
+ *
+ * <p>Until the handshake completes nothing else passes: any other frame closes the connection. Afterwards
+ * this handler removes itself and fires {@link HandshakeCompleted}. A peer that stays silent for the connect
+ * timeout is disconnected. One instance per channel.
+ */
+final class HandshakeHandler extends ChannelInboundHandlerAdapter {
+
+    /** Version of the peer protocol; bump when frames change incompatibly. */
+    static final int PROTOCOL_VERSION = 1;
+
+    private static final Logger log = LoggerFactory.getLogger(HandshakeHandler.class);
+
+    private final TransportConfig config;
+    /** The node this side dialled, or {@link RaftNode#NONE} on the accepting side. */
+    private final long dialledPeerId;
+    private ScheduledFuture<?> timeout;
+
+    HandshakeHandler(TransportConfig config, long dialledPeerId) {
+        this.config = config;
+        this.dialledPeerId = dialledPeerId;
+    }
+
+    private boolean accepting() {
+        return dialledPeerId == RaftNode.NONE;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (!accepting()) {
+            ctx.writeAndFlush(ownHandshake());
+        }
+        long millis = config.connectTimeout().toMillis();
+        timeout = ctx.executor().schedule(() -> {
+            log.warn("Closing peer connection {}: no handshake within {} ms", ctx.channel().remoteAddress(), millis);
+            ctx.close();
+        }, millis, TimeUnit.MILLISECONDS);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        cancelTimeout();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        RaftMessage frame = (RaftMessage) msg;
+        if (!frame.hasHandshake()) {
+            refuse(ctx, "it sent " + frame.getPayloadCase() + " before the handshake");
+            return;
+        }
+        PeerHandshake handshake = frame.getHandshake();
+        String problem = accepting() ? checkDialler(handshake) : checkAcceptor(handshake);
+        if (problem != null) {
+            refuse(ctx, problem);
+            return;
+        }
+        cancelTimeout();
+        if (accepting()) {
+            ctx.writeAndFlush(ownHandshake());
+        }
+        ctx.pipeline().remove(this);
+        ctx.fireUserEventTriggered(new HandshakeCompleted(handshake.getNodeId()));
+    }
+
+    /** Checks a dialler's handshake; returns why it is refused, or null. */
+    private String checkDialler(PeerHandshake h) {
+        String common = checkCommon(h);
+        if (common != null) {
+            return common;
+        }
+        long id = h.getNodeId();
+        if (id == config.selfId()) {
+            return "it claims this node's own id " + id;
+        }
+        if (!config.peers().containsKey(id)) {
+            return "unknown node id " + id + " (known peers: " + config.peers().keySet() + ")";
+        }
+        if (id > config.selfId()) {
+            return "node " + id + " dialled node " + config.selfId() + ", but the node with the lower id dials";
+        }
+        return null;
+    }
+
+    /** Checks the acceptor's answer; returns why it is refused, or null. */
+    private String checkAcceptor(PeerHandshake h) {
+        String common = checkCommon(h);
+        if (common != null) {
+            return common;
+        }
+        if (h.getNodeId() != dialledPeerId) {
+            return "expected node id " + dialledPeerId + " but received node id " + h.getNodeId();
+        }
+        return null;
+    }
+
+    private String checkCommon(PeerHandshake h) {
+        if (!config.clusterId().equals(h.getClusterId())) {
+            return "expected cluster id '" + config.clusterId() + "' but received cluster id '"
+                    + h.getClusterId() + "' (node id " + h.getNodeId() + ")";
+        }
+        if (h.getProtocolVersion() != PROTOCOL_VERSION) {
+            return "expected protocol version " + PROTOCOL_VERSION + " but received " + h.getProtocolVersion();
+        }
+        return null;
+    }
+
+    private void refuse(ChannelHandlerContext ctx, String reason) {
+        log.warn("Refusing peer connection {} on node {}: {}", ctx.channel().remoteAddress(), config.selfId(), reason);
+        cancelTimeout();
+        ctx.close();
+    }
+
+    private void cancelTimeout() {
+        if (timeout != null) {
+            timeout.cancel(false);
+            timeout = null;
+        }
+    }
+
+    private RaftMessage ownHandshake() {
+        return RaftMessage.newBuilder().setHandshake(PeerHandshake.newBuilder()
+                .setClusterId(config.clusterId())
+                .setNodeId(config.selfId())
+                .setProtocolVersion(PROTOCOL_VERSION)).build();
+    }
+}

@@ -1,0 +1,270 @@
+package io.rota.raft.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.rota.raft.core.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * The Netty implementation of {@link PeerTransport}.
+ *
+ * <p>Connection model: one TCP connection per pair of nodes, dialled by the node with the lower id and used
+ * in both directions. The dialler keeps it up: after a failure or a close it dials again after an
+ * exponential backoff with jitter. Messages for a peer wait in its bounded queue ({@link Peer}) until a
+ * connection is up and writable.
+ *
+ * <p>This class only bootstraps and keeps the per-peer bookkeeping; {@link PeerChannelInitializer} builds
+ * each connection's pipeline.
+ */
+public final class NettyPeerTransport implements PeerTransport {
+
+    private static final Logger log = LoggerFactory.getLogger(NettyPeerTransport.class);
+
+    /** Log the first failed dial of a streak, then every this many. */
+    private static final int LOG_EVERY_NTH_FAILURE = 10;
+
+    private final TransportConfig config;
+    private final ConcurrentMap<Long, Peer> peers = new ConcurrentHashMap<>();
+    private final ConnectionEvents events = new Events();
+
+    private volatile Consumer<Message> inbound;
+    private volatile boolean closed;
+    private EventLoopGroup group;
+    private Channel serverChannel;
+    private Bootstrap dialer;
+
+    public NettyPeerTransport(TransportConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    @Override
+    public synchronized void start(Consumer<Message> inbound) {
+        if (group != null) {
+            throw new IllegalStateException("already started");
+        }
+        this.inbound = Objects.requireNonNull(inbound, "inbound");
+        group = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        WriteBufferWaterMark waterMark =
+                new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes());
+        ChannelFuture bound = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
+                .childHandler(PeerChannelInitializer.accepting(config, events))
+                .bind(config.listenAddress())
+                .awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw new IllegalStateException("node " + config.selfId() + " cannot listen on "
+                    + config.listenAddress() + ": " + bound.cause(), bound.cause());
+        }
+        serverChannel = bound.channel();
+        dialer = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis());
+        // Peers' addresses may be learnt after start; look for new ones to dial now and then.
+        long scanMillis = config.reconnectBackoffMin().toMillis();
+        group.scheduleAtFixedRate(this::dialKnownPeers, 0, scanMillis, TimeUnit.MILLISECONDS);
+        log.info("Node {} of cluster '{}' listens for peers on {}", config.selfId(), config.clusterId(),
+                localAddress());
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        if (serverChannel == null) {
+            throw new IllegalStateException("not started");
+        }
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    @Override
+    public boolean send(Message message) {
+        Objects.requireNonNull(message, "message");
+        if (message.to() == config.selfId()) {
+            throw new IllegalArgumentException("node " + config.selfId() + " cannot send to itself: " + message);
+        }
+        Peer peer = peer(message.to());
+        if (closed || !peer.offer(message)) {
+            return false;
+        }
+        peer.scheduleDrain();
+        dial(peer);
+        return true;
+    }
+
+    @Override
+    public Set<Long> connectedPeers() {
+        return peers.values().stream()
+                .filter(p -> p.channel() != null)
+                .map(p -> p.id)
+                .collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** Counters per peer, for status pages. */
+    public Map<Long, PeerStats> stats() {
+        Map<Long, PeerStats> stats = new TreeMap<>();
+        peers.forEach((id, peer) -> stats.put(id, peer.stats()));
+        return stats;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (group == null) {
+            return;
+        }
+        serverChannel.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        for (Peer peer : peers.values()) {
+            Channel ch = peer.channel();
+            if (ch != null) {
+                ch.close();
+            }
+        }
+        group.shutdownGracefully(20, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+        log.info("Node {} closed its peer transport", config.selfId());
+    }
+
+    private Peer peer(long id) {
+        return peers.computeIfAbsent(id, i -> new Peer(i, config));
+    }
+
+    private void dialKnownPeers() {
+        for (long id : config.peers().keySet()) {
+            if (id > config.selfId()) {
+                dial(peer(id));
+            }
+        }
+    }
+
+    /** Starts a dial cycle to a higher-id peer unless one is running. Any thread. */
+    private void dial(Peer peer) {
+        if (peer.id < config.selfId() || peer.dialling.get() || closed || !peer.dialling.compareAndSet(false, true)) {
+            return;
+        }
+        InetSocketAddress address = config.peers().get(peer.id);
+        if (address == null) {
+            peer.dialling.set(false);
+            return;
+        }
+        peer.countDialAttempt();
+        ChannelFuture connect;
+        try {
+            connect = dialer.clone()
+                    .handler(PeerChannelInitializer.dialling(config, peer.id, events))
+                    .connect(address);
+        } catch (RejectedExecutionException shuttingDown) {
+            return;
+        }
+        connect.addListener((ChannelFuture f) -> {
+            if (f.isSuccess()) {
+                // Handshake refusals and later disconnects both end here.
+                f.channel().closeFuture().addListener(c -> redialLater(peer, address, null));
+            } else {
+                redialLater(peer, address, f.cause());
+            }
+        });
+    }
+
+    /** Ends a dial cycle: dial again after an exponential backoff with jitter. */
+    private void redialLater(Peer peer, InetSocketAddress address, Throwable cause) {
+        if (closed) {
+            return;
+        }
+        int failures = peer.failedDials.incrementAndGet();
+        long delayMillis = backoffMillis(failures);
+        if (failures == 1 || failures % LOG_EVERY_NTH_FAILURE == 0) {
+            log.info("Node {} will dial peer {} at {} again in {} ms ({} consecutive attempt(s) ended{})",
+                    config.selfId(), peer.id, address, delayMillis, failures,
+                    cause == null ? " by a close" : ": " + cause.getMessage());
+        }
+        try {
+            group.schedule(() -> {
+                peer.dialling.set(false);
+                dial(peer);
+            }, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException shuttingDown) {
+            // closing: no more dials
+        }
+    }
+
+    /** Backoff after the n-th consecutive failure: min·2^(n-1), capped at max, with "equal jitter". */
+    private long backoffMillis(int failures) {
+        long min = config.reconnectBackoffMin().toMillis();
+        long max = config.reconnectBackoffMax().toMillis();
+        long backoff = Math.min(max, min << Math.min(failures - 1, 30));
+        long half = Math.max(1, backoff / 2);
+        return half + ThreadLocalRandom.current().nextLong(half + 1);
+    }
+
+    /** The handlers' reports; called on event loops. */
+    private final class Events implements ConnectionEvents {
+
+        @Override
+        public void connected(long peerId, Channel channel) {
+            if (closed) {
+                channel.close();
+                return;
+            }
+            Peer peer = peer(peerId);
+            Channel replaced = peer.attach(channel);
+            if (replaced != null && replaced != channel) {
+                log.info("Node {}: peer {} reconnected; closing its previous connection", config.selfId(), peerId);
+                replaced.close();
+            }
+            log.info("Node {} connected to peer {} ({} {})", config.selfId(), peerId,
+                    peerId > config.selfId() ? "dialled" : "accepted from", channel.remoteAddress());
+            peer.scheduleDrain();
+        }
+
+        @Override
+        public void disconnected(long peerId, Channel channel) {
+            if (peer(peerId).detach(channel) && !closed) {
+                log.info("Node {} disconnected from peer {} ({})", config.selfId(), peerId, channel.remoteAddress());
+            }
+        }
+
+        @Override
+        public void writable(long peerId, Channel channel) {
+            peer(peerId).scheduleDrain();
+        }
+
+        @Override
+        public void delivered(long peerId, Message message) {
+            peer(peerId).countReceived();
+            inbound.accept(message);
+        }
+    }
+}

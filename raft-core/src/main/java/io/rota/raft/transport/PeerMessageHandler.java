@@ -1,0 +1,100 @@
+package io.rota.raft.transport;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.rota.proto.RaftMessage;
+import io.rota.raft.core.Message;
+import io.rota.raft.core.RaftNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+
+/**
+ * The last handler of a peer connection: turns frames into core messages and reports them through
+ * {@link ConnectionEvents}; reassembles snapshot chunks; closes the connection on anything malformed.
+ * One instance per channel (it holds the peer's id and a partial snapshot).
+ */
+final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(PeerMessageHandler.class);
+
+    private final TransportConfig config;
+    private final ConnectionEvents events;
+    private final SnapshotAssembler snapshots;
+    /** The handshaken peer, or NONE before the handshake. */
+    private long peerId = RaftNode.NONE;
+
+    PeerMessageHandler(TransportConfig config, ConnectionEvents events) {
+        this.config = config;
+        this.events = events;
+        this.snapshots = new SnapshotAssembler(config.maxSnapshotBytes());
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof HandshakeCompleted completed) {
+            peerId = completed.peerId();
+            events.connected(peerId, ctx.channel());
+        } else {
+            ctx.fireUserEventTriggered(event);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (peerId == RaftNode.NONE) {
+            // The HandshakeHandler lets nothing through before the handshake; this is a wiring error.
+            throw new IllegalStateException("message before handshake: " + msg);
+        }
+        RaftMessage frame = (RaftMessage) msg;
+        Message message;
+        if (frame.hasInstallSnapshot()) {
+            SnapshotAssembler.Outcome outcome = snapshots.accept(frame.getInstallSnapshot());
+            if (outcome instanceof SnapshotAssembler.Rejected rejected) {
+                log.warn("Dropping snapshot from peer {}: {}", peerId, rejected.reason());
+                return;
+            }
+            if (!(outcome instanceof SnapshotAssembler.Complete complete)) {
+                return;
+            }
+            message = complete.message();
+        } else {
+            message = MessageCodec.fromProto(frame);
+        }
+        if (message.from() != peerId || message.to() != config.selfId()) {
+            throw new IllegalArgumentException("message " + message.from() + "->" + message.to()
+                    + " on the connection between " + peerId + " and " + config.selfId());
+        }
+        events.delivered(peerId, message);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (peerId != RaftNode.NONE && ctx.channel().isWritable()) {
+            events.writable(peerId, ctx.channel());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        snapshots.discard();
+        if (peerId != RaftNode.NONE) {
+            events.disconnected(peerId, ctx.channel());
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        String peer = peerId == RaftNode.NONE ? "not yet handshaken" : "peer " + peerId;
+        if (cause instanceof IOException) {
+            log.info("Peer connection {} ({}) failed: {}", ctx.channel().remoteAddress(), peer, cause.toString());
+        } else {
+            log.warn("Closing peer connection {} ({}) on node {}: malformed or oversized frame: {}",
+                    ctx.channel().remoteAddress(), peer, config.selfId(), cause.toString());
+        }
+        ctx.close();
+    }
+}

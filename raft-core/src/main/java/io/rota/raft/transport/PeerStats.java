@@ -1,0 +1,19 @@
+package io.rota.raft.transport;
+
+/**
+ * Counters of one peer, for status pages and tests. Monotonic except {@code queued}.
+ *
+ * @param sent         core messages written to the peer's connection
+ * @param dropped      messages dropped: queue full, or a frame larger than the maximum
+ * @param received     core messages delivered to the inbound sink
+ * @param queued       messages waiting in the per-peer queue right now
+ * @param connections  handshaken connections established with the peer (either side dialled)
+ * @param dialAttempts connection attempts this node made (only the lower id dials)
+ */
+public record PeerStats(long sent, long dropped, long received, long queued, long connections, long dialAttempts) {
+
+    /** Connections established after the first one. */
+    public long reconnects() {
+        return Math.max(0, connections - 1);
+    }
+}

@@ -1,0 +1,36 @@
+package io.rota.raft.transport;
+
+import io.rota.raft.core.Message;
+
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The port through which a Raft node talks to its peers. Raft only needs "best effort, in order per
+ * peer": a message may be lost, and the algorithm retries (§5.3 "if followers crash or run slowly, or if
+ * network packets are lost, the leader retries AppendEntries RPCs indefinitely").
+ *
+ * <p>Contract: {@link #send} never blocks the caller; inbound messages are handed to the sink on I/O
+ * threads, so the sink must only enqueue them (for the driver) and return.
+ */
+public interface PeerTransport extends AutoCloseable {
+
+    /** Bind the listen address and start; inbound messages go to the sink, called on I/O threads (the sink must not block). */
+    void start(Consumer<Message> inbound);
+
+    /** The bound address (useful when configured with port 0). */
+    InetSocketAddress localAddress();
+
+    /**
+     * Queue a message for its peer; never blocks the caller. Returns false if the peer's bounded queue is
+     * full and the message was dropped (Raft tolerates loss; the caller may report the peer unreachable).
+     */
+    boolean send(Message message);
+
+    /** Peers with an established, handshaken connection. */
+    Set<Long> connectedPeers();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,174 @@
+package io.rota.raft.transport;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Settings of the peer transport. Every limit has a default; {@link #builder} starts from them.
+ *
+ * @param clusterId            names the cluster; a peer with another id is refused at the handshake
+ * @param selfId               this node's id (never 0, which means "none")
+ * @param listenAddress        where to accept peer connections; port 0 picks a free port
+ * @param peers                the other nodes' addresses by id. A live, thread-safe map: it may be filled
+ *                             or changed after start, and an address is read (and resolved) at each dial
+ * @param maxFrameBytes        largest frame (without its 4-byte length prefix) sent or accepted
+ * @param perPeerQueueLimit    messages queued per peer before new ones are dropped
+ * @param perPeerQueueBytes    estimated bytes queued per peer before new ones are dropped (a single
+ *                             message larger than this is still accepted into an empty queue)
+ * @param snapshotChunkBytes   snapshot bytes per InstallSnapshot frame
+ * @param maxSnapshotBytes     largest snapshot a receiver reassembles; larger ones are rejected
+ * @param reconnectBackoffMin  first reconnect delay; doubles per failed attempt, with jitter
+ * @param reconnectBackoffMax  cap of the reconnect delay
+ * @param connectTimeout       TCP connect timeout, and the time a peer has to complete the handshake
+ * @param writeBufferLowBytes  a connection becomes writable again below this many unsent bytes
+ * @param writeBufferHighBytes a connection stops taking writes above this many unsent bytes; messages
+ *                             wait in the per-peer queue meanwhile
+ * @param ioThreads            Netty event-loop threads
+ */
+public record TransportConfig(String clusterId, long selfId, InetSocketAddress listenAddress,
+                              Map<Long, InetSocketAddress> peers, int maxFrameBytes, int perPeerQueueLimit,
+                              long perPeerQueueBytes, int snapshotChunkBytes, long maxSnapshotBytes,
+                              Duration reconnectBackoffMin, Duration reconnectBackoffMax, Duration connectTimeout,
+                              int writeBufferLowBytes, int writeBufferHighBytes, int ioThreads) {
+
+    public static final int DEFAULT_MAX_FRAME_BYTES = 8 << 20;
+    public static final int DEFAULT_PER_PEER_QUEUE_LIMIT = 4096;
+    public static final long DEFAULT_PER_PEER_QUEUE_BYTES = 64L << 20;
+    public static final int DEFAULT_SNAPSHOT_CHUNK_BYTES = 1 << 20;
+    public static final long DEFAULT_MAX_SNAPSHOT_BYTES = 1L << 30;
+    public static final Duration DEFAULT_RECONNECT_BACKOFF_MIN = Duration.ofMillis(50);
+    public static final Duration DEFAULT_RECONNECT_BACKOFF_MAX = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
+    public static final int DEFAULT_WRITE_BUFFER_LOW_BYTES = 512 << 10;
+    public static final int DEFAULT_WRITE_BUFFER_HIGH_BYTES = 2 << 20;
+    public static final int DEFAULT_IO_THREADS = 2;
+
+    /** Room for the envelope and fields around a snapshot chunk's data. */
+    static final int CHUNK_HEADER_ALLOWANCE = 1024;
+
+    public TransportConfig {
+        Objects.requireNonNull(clusterId, "clusterId");
+        Objects.requireNonNull(listenAddress, "listenAddress");
+        Objects.requireNonNull(peers, "peers");
+        Objects.requireNonNull(reconnectBackoffMin, "reconnectBackoffMin");
+        Objects.requireNonNull(reconnectBackoffMax, "reconnectBackoffMax");
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        require(!clusterId.isBlank(), "clusterId must not be blank");
+        require(selfId > 0, "selfId must be positive (0 means none), got " + selfId);
+        require(!peers.containsKey(selfId), "peers must not contain selfId " + selfId);
+        require(maxFrameBytes >= 4096, "maxFrameBytes must be at least 4096, got " + maxFrameBytes);
+        require(perPeerQueueLimit > 0, "perPeerQueueLimit must be positive, got " + perPeerQueueLimit);
+        require(perPeerQueueBytes > 0, "perPeerQueueBytes must be positive, got " + perPeerQueueBytes);
+        require(snapshotChunkBytes > 0 && snapshotChunkBytes <= maxFrameBytes - CHUNK_HEADER_ALLOWANCE,
+                "snapshotChunkBytes must be in (0, maxFrameBytes - " + CHUNK_HEADER_ALLOWANCE + "], got "
+                        + snapshotChunkBytes);
+        require(maxSnapshotBytes > 0 && maxSnapshotBytes <= Integer.MAX_VALUE - 8,
+                "maxSnapshotBytes must be in (0, 2 GiB) (a core snapshot is one byte[]), got " + maxSnapshotBytes);
+        require(!reconnectBackoffMin.isNegative() && !reconnectBackoffMin.isZero(),
+                "reconnectBackoffMin must be positive");
+        require(reconnectBackoffMax.compareTo(reconnectBackoffMin) >= 0,
+                "reconnectBackoffMax must be at least reconnectBackoffMin");
+        require(!connectTimeout.isNegative() && !connectTimeout.isZero(), "connectTimeout must be positive");
+        require(writeBufferLowBytes > 0 && writeBufferLowBytes <= writeBufferHighBytes,
+                "need 0 < writeBufferLowBytes <= writeBufferHighBytes");
+        require(ioThreads > 0, "ioThreads must be positive, got " + ioThreads);
+        peers = new ConcurrentHashMap<>(peers);
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** A builder with every default set; peers may be added later through {@link #peers()}. */
+    public static Builder builder(String clusterId, long selfId, InetSocketAddress listenAddress) {
+        return new Builder(clusterId, selfId, listenAddress);
+    }
+
+    /** Builds a {@link TransportConfig}; starts from the defaults. */
+    public static final class Builder {
+        private final String clusterId;
+        private final long selfId;
+        private final InetSocketAddress listenAddress;
+        private Map<Long, InetSocketAddress> peers = Map.of();
+        private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private int perPeerQueueLimit = DEFAULT_PER_PEER_QUEUE_LIMIT;
+        private long perPeerQueueBytes = DEFAULT_PER_PEER_QUEUE_BYTES;
+        private int snapshotChunkBytes = DEFAULT_SNAPSHOT_CHUNK_BYTES;
+        private long maxSnapshotBytes = DEFAULT_MAX_SNAPSHOT_BYTES;
+        private Duration reconnectBackoffMin = DEFAULT_RECONNECT_BACKOFF_MIN;
+        private Duration reconnectBackoffMax = DEFAULT_RECONNECT_BACKOFF_MAX;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private int writeBufferLowBytes = DEFAULT_WRITE_BUFFER_LOW_BYTES;
+        private int writeBufferHighBytes = DEFAULT_WRITE_BUFFER_HIGH_BYTES;
+        private int ioThreads = DEFAULT_IO_THREADS;
+
+        private Builder(String clusterId, long selfId, InetSocketAddress listenAddress) {
+            this.clusterId = clusterId;
+            this.selfId = selfId;
+            this.listenAddress = listenAddress;
+        }
+
+        public Builder peers(Map<Long, InetSocketAddress> peers) {
+            this.peers = peers;
+            return this;
+        }
+
+        public Builder maxFrameBytes(int maxFrameBytes) {
+            this.maxFrameBytes = maxFrameBytes;
+            return this;
+        }
+
+        public Builder perPeerQueueLimit(int perPeerQueueLimit) {
+            this.perPeerQueueLimit = perPeerQueueLimit;
+            return this;
+        }
+
+        public Builder perPeerQueueBytes(long perPeerQueueBytes) {
+            this.perPeerQueueBytes = perPeerQueueBytes;
+            return this;
+        }
+
+        public Builder snapshotChunkBytes(int snapshotChunkBytes) {
+            this.snapshotChunkBytes = snapshotChunkBytes;
+            return this;
+        }
+
+        public Builder maxSnapshotBytes(long maxSnapshotBytes) {
+            this.maxSnapshotBytes = maxSnapshotBytes;
+            return this;
+        }
+
+        public Builder reconnectBackoff(Duration min, Duration max) {
+            this.reconnectBackoffMin = min;
+            this.reconnectBackoffMax = max;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+            return this;
+        }
+
+        public Builder writeBufferWaterMarks(int lowBytes, int highBytes) {
+            this.writeBufferLowBytes = lowBytes;
+            this.writeBufferHighBytes = highBytes;
+            return this;
+        }
+
+        public Builder ioThreads(int ioThreads) {
+            this.ioThreads = ioThreads;
+            return this;
+        }
+
+        public TransportConfig build() {
+            return new TransportConfig(clusterId, selfId, listenAddress, peers, maxFrameBytes, perPeerQueueLimit,
+                    perPeerQueueBytes, snapshotChunkBytes, maxSnapshotBytes, reconnectBackoffMin,
+                    reconnectBackoffMax, connectTimeout, writeBufferLowBytes, writeBufferHighBytes, ioThreads);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package io.rota.raft.transport;
+
+import io.rota.proto.RaftMessage;
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.Entry;
+import io.rota.raft.core.Message;
+import io.rota.raft.core.Snapshot;
+import io.rota.raft.core.SnapshotMetadata;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The codec is lossless for every core message, and snapshots survive chunking. */
+class MessageCodecTest {
+
+    private static final long SEED = 20261129L;
+
+    @Test
+    void everyMessageTypeRoundTrips() {
+        List<Message> messages = List.of(
+                new Message.RequestVote(7, 1, 2, 100, 6, false, false),
+                new Message.RequestVote(8, 1, 3, 100, 6, true, true),
+                new Message.RequestVoteResponse(7, 2, 1, true, false),
+                new Message.RequestVoteResponse(8, 3, 1, false, true),
+                new Message.AppendEntries(5, 1, 2, 10, 4, List.of(), 9),
+                new Message.AppendEntriesResponse(5, 2, 1, true, 12, 0, 0, 0),
+                new Message.AppendEntriesResponse(5, 2, 1, false, 0, 10, 7, 3),
+                new Message.Heartbeat(5, 1, 3, 11, 42),
+                new Message.HeartbeatResponse(5, 3, 1, 42),
+                new Message.TimeoutNow(5, 1, 2),
+                new Message.ReadIndexRequest(5, 2, 1, List.of(1L, 2L, Long.MAX_VALUE)),
+                new Message.ReadIndexResponse(5, 1, 2, List.of(1L, 2L), 77));
+        for (Message m : messages) {
+            assertEquals(m, MessageCodec.fromProto(reparse(MessageCodec.toProto(m))), m.toString());
+        }
+    }
+
+    @Test
+    void appendEntriesKeepsEntryTypesAndBytes() {
+        List<Entry> entries = List.of(
+                Entry.noOp(11, 5),
+                Entry.command(12, 5, "put a=1".getBytes()),
+                Entry.command(13, 5, new byte[0]),
+                Entry.command(14, 5, randomBytes(new Random(SEED), 10_000)));
+        Message.AppendEntries sent = new Message.AppendEntries(5, 1, 2, 10, 4, entries, 9);
+
+        Message.AppendEntries received =
+                (Message.AppendEntries) MessageCodec.fromProto(reparse(MessageCodec.toProto(sent)));
+
+        assertSameAppendEntries(sent, received);
+    }
+
+    @Test
+    void snapshotOfThreeAndAHalfChunksRoundTrips() {
+        int chunk = 1024;
+        Message.InstallSnapshot sent = installSnapshot(randomBytes(new Random(SEED), 3 * chunk + chunk / 2));
+
+        List<RaftMessage> frames = chunks(sent, chunk);
+        assertEquals(4, frames.size());
+        SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+        for (int i = 0; i < 3; i++) {
+            assertFalse(frames.get(i).getInstallSnapshot().getDone());
+            assertInstanceOf(SnapshotAssembler.Pending.class, assembler.accept(reparse(frames.get(i)).getInstallSnapshot()));
+        }
+        SnapshotAssembler.Outcome last = assembler.accept(reparse(frames.get(3)).getInstallSnapshot());
+
+        Message.InstallSnapshot received = assertInstanceOf(SnapshotAssembler.Complete.class, last).message();
+        assertSameInstallSnapshot(sent, received);
+        assertFalse(assembler.inProgress());
+    }
+
+    @Test
+    void emptySnapshotIsOneChunk() {
+        Message.InstallSnapshot sent = installSnapshot(new byte[0]);
+        List<RaftMessage> frames = chunks(sent, 1024);
+        assertEquals(1, frames.size());
+        SnapshotAssembler.Outcome outcome = new SnapshotAssembler(1024).accept(frames.get(0).getInstallSnapshot());
+        assertSameInstallSnapshot(sent, assertInstanceOf(SnapshotAssembler.Complete.class, outcome).message());
+    }
+
+    @Test
+    void missingChunkIsRejectedAndThePartialSnapshotDiscarded() {
+        List<RaftMessage> frames = chunks(installSnapshot(new byte[4000]), 1000);
+        SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+        assembler.accept(frames.get(0).getInstallSnapshot());
+
+        SnapshotAssembler.Outcome outcome = assembler.accept(frames.get(2).getInstallSnapshot());
+
+        assertTrue(assertInstanceOf(SnapshotAssembler.Rejected.class, outcome).reason().contains("expected offset 1000"),
+                outcome.toString());
+        assertFalse(assembler.inProgress());
+        // The rest of that transfer is refused too: it no longer starts at offset 0.
+        assertInstanceOf(SnapshotAssembler.Rejected.class, assembler.accept(frames.get(3).getInstallSnapshot()));
+    }
+
+    @Test
+    void chunkWithoutItsBeginningIsRejected() {
+        List<RaftMessage> frames = chunks(installSnapshot(new byte[3000]), 1000);
+        SnapshotAssembler.Outcome outcome = new SnapshotAssembler(1 << 20).accept(frames.get(1).getInstallSnapshot());
+        assertInstanceOf(SnapshotAssembler.Rejected.class, outcome);
+    }
+
+    @Test
+    void newSnapshotReplacesAPartialOne() {
+        SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+        List<RaftMessage> older = chunks(installSnapshot(new byte[3000]), 1000);
+        assembler.accept(older.get(0).getInstallSnapshot());
+
+        Message.InstallSnapshot newer = new Message.InstallSnapshot(6, 1, 2, new Snapshot(
+                new SnapshotMetadata(200, 6, Configuration.of(1L, 2L, 3L)), randomBytes(new Random(SEED), 1500)));
+        SnapshotAssembler.Outcome outcome = null;
+        for (RaftMessage frame : chunks(newer, 1000)) {
+            outcome = assembler.accept(frame.getInstallSnapshot());
+        }
+        assertSameInstallSnapshot(newer, assertInstanceOf(SnapshotAssembler.Complete.class, outcome).message());
+    }
+
+    @Test
+    void snapshotLargerThanTheMaximumIsRejected() {
+        SnapshotAssembler assembler = new SnapshotAssembler(2500);
+        List<RaftMessage> frames = chunks(installSnapshot(new byte[3000]), 1000);
+        assembler.accept(frames.get(0).getInstallSnapshot());
+        assembler.accept(frames.get(1).getInstallSnapshot());
+
+        SnapshotAssembler.Outcome outcome = assembler.accept(frames.get(2).getInstallSnapshot());
+
+        assertTrue(assertInstanceOf(SnapshotAssembler.Rejected.class, outcome).reason().contains("maximum snapshot size"));
+        assertFalse(assembler.inProgress());
+    }
+
+    @Test
+    void invalidFramesAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> MessageCodec.fromProto(RaftMessage.getDefaultInstance()));
+        RaftMessage entryAtIndexZero = RaftMessage.newBuilder().setAppendEntries(io.rota.proto.AppendEntries.newBuilder()
+                .setTerm(1).setFrom(1).setTo(2).addEntries(io.rota.proto.Entry.newBuilder().setIndex(0).setTerm(1)))
+                .build();
+        assertThrows(IllegalArgumentException.class, () -> MessageCodec.fromProto(entryAtIndexZero));
+        assertThrows(IllegalArgumentException.class,
+                () -> MessageCodec.toProto(installSnapshot(new byte[1])));
+    }
+
+    // --- helpers
+
+    static Message.InstallSnapshot installSnapshot(byte[] data) {
+        return new Message.InstallSnapshot(5, 1, 2,
+                new Snapshot(new SnapshotMetadata(100, 4, Configuration.of(1L, 2L, 3L)), data));
+    }
+
+    static List<RaftMessage> chunks(Message.InstallSnapshot message, int chunkBytes) {
+        List<RaftMessage> frames = new ArrayList<>();
+        for (Iterator<RaftMessage> it = MessageCodec.snapshotChunks(message, chunkBytes); it.hasNext(); ) {
+            frames.add(it.next());
+        }
+        return frames;
+    }
+
+    /** Serialises and parses again, as the wire does. */
+    static RaftMessage reparse(RaftMessage frame) {
+        try {
+            return RaftMessage.parseFrom(frame.toByteArray());
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static byte[] randomBytes(Random random, int length) {
+        byte[] bytes = new byte[length];
+        random.nextBytes(bytes);
+        return bytes;
+    }
+
+    /** Records compare arrays by reference; entries are equal here when their bytes are. */
+    static void assertSameEntry(Entry expected, Entry actual) {
+        assertEquals(expected.index(), actual.index());
+        assertEquals(expected.term(), actual.term());
+        assertEquals(expected.type(), actual.type());
+        assertArrayEquals(expected.data(), actual.data(), () -> "data of " + expected);
+    }
+
+    static void assertSameAppendEntries(Message.AppendEntries expected, Message.AppendEntries actual) {
+        assertEquals(new Message.AppendEntries(expected.term(), expected.from(), expected.to(), expected.prevLogIndex(),
+                        expected.prevLogTerm(), List.of(), expected.leaderCommit()),
+                new Message.AppendEntries(actual.term(), actual.from(), actual.to(), actual.prevLogIndex(),
+                        actual.prevLogTerm(), List.of(), actual.leaderCommit()));
+        assertEquals(expected.entries().size(), actual.entries().size());
+        for (int i = 0; i < expected.entries().size(); i++) {
+            assertSameEntry(expected.entries().get(i), actual.entries().get(i));
+        }
+    }
+
+    static void assertSameInstallSnapshot(Message.InstallSnapshot expected, Message.InstallSnapshot actual) {
+        assertEquals(expected.term(), actual.term());
+        assertEquals(expected.from(), actual.from());
+        assertEquals(expected.to(), actual.to());
+        assertEquals(expected.snapshot().metadata(), actual.snapshot().metadata());
+        assertTrue(Arrays.equals(expected.snapshot().data(), actual.snapshot().data()), "snapshot bytes differ");
+    }
+}
