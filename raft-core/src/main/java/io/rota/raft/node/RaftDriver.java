@@ -55,7 +55,7 @@ public final class RaftDriver<R> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RaftDriver.class);
 
     /** What the driver thread consumes. Netty handlers and callers only ever enqueue these. */
-    private sealed interface Input permits PeerMessage, Proposal, Read, Transfer, StatusQuery, Wakeup {
+    private sealed interface Input permits PeerMessage, Proposal, Read, LocalRead, Transfer, StatusQuery, Wakeup {
     }
 
     private record PeerMessage(Message message) implements Input {
@@ -65,6 +65,9 @@ public final class RaftDriver<R> implements AutoCloseable {
     }
 
     private record Read(Supplier<?> query, CompletableFuture<Object> future, long deadline) implements Input {
+    }
+
+    private record LocalRead(Supplier<?> query, CompletableFuture<Object> future) implements Input {
     }
 
     private record Transfer(long target, CompletableFuture<Boolean> future) implements Input {
@@ -171,6 +174,17 @@ public final class RaftDriver<R> implements AutoCloseable {
     public <T> CompletableFuture<T> read(Supplier<T> query, Duration timeout) {
         CompletableFuture<Object> f = new CompletableFuture<>();
         enqueue(new Read(query, f, deadline(timeout)), f);
+        return (CompletableFuture<T>) (CompletableFuture<?>) f;
+    }
+
+    /**
+     * A serializable read: {@code query} runs on the driver thread against what this node has applied so
+     * far, without asking the leader. Fast, but possibly stale (etcd's "serializable" reads).
+     */
+    @SuppressWarnings("unchecked")
+    public <T> CompletableFuture<T> readLocal(Supplier<T> query) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        enqueue(new LocalRead(query, f), f);
         return (CompletableFuture<T>) (CompletableFuture<?>) f;
     }
 
@@ -286,6 +300,8 @@ public final class RaftDriver<R> implements AutoCloseable {
                 proposalBatch.add(p);
             } else if (in instanceof Read r) {
                 startRead(r);
+            } else if (in instanceof LocalRead r) {
+                runQuery(r.query(), r.future());
             } else if (in instanceof Transfer t) {
                 t.future().complete(core.transferLeadership(t.target()));
             } else if (in instanceof StatusQuery q) {
@@ -405,12 +421,16 @@ public final class RaftDriver<R> implements AutoCloseable {
     private void releaseAppliedReads() {
         while (!readsAwaitingApply.isEmpty() && readsAwaitingApply.firstKey() <= appliedIndex) {
             for (Read r : readsAwaitingApply.pollFirstEntry().getValue()) {
-                try {
-                    r.future().complete(r.query().get());
-                } catch (RuntimeException e) {
-                    r.future().completeExceptionally(e);
-                }
+                runQuery(r.query(), r.future());
             }
+        }
+    }
+
+    private static void runQuery(Supplier<?> query, CompletableFuture<Object> future) {
+        try {
+            future.complete(query.get());
+        } catch (RuntimeException e) {
+            future.completeExceptionally(e);
         }
     }
 
@@ -486,6 +506,8 @@ public final class RaftDriver<R> implements AutoCloseable {
             if (in instanceof Proposal p) {
                 p.future().completeExceptionally(e);
             } else if (in instanceof Read r) {
+                r.future().completeExceptionally(e);
+            } else if (in instanceof LocalRead r) {
                 r.future().completeExceptionally(e);
             } else if (in instanceof Transfer t) {
                 t.future().completeExceptionally(e);

@@ -1,0 +1,195 @@
+package io.rota.raft.node;
+
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.Role;
+import io.rota.raft.storage.RocksDbLogStore;
+import io.rota.raft.storage.StorageConfig;
+import io.rota.raft.testing.Await;
+import io.rota.raft.transport.NettyPeerTransport;
+import io.rota.raft.transport.TransportConfig;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+
+/**
+ * A cluster of real nodes in one JVM: each with its own RocksDB directory, its own Netty transport on
+ * 127.0.0.1 (ephemeral ports, kept across restarts) and its own driver thread.
+ */
+final class LocalCluster implements AutoCloseable {
+
+    static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private final Path root;
+    private final int size;
+    private final String clusterId;
+    private final UnaryOperator<NodeConfig> tweak;
+    private final Configuration configuration;
+    private final Map<Long, InetSocketAddress> addresses = new HashMap<>();
+    private final Map<Long, RaftDriver<Long>> drivers = new HashMap<>();
+    private final Map<Long, ListStateMachine> machines = new HashMap<>();
+    private final Map<Long, TransportConfig> transports = new HashMap<>();
+    private int starts;
+
+    LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak) {
+        this.root = root;
+        this.size = size;
+        this.clusterId = "test-" + root.getFileName();
+        this.tweak = tweak;
+        Set<Long> voters = new HashSet<>();
+        for (long id = 1; id <= size; id++) {
+            voters.add(id);
+        }
+        this.configuration = new Configuration(voters);
+        for (long id = 1; id <= size; id++) {
+            start(id);
+        }
+    }
+
+    /** Start (or restart) node {@code id} from its data directory, on its old port if it had one. */
+    void start(long id) {
+        InetSocketAddress listen = addresses.getOrDefault(id, new InetSocketAddress("127.0.0.1", 0));
+        TransportConfig tc = TransportConfig.builder(clusterId, id, listen)
+                .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
+        addresses.forEach((peer, address) -> {
+            if (peer != id) {
+                tc.peers().put(peer, address);
+            }
+        });
+        NodeConfig config = tweak.apply(NodeConfig.defaults(id, configuration, Map.of())
+                .withTick(Duration.ofMillis(20)));
+        ListStateMachine machine = new ListStateMachine();
+        RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(dataDir(id)));
+        NettyPeerTransport transport = new NettyPeerTransport(tc);
+        RaftDriver<Long> driver = RaftDriver.start(config, store, transport, machine,
+                new SplittableRandom(id * 31 + starts++));
+        InetSocketAddress bound = transport.localAddress();
+        if (!bound.equals(addresses.get(id))) {
+            addresses.put(id, bound);
+            transports.forEach((peer, other) -> {
+                if (peer != id) {
+                    other.peers().put(id, bound);
+                }
+            });
+        }
+        transports.put(id, tc);
+        drivers.put(id, driver);
+        machines.put(id, machine);
+    }
+
+    /** Stop node {@code id} abruptly: whatever it had not fsync'd is gone, as after kill -9. */
+    void kill(long id) {
+        RaftDriver<Long> d = drivers.remove(id);
+        if (d != null) {
+            d.close();
+        }
+    }
+
+    /** Delete node {@code id}'s data directory (it must be stopped). */
+    void wipe(long id) {
+        try (Stream<Path> files = Files.walk(dataDir(id))) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    Path dataDir(long id) {
+        return root.resolve("n" + id);
+    }
+
+    RaftDriver<Long> node(long id) {
+        return drivers.get(id);
+    }
+
+    NodeStatus status(long id) {
+        return drivers.get(id).status().orTimeout(5, TimeUnit.SECONDS).join();
+    }
+
+    /** Wait until one live node leads and every live node follows it; return its id. */
+    long awaitLeader() {
+        long[] leader = new long[1];
+        Await.until(TIMEOUT, () -> {
+            long found = 0;
+            long term = -1;
+            for (long id : drivers.keySet()) {
+                NodeStatus s = status(id);
+                if (s.role() == Role.LEADER && s.term() > term) {
+                    found = id;
+                    term = s.term();
+                }
+            }
+            if (found == 0) {
+                return false;
+            }
+            for (long id : drivers.keySet()) {
+                NodeStatus s = status(id);
+                if (s.term() != term || s.leaderId() != found) {
+                    return false;
+                }
+            }
+            leader[0] = found;
+            return true;
+        }, "a leader that every live node follows");
+        return leader[0];
+    }
+
+    /** Propose at the current leader, retrying on NOT_LEADER/UNAVAILABLE; returns the result. */
+    long write(String command) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            long leader = awaitLeader();
+            try {
+                return drivers.get(leader).propose(command.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5))
+                        .join();
+            } catch (RuntimeException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** The commands node {@code id} has applied, read linearizably through that node. */
+    List<String> commands(long id) {
+        ListStateMachine m = machines.get(id);
+        CompletableFuture<List<String>> f = drivers.get(id).read(m::commands, Duration.ofSeconds(5));
+        return f.join();
+    }
+
+    /** The commands node {@code id} has applied so far (a serializable read: no ReadIndex). */
+    List<String> localCommands(long id) {
+        ListStateMachine m = machines.get(id);
+        return drivers.get(id).readLocal(m::commands).orTimeout(5, TimeUnit.SECONDS).join();
+    }
+
+    Set<Long> live() {
+        return Set.copyOf(drivers.keySet());
+    }
+
+    int size() {
+        return size;
+    }
+
+    @Override
+    public void close() {
+        for (long id : List.copyOf(drivers.keySet())) {
+            kill(id);
+        }
+    }
+}
