@@ -152,6 +152,29 @@ class ElectionTest {
     }
 
     @Test
+    @DisplayName("§5.2 Figure 2: only granting a vote resets the election timer; rejecting a stale candidate of a higher term does not")
+    void rejectedVoteDoesNotResetTheElectionTimer() {
+        // BUG: stepHigherTerm() calls becomeFollower(m.term(), NONE) for every RequestVote of a higher term, and
+        // becomeFollower -> resetVolatileRoleState() sets electionElapsed = 0 and draws a new timeout, even when the
+        // vote is then denied (§5.4.1). Figure 2 resets the timer only on AppendEntries from the leader or a granted
+        // vote, so a candidate with a stale log can keep the up-to-date servers from ever timing out first (plain
+        // Raft, PreVote off; the 6.824 students' guide describes this exact livelock).
+        Network twin = new Network(3, PLAIN, id -> Network.disk(1, 0, 1, 1));
+        int timeout = ticksUntilCampaign(twin.node(1)); // same seed, undisturbed: it times out at this tick
+
+        Network net = new Network(3, PLAIN, id -> Network.disk(1, 0, 1, 1)); // log [1@1, 2@1]
+        RaftNode node = net.node(1);
+        for (int i = 1; i < timeout; i++) {
+            node.tick();
+        }
+        node.step(vote(2, 2, 1, 1, 1)); // higher term, shorter log: denied
+        assertEquals(NONE, node.votedFor());
+
+        node.tick();
+        assertEquals(Role.CANDIDATE, node.role(), "the election timeout elapses on schedule");
+    }
+
+    @Test
     @DisplayName("§5.2: each server votes for at most one candidate in a given term (first-come-first-served)")
     void oneVotePerTerm() {
         Network net = new Network(3, PLAIN);

@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
+import java.util.stream.LongStream;
 
 /**
  * A deterministic, single-threaded cluster for tests, in the spirit of etcd-io/raft's {@code network}.
@@ -31,24 +32,41 @@ final class Network {
 
     /** What a node has on disk: exactly what its Readies asked to persist. */
     static final class Disk {
-        HardState hardState = HardState.EMPTY;
+        HardState hardState;
         Snapshot snapshot;
         long compactedIndex;
         long compactedTerm;
-        final List<Entry> entries = new ArrayList<>();
+        final List<Entry> entries;
+
+        Disk(PersistentState s) {
+            hardState = s.hardState();
+            snapshot = s.snapshot();
+            compactedIndex = s.compactedIndex();
+            compactedTerm = s.compactedTerm();
+            entries = new ArrayList<>(s.entries());
+        }
 
         PersistentState toPersistentState() {
             return new PersistentState(hardState, snapshot, compactedIndex, compactedTerm, entries);
         }
     }
 
+    /** One server: its disk survives a crash; the node and its state machine (index → command) do not. */
+    private static final class Server {
+        final Disk disk;
+        RaftNode node;
+        TreeMap<Long, String> stateMachine;
+        List<Entry> applied;
+        List<ReadState> readStates;
+
+        Server(Disk disk) {
+            this.disk = disk;
+        }
+    }
+
     private final UnaryOperator<RaftOptions> tweak;
     private final Configuration configuration;
-    private final Map<Long, RaftNode> nodes = new TreeMap<>();   // crashed nodes are absent
-    private final Map<Long, Disk> disks = new TreeMap<>();
-    private final Map<Long, TreeMap<Long, String>> stateMachines = new HashMap<>();
-    private final Map<Long, List<Entry>> applied = new HashMap<>();
-    private final Map<Long, List<ReadState>> readStates = new HashMap<>();
+    private final Map<Long, Server> servers = new TreeMap<>();
     private final List<Predicate<Message>> drops = new ArrayList<>();
     private final List<Message> outbox = new ArrayList<>();
     private final List<Message> sent = new ArrayList<>();
@@ -66,23 +84,12 @@ final class Network {
         this(size, tweak, id -> PersistentState.EMPTY);
     }
 
-    /** Nodes that start from the given disks (see {@link #disk}). */
+    /** Nodes that start from the given disks (see {@link #disk(long, long, long...)}). */
     Network(int size, UnaryOperator<RaftOptions> tweak, LongFunction<PersistentState> initialDisk) {
         this.tweak = tweak;
-        Long[] ids = new Long[size];
-        for (int i = 0; i < size; i++) {
-            ids[i] = i + 1L;
-        }
-        this.configuration = Configuration.of(ids);
+        this.configuration = Configuration.of(LongStream.rangeClosed(1, size).boxed().toArray(Long[]::new));
         for (long id = 1; id <= size; id++) {
-            PersistentState s = initialDisk.apply(id);
-            Disk d = new Disk();
-            d.hardState = s.hardState();
-            d.snapshot = s.snapshot();
-            d.compactedIndex = s.compactedIndex();
-            d.compactedTerm = s.compactedTerm();
-            d.entries.addAll(s.entries());
-            disks.put(id, d);
+            servers.put(id, new Server(new Disk(initialDisk.apply(id))));
             start(id);
         }
     }
@@ -105,21 +112,17 @@ final class Network {
     }
 
     private void start(long id) {
-        Disk d = disks.get(id);
-        nodes.put(id, new RaftNode(options(id), d.toPersistentState(), new SplittableRandom(31L * id + restarts)));
-        TreeMap<Long, String> sm = new TreeMap<>();
-        if (d.snapshot != null) {
-            sm.putAll(decode(d.snapshot.data()));
-        }
-        stateMachines.put(id, sm);
-        applied.put(id, new ArrayList<>());
-        readStates.put(id, new ArrayList<>());
+        Server s = servers.get(id);
+        s.node = new RaftNode(options(id), s.disk.toPersistentState(), new SplittableRandom(31L * id + restarts));
+        s.stateMachine = s.disk.snapshot == null ? new TreeMap<>() : decode(s.disk.snapshot.data());
+        s.applied = new ArrayList<>();
+        s.readStates = new ArrayList<>();
     }
 
     // ------------------------------------------------------------------ access
 
     RaftNode node(long id) {
-        RaftNode n = nodes.get(id);
+        RaftNode n = servers.get(id).node;
         if (n == null) {
             throw new IllegalStateException("node " + id + " is crashed");
         }
@@ -127,21 +130,21 @@ final class Network {
     }
 
     Disk disk(long id) {
-        return disks.get(id);
+        return servers.get(id).disk;
     }
 
     /** Entries this node's state machine applied since it (re)started, in order. */
     List<Entry> applied(long id) {
-        return applied.get(id);
+        return servers.get(id).applied;
     }
 
     /** The commands in this node's state machine, in log order (survives snapshots). */
     List<String> stateMachine(long id) {
-        return List.copyOf(stateMachines.get(id).values());
+        return List.copyOf(servers.get(id).stateMachine.values());
     }
 
     List<ReadState> readStates(long id) {
-        return readStates.get(id);
+        return servers.get(id).readStates;
     }
 
     /** Messages sent and not yet delivered; tests may inspect, remove or reorder them. */
@@ -171,9 +174,14 @@ final class Network {
         return messages.stream().filter(type::isInstance).map(type::cast).toList();
     }
 
+    /** The running (not crashed) nodes. */
+    List<RaftNode> live() {
+        return servers.values().stream().filter(s -> s.node != null).map(s -> s.node).toList();
+    }
+
     /** The live leader with the highest term, or NONE. */
     long leader() {
-        return nodes.values().stream().filter(n -> n.role() == Role.LEADER)
+        return live().stream().filter(n -> n.role() == Role.LEADER)
                 .max((a, b) -> Long.compare(a.currentTerm(), b.currentTerm())).map(RaftNode::id).orElse(RaftNode.NONE);
     }
 
@@ -186,7 +194,7 @@ final class Network {
             return null;
         }
         Ready r = n.ready();
-        persist(disks.get(id), r);
+        persist(disk(id), r);
         outbox.addAll(r.allMessages());
         sent.addAll(r.allMessages());
         apply(id, r);
@@ -196,7 +204,8 @@ final class Network {
 
     /** Handle Readies of all live nodes until none has one. */
     void handleReadies() {
-        for (long id : List.copyOf(nodes.keySet())) {
+        for (RaftNode n : live()) {
+            long id = n.id();
             int guard = 0;
             while (handleReady(id) != null) {
                 if (++guard > 100) {
@@ -219,7 +228,7 @@ final class Network {
 
     /** Deliver one message now, unless a filter drops it or its target is crashed. */
     void deliver(Message m) {
-        RaftNode target = nodes.get(m.to());
+        RaftNode target = servers.containsKey(m.to()) ? servers.get(m.to()).node : null;
         if (target != null && drops.stream().noneMatch(d -> d.test(m))) {
             target.step(m);
         }
@@ -261,10 +270,9 @@ final class Network {
     }
 
     private void apply(long id, Ready r) {
-        TreeMap<Long, String> sm = stateMachines.get(id);
+        Server s = servers.get(id);
         if (r.snapshot() != null) {
-            sm.clear();
-            sm.putAll(decode(r.snapshot().data()));
+            s.stateMachine = decode(r.snapshot().data());
         }
         for (Entry e : r.committedEntries()) {
             Entry other = appliedAnywhere.putIfAbsent(e.index(), e);
@@ -273,11 +281,11 @@ final class Network {
                         + other + " and as " + e + " (node " + id + ")");
             }
             if (e.type() == Entry.Type.COMMAND) {
-                sm.put(e.index(), new String(e.data(), StandardCharsets.UTF_8));
+                s.stateMachine.put(e.index(), new String(e.data(), StandardCharsets.UTF_8));
             }
         }
-        applied.get(id).addAll(r.committedEntries());
-        readStates.get(id).addAll(r.readStates());
+        s.applied.addAll(r.committedEntries());
+        s.readStates.addAll(r.readStates());
     }
 
     // ------------------------------------------------------------------ time and clients
@@ -288,9 +296,7 @@ final class Network {
 
     /** Tick every live node once (no drain). */
     void tickAll() {
-        for (RaftNode n : List.copyOf(nodes.values())) {
-            n.tick();
-        }
+        live().forEach(RaftNode::tick);
     }
 
     /** Tick every live node once, then drain; repeat until {@code done} holds (at most {@code maxTicks}). */
@@ -321,7 +327,7 @@ final class Network {
             drain();
         }
         if (node(id).role() != Role.LEADER) {
-            throw new AssertionError("node " + id + " did not become leader: " + nodes.values());
+            throw new AssertionError("node " + id + " did not become leader: " + live());
         }
     }
 
@@ -332,9 +338,9 @@ final class Network {
     /** Snapshot hook: node {@code id} snapshots its state machine at {@code index} and compacts its disk. */
     long compact(long id, long index) {
         StringBuilder data = new StringBuilder();
-        stateMachines.get(id).headMap(index, true).forEach((i, c) -> data.append(i).append(':').append(c).append('\n'));
+        servers.get(id).stateMachine.headMap(index, true).forEach((i, c) -> data.append(i).append(':').append(c).append('\n'));
         long firstIndex = node(id).compact(index, bytes(data.toString()));
-        Disk d = disks.get(id);
+        Disk d = disk(id);
         d.snapshot = node(id).latestSnapshot();
         if (firstIndex - 1 > d.compactedIndex) {
             d.compactedTerm = node(id).term(firstIndex - 1);
@@ -344,8 +350,8 @@ final class Network {
         return firstIndex;
     }
 
-    private static Map<Long, String> decode(byte[] snapshot) {
-        Map<Long, String> sm = new TreeMap<>();
+    private static TreeMap<Long, String> decode(byte[] snapshot) {
+        TreeMap<Long, String> sm = new TreeMap<>();
         for (String line : new String(snapshot, StandardCharsets.UTF_8).split("\n")) {
             int colon = line.indexOf(':');
             if (colon > 0) {
@@ -384,12 +390,12 @@ final class Network {
     /** Lose the node's memory (its disk survives); messages to it are dropped until {@link #restart}. */
     void crash(long id) {
         node(id);
-        nodes.remove(id);
+        servers.get(id).node = null;
     }
 
     /** Start a fresh node from what is on its disk; its state machine restarts from the snapshot. */
     void restart(long id) {
-        if (nodes.containsKey(id)) {
+        if (servers.get(id).node != null) {
             throw new IllegalStateException("node " + id + " is running");
         }
         restarts++;

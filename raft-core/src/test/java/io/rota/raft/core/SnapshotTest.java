@@ -78,6 +78,31 @@ class SnapshotTest {
     }
 
     @Test
+    @DisplayName("§7: a follower with an empty log is brought up to date with InstallSnapshot after the leader compacted")
+    void emptyFollowerGetsSnapshot() {
+        // BUG: the leader's nextIndex for node 3 is 1, so sendAppend asks log.term(0). RaftLog.term() returns 0 for
+        // index 0 even when the log is compacted (`return index == 0 ? 0 : -1;`), so the leader does not fall back
+        // to InstallSnapshot and calls log.slice(1, ..), which throws IllegalArgumentException("slice from 1 but
+        // the log starts at 7") out of step(). term(0) must be -1 once compactedIndex > 0.
+        Network net = new Network(3, o -> o.withSnapshotCatchUpEntries(0));
+        net.isolate(3); // node 3 never hears anything: a new or long-dead server
+        net.electLeader(1);
+        for (String c : C1_TO_C5) {
+            net.propose(1, c);
+        }
+        net.drain();
+        net.compact(1, 6);
+        net.recover();
+
+        net.tick(1);
+        net.drain();
+
+        assertEquals(1, net.sentCount(InstallSnapshot.class, 3));
+        assertEquals(6, net.node(3).commitIndex());
+        assertEquals(C1_TO_C5, net.stateMachine(3));
+    }
+
+    @Test
     @DisplayName("§7 Figure 13 rules 7-8: a follower installs a snapshot: Ready.snapshot set, log reset, commit = snapshot index")
     void followerInstallsSnapshot() {
         Network net = new Network(3, o -> o, id -> disk(1, 0, 1)); // [1@1]
