@@ -65,8 +65,12 @@ public sealed interface Message {
     record Heartbeat(long term, long from, long to, long commitIndex, long readRound) implements Message {
     }
 
-    /** Reply to {@link Heartbeat}: "you are still my leader", for the highest {@code readRound} seen. */
-    record HeartbeatResponse(long term, long from, long to, long readRound) implements Message {
+    /**
+     * Reply to {@link Heartbeat}: "you are still my leader", for the highest {@code readRound} seen.
+     * {@code lastLogIndex} lets the leader notice a follower that lost entries it had acknowledged (its
+     * disk was wiped or replaced) and repair it, by log or by snapshot.
+     */
+    record HeartbeatResponse(long term, long from, long to, long readRound, long lastLogIndex) implements Message {
     }
 
     /**

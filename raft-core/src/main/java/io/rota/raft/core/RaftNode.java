@@ -337,7 +337,16 @@ public final class RaftNode {
             return true; // a granted pre-vote carries the term we would campaign in, not a real term
         }
         boolean fromLeader = m instanceof AppendEntries || m instanceof Heartbeat || m instanceof InstallSnapshot;
+        int elapsed = electionElapsed;
+        int timeout = randomizedElectionTimeout;
         becomeFollower(m.term(), fromLeader ? m.from() : NONE);
+        if (!fromLeader) {
+            // Adopting a newer term is not hearing from a leader: only AppendEntries from the leader or a
+            // granted vote reset the election timer (Figure 2, Rules for Followers). Otherwise a candidate
+            // with a stale log could keep up-to-date servers from ever timing out.
+            electionElapsed = elapsed;
+            randomizedElectionTimeout = timeout;
+        }
         return true;
     }
 
@@ -589,7 +598,7 @@ public final class RaftNode {
         electionElapsed = 0;
         // The leader caps the heartbeat's commit index at what it knows we hold, so this is safe.
         log.commitTo(Math.min(m.commitIndex(), log.lastIndex()));
-        send(new HeartbeatResponse(currentTerm, id, m.from(), m.readRound()));
+        send(new HeartbeatResponse(currentTerm, id, m.from(), m.readRound(), log.lastIndex()));
     }
 
     /**
@@ -792,6 +801,12 @@ public final class RaftNode {
         Progress pr = progress.get(m.from());
         pr.recentActive = true;
         pr.probeSent = false; // the follower is reachable: let a lost probe be retried
+        if (m.lastLogIndex() < pr.matchIndex) {
+            // It no longer holds what it acknowledged: its storage was wiped or replaced. Raft assumes
+            // stable storage, so this is an operator's doing; start over from what it has (§7 if needed).
+            pr.matchIndex = m.lastLogIndex();
+            pr.becomeProbe();
+        }
         if (pr.state == Progress.State.REPLICATE && pr.inflights.full()) {
             // The window may be full of messages the network lost; free one slot so the next send can
             // reveal that (the follower rejects it and we fall back to probing).

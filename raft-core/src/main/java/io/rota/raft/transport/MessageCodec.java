@@ -76,7 +76,8 @@ public final class MessageCodec {
                     .setCommitIndex(m.commitIndex()).setReadRound(m.readRound()));
         } else if (message instanceof Message.HeartbeatResponse m) {
             envelope.setHeartbeatResponse(HeartbeatResponse.newBuilder()
-                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).setReadRound(m.readRound()));
+                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).setReadRound(m.readRound())
+                    .setLastLogIndex(m.lastLogIndex()));
         } else if (message instanceof Message.TimeoutNow m) {
             envelope.setTimeoutNow(TimeoutNow.newBuilder()
                     .setTerm(m.term()).setFrom(m.from()).setTo(m.to()));
@@ -134,7 +135,8 @@ public final class MessageCodec {
             }
             case HEARTBEAT_RESPONSE -> {
                 HeartbeatResponse m = frame.getHeartbeatResponse();
-                yield new Message.HeartbeatResponse(m.getTerm(), m.getFrom(), m.getTo(), m.getReadRound());
+                yield new Message.HeartbeatResponse(m.getTerm(), m.getFrom(), m.getTo(), m.getReadRound(),
+                        m.getLastLogIndex());
             }
             case TIMEOUT_NOW -> {
                 TimeoutNow m = frame.getTimeoutNow();

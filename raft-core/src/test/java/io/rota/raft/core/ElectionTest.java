@@ -154,7 +154,7 @@ class ElectionTest {
     @Test
     @DisplayName("§5.2 Figure 2: only granting a vote resets the election timer; rejecting a stale candidate of a higher term does not")
     void rejectedVoteDoesNotResetTheElectionTimer() {
-        // BUG: stepHigherTerm() calls becomeFollower(m.term(), NONE) for every RequestVote of a higher term, and
+        // Regression test for a bug this test found (now fixed): stepHigherTerm() calls becomeFollower(m.term(), NONE) for every RequestVote of a higher term, and
         // becomeFollower -> resetVolatileRoleState() sets electionElapsed = 0 and draws a new timeout, even when the
         // vote is then denied (§5.4.1). Figure 2 resets the timer only on AppendEntries from the leader or a granted
         // vote, so a candidate with a stale log can keep the up-to-date servers from ever timing out first (plain

@@ -79,7 +79,7 @@ class LogReplicationTest {
     @Test
     @DisplayName("§5.3: a follower whose ack arrives after the entry committed still learns the commit without waiting for a heartbeat")
     void lateFollowerLearnsCommitWithoutHeartbeat() {
-        // BUG: node 2's ack commits the no-op and the leader broadcasts the commit, but node 3 is then a paused
+        // Regression test for a bug this test found (now fixed): node 2's ack commits the no-op and the leader broadcasts the commit, but node 3 is then a paused
         // PROBE follower and gets nothing; when node 3's own ack arrives, RaftNode.handleAppendEntriesResponse
         // calls sendAppend(m.from(), false) in its "wasPaused" branch, which sends nothing when there are no
         // new entries, so node 3 keeps commitIndex 0 until the next heartbeat. It should be sendAppend(.., true).
@@ -207,7 +207,7 @@ class LogReplicationTest {
     @Test
     @DisplayName("§5.3: the leader retries AppendEntries indefinitely: a follower that lost a full pipeline window catches up")
     void followerCatchesUpAfterLosingAFullPipelineWindow() {
-        // BUG: the lost AppendEntries stay in node 3's Inflights forever. Heartbeat answers reach
+        // Regression test for a bug this test found (now fixed): the lost AppendEntries stay in node 3's Inflights forever. Heartbeat answers reach
         // handleHeartbeatResponse, which calls sendAppend, but Progress.isPaused() is true in REPLICATE while
         // inflights.full(), and nothing ever frees the window (etcd frees one slot, or falls back to probing,
         // on a heartbeat response). Replication to node 3 stops for good; with the default window of 256 it takes

@@ -80,7 +80,7 @@ class SnapshotTest {
     @Test
     @DisplayName("§7: a follower with an empty log is brought up to date with InstallSnapshot after the leader compacted")
     void emptyFollowerGetsSnapshot() {
-        // BUG: the leader's nextIndex for node 3 is 1, so sendAppend asks log.term(0). RaftLog.term() returns 0 for
+        // Regression test for a bug this test found (now fixed): the leader's nextIndex for node 3 is 1, so sendAppend asks log.term(0). RaftLog.term() returns 0 for
         // index 0 even when the log is compacted (`return index == 0 ? 0 : -1;`), so the leader does not fall back
         // to InstallSnapshot and calls log.slice(1, ..), which throws IllegalArgumentException("slice from 1 but
         // the log starts at 7") out of step(). term(0) must be -1 once compactedIndex > 0.

@@ -178,6 +178,15 @@ final class LocalCluster implements AutoCloseable {
         return drivers.get(id).readLocal(m::commands).orTimeout(5, TimeUnit.SECONDS).join();
     }
 
+    /** Every live node's status and applied count, for failure messages. */
+    String describe() {
+        StringBuilder sb = new StringBuilder();
+        for (long id : drivers.keySet()) {
+            sb.append("\n  ").append(status(id)).append(" commands=").append(localCommands(id).size());
+        }
+        return sb.toString();
+    }
+
     Set<Long> live() {
         return Set.copyOf(drivers.keySet());
     }

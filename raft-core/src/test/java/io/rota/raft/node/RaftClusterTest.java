@@ -216,6 +216,14 @@ class RaftClusterTest {
 
     /** Wait until every live node has applied exactly {@code count} commands, the same ones in the same order. */
     static void awaitSameState(LocalCluster c, int count) {
+        try {
+            awaitSameStateOrFail(c, count);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + c.describe(), e);
+        }
+    }
+
+    private static void awaitSameStateOrFail(LocalCluster c, int count) {
         Await.until(LocalCluster.TIMEOUT, () -> {
             List<String> reference = null;
             for (long id : c.live()) {

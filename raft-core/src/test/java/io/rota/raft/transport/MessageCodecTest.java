@@ -37,7 +37,7 @@ class MessageCodecTest {
                 new Message.AppendEntriesResponse(5, 2, 1, true, 12, 0, 0, 0),
                 new Message.AppendEntriesResponse(5, 2, 1, false, 0, 10, 7, 3),
                 new Message.Heartbeat(5, 1, 3, 11, 42),
-                new Message.HeartbeatResponse(5, 3, 1, 42),
+                new Message.HeartbeatResponse(5, 3, 1, 42, 17),
                 new Message.TimeoutNow(5, 1, 2),
                 new Message.ReadIndexRequest(5, 2, 1, List.of(1L, 2L, Long.MAX_VALUE)),
                 new Message.ReadIndexResponse(5, 1, 2, List.of(1L, 2L), 77));
