@@ -299,6 +299,27 @@ class NettyPeerTransportTest {
         assertEquals(new Message.TimeoutNow(5, 1, 2), receiver.received.poll());
     }
 
+    @Test
+    void messageLargerThanTheMaximumFrameIsDroppedAndTheConnectionKept() {
+        int maxFrame = 64 * 1024;
+        List<Node> cluster = List.of(
+                start(CLUSTER, 1, 0, b -> b.maxFrameBytes(maxFrame).snapshotChunkBytes(16 * 1024)),
+                start(CLUSTER, 2, 0, b -> b.maxFrameBytes(maxFrame).snapshotChunkBytes(16 * 1024)));
+        introduce(cluster);
+        awaitFullMesh(cluster);
+        Node sender = cluster.get(0);
+        Node receiver = cluster.get(1);
+
+        assertTrue(sender.transport.send(new Message.AppendEntries(1, 1, 2, 0, 1,
+                List.of(Entry.command(1, 1, new byte[maxFrame])), 0)));
+        assertTrue(sender.transport.send(new Message.TimeoutNow(1, 1, 2)));
+
+        Await.until(TIMEOUT, () -> receiver.received.size() == 1, "the small message arrives");
+        assertEquals(new Message.TimeoutNow(1, 1, 2), receiver.received.poll());
+        assertEquals(1, sender.transport.stats().get(2L).dropped());
+        assertEquals(1, sender.transport.stats().get(2L).connections(), "the connection survived");
+    }
+
     private static List<String> logLines(ListAppender<ILoggingEvent> appender) {
         synchronized (appender) {
             return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
