@@ -54,7 +54,7 @@ public final class NettyPeerTransport implements PeerTransport {
     private volatile boolean closed;
     private EventLoopGroup group;
     private Channel serverChannel;
-    private Bootstrap dialer;
+    private volatile Bootstrap dialer;
 
     public NettyPeerTransport(TransportConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -171,7 +171,8 @@ public final class NettyPeerTransport implements PeerTransport {
 
     /** Starts a dial cycle to a higher-id peer unless one is running. Any thread. */
     private void dial(Peer peer) {
-        if (peer.id < config.selfId() || peer.dialling.get() || closed || !peer.dialling.compareAndSet(false, true)) {
+        if (peer.id < config.selfId() || dialer == null || closed || peer.dialling.get()
+                || !peer.dialling.compareAndSet(false, true)) {
             return;
         }
         InetSocketAddress address = config.peers().get(peer.id);

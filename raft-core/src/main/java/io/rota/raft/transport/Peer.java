@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.util.Iterator;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,7 +22,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Sending is a hand-off: {@link #offer} (any thread, never blocks) appends to the queue, and
  * {@link #scheduleDrain} asks the connection's event loop to write what is queued. The drain writes while the
- * connection is writable and flushes once at the end, so a burst of small messages shares one syscall; when
+ * connection is writable and flushes per batch, so a burst of small messages shares one syscall; when
  * the connection is above its high water mark, messages stay queued until it drains below the low one.
  */
 final class Peer {
@@ -31,6 +32,9 @@ final class Peer {
     /** Chunks of a snapshot being written on a connection; confined to that connection's event loop. */
     private static final AttributeKey<Iterator<RaftMessage>> SNAPSHOT_IN_FLIGHT =
             AttributeKey.valueOf(Peer.class, "snapshotInFlight");
+
+    /** Flush at least this often within one drain, so the first bytes of a long batch leave early. */
+    private static final int MAX_WRITES_PER_FLUSH = 256;
 
     final long id;
     private final TransportConfig config;
@@ -105,22 +109,34 @@ final class Peer {
     void scheduleDrain() {
         Channel ch = channel.get();
         if (ch != null && drainScheduled.compareAndSet(false, true)) {
-            ch.eventLoop().execute(() -> drain(ch));
+            try {
+                ch.eventLoop().execute(() -> drain(ch));
+            } catch (RejectedExecutionException shuttingDown) {
+                drainScheduled.set(false);
+            }
         }
     }
 
-    /** Writes queued messages while {@code ch} is writable, then flushes once. Runs on ch's event loop. */
+    /**
+     * Writes queued messages while {@code ch} is writable, flushing every {@value #MAX_WRITES_PER_FLUSH}
+     * writes and at the end, so a burst of messages shares a few syscalls. Runs on ch's event loop. While
+     * it runs, {@code drainScheduled} stays set, so senders add to the batch instead of scheduling more tasks.
+     */
     private void drain(Channel ch) {
-        drainScheduled.set(false);
         if (ch != channel.get() || !ch.isActive()) {
+            drainScheduled.set(false);
             return;
         }
         Iterator<RaftMessage> chunks = ch.attr(SNAPSHOT_IN_FLIGHT).get();
-        boolean wrote = false;
+        int unflushed = 0;
         while (ch.isWritable()) {
+            if (unflushed >= MAX_WRITES_PER_FLUSH) {
+                ch.flush();
+                unflushed = 0;
+            }
             if (chunks != null && chunks.hasNext()) {
                 ch.write(chunks.next(), ch.voidPromise());
-                wrote = true;
+                unflushed++;
                 continue;
             }
             chunks = null;
@@ -144,14 +160,18 @@ final class Peer {
             }
             ch.write(frame, ch.voidPromise());
             sent.increment();
-            wrote = true;
+            unflushed++;
         }
         ch.attr(SNAPSHOT_IN_FLIGHT).set(chunks);
-        if (wrote) {
+        if (unflushed > 0) {
             ch.flush();
         }
-        // Messages queued while the channel was unwritable are picked up on the writability event; ones
-        // offered after our last poll scheduled their own drain.
+        drainScheduled.set(false);
+        // A message offered between our last poll and the line above found the flag set and did not schedule
+        // a drain; pick it up. If the channel is unwritable, the writability event will.
+        if (!queue.isEmpty() && ch.isWritable()) {
+            scheduleDrain();
+        }
     }
 
     PeerStats stats() {

@@ -1,0 +1,53 @@
+package io.rota.raft.transport;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TransportConfigTest {
+
+    private static final InetSocketAddress ANY_PORT = new InetSocketAddress("127.0.0.1", 0);
+
+    @Test
+    void defaults() {
+        TransportConfig config = TransportConfig.builder("c", 1, ANY_PORT).build();
+        assertEquals(8 << 20, config.maxFrameBytes());
+        assertEquals(4096, config.perPeerQueueLimit());
+        assertEquals(1 << 20, config.snapshotChunkBytes());
+        assertEquals(1L << 30, config.maxSnapshotBytes());
+        assertEquals(Duration.ofMillis(50), config.reconnectBackoffMin());
+        assertEquals(Duration.ofSeconds(2), config.reconnectBackoffMax());
+        assertTrue(config.peers().isEmpty());
+    }
+
+    @Test
+    void peersMayBeAddedAfterConstruction() {
+        TransportConfig config = TransportConfig.builder("c", 1, ANY_PORT).peers(Map.of(2L, ANY_PORT)).build();
+        config.peers().put(3L, ANY_PORT);
+        assertEquals(2, config.peers().size());
+    }
+
+    @Test
+    void invalidSettingsAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> TransportConfig.builder(" ", 1, ANY_PORT).build());
+        assertThrows(IllegalArgumentException.class, () -> TransportConfig.builder("c", 0, ANY_PORT).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> TransportConfig.builder("c", 1, ANY_PORT).peers(Map.of(1L, ANY_PORT)).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> TransportConfig.builder("c", 1, ANY_PORT).perPeerQueueLimit(0).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> TransportConfig.builder("c", 1, ANY_PORT).maxFrameBytes(1 << 20).snapshotChunkBytes(1 << 20).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> TransportConfig.builder("c", 1, ANY_PORT).maxSnapshotBytes(4L << 30).build());
+        assertThrows(IllegalArgumentException.class, () -> TransportConfig.builder("c", 1, ANY_PORT)
+                .reconnectBackoff(Duration.ofSeconds(2), Duration.ofMillis(50)).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> TransportConfig.builder("c", 1, ANY_PORT).writeBufferWaterMarks(10, 5).build());
+    }
+}
