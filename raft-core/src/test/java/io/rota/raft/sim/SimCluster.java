@@ -3,11 +3,13 @@ package io.rota.raft.sim;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
+import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.RaftNode;
 import io.rota.raft.core.RaftOptions;
 import io.rota.raft.core.ReadState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Role;
+import io.rota.raft.storage.MemoryLogStore;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -20,7 +22,8 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * A deterministic simulated cluster: N {@link RaftNode}s, each with a simulated disk and state machine,
+ * A deterministic simulated cluster: N {@link RaftNode}s, each with a simulated disk (the runtime's own
+ * {@link MemoryLogStore}, which survives crashes) and state machine,
  * joined by a network that loses, duplicates, reorders and partitions messages. Nodes crash (losing all
  * they had not persisted) and restart from their disks. Nothing here reads a clock or a thread: a run is
  * a list of {@link Action}s, and the same list always produces the same run.
@@ -39,7 +42,7 @@ public final class SimCluster {
     private final long seed;
     private final RaftOptions[] options;
     private final RaftNode[] nodes;
-    private final SimDisk[] disks;
+    private final MemoryLogStore[] disks;
     private final SimStateMachine[] machines;
     private final int[] incarnations;
     /**
@@ -64,7 +67,7 @@ public final class SimCluster {
         this.seed = seed;
         this.nodes = new RaftNode[size];
         this.options = new RaftOptions[size];
-        this.disks = new SimDisk[size];
+        this.disks = new MemoryLogStore[size];
         this.machines = new SimStateMachine[size];
         this.incarnations = new int[size];
         this.crashInReady = new int[size];
@@ -90,17 +93,18 @@ public final class SimCluster {
                     .withSnapshotCatchUpEntries(catchUp)
                     .withPreVote(!plainRaft)
                     .withCheckQuorum(!plainRaft);
-            disks[i] = new SimDisk();
+            disks[i] = new MemoryLogStore();
             start(i);
         }
     }
 
     private void start(int i) {
-        nodes[i] = new RaftNode(options[i], disks[i].load(),
+        PersistentState onDisk = disks[i].load();
+        nodes[i] = new RaftNode(options[i], onDisk,
                 new SplittableRandom(seed * 1_000_003L + i * 7919L + incarnations[i]));
         machines[i] = new SimStateMachine();
-        if (disks[i].snapshot != null) {
-            machines[i].restore(disks[i].snapshot.data());
+        if (onDisk.snapshot() != null) {
+            machines[i].restore(onDisk.snapshot().data());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.rota.raft.transport;
 
+import io.rota.raft.testing.Await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
