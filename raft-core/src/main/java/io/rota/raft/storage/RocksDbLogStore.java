@@ -17,8 +17,6 @@ import org.rocksdb.Status;
 import org.rocksdb.WALRecoveryMode;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -40,7 +38,6 @@ import java.util.List;
  */
 public final class RocksDbLogStore implements LogStore {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RocksDbLogStore.class);
     private static final byte[] CF_ENTRIES = "entries".getBytes(StandardCharsets.UTF_8);
     private static final byte[] CF_STATE = "state".getBytes(StandardCharsets.UTF_8);
     private static final byte[] HARD_STATE = "hard_state".getBytes(StandardCharsets.UTF_8);
@@ -132,7 +129,7 @@ public final class RocksDbLogStore implements LogStore {
                         + " but the log refers to " + snapshotMetadata);
             }
         }
-        // Entries up to here may have been acknowledged as committed; they are never dropped.
+        // Entries up to here are known to be committed (for the error message; nothing is ever dropped).
         long committed = Math.max(hardState.commitIndex(), snapshot == null ? 0 : snapshot.index());
         List<Entry> log = new ArrayList<>();
         long expected = compactedIndex + 1;
@@ -150,11 +147,11 @@ public final class RocksDbLogStore implements LogStore {
                 } catch (Codec.BadRecordException e) {
                     problem = e.getMessage();
                 }
-                if (expected <= committed) {
-                    throw new CorruptLogException(expected, dataDir, "committed log entry: " + problem);
-                }
-                truncateTail(expected, committed, problem);
-                break;
+                // Every record here was written by a synced batch, so it may have been acknowledged —
+                // as a follower's ack, even above our own commit index. A write torn by a crash never gets
+                // this far: RocksDB's recovery drops it whole. So damage is damage: stop (fail-stop).
+                throw new CorruptLogException(expected, dataDir, (expected <= committed ? "committed" : "acknowledged")
+                        + " log entry: " + problem);
             }
             it.status();
         } catch (RocksDBException e) {
@@ -297,19 +294,6 @@ public final class RocksDbLogStore implements LogStore {
             return Codec.decodeEntry(index, v);
         } catch (Codec.BadRecordException e) {
             throw new CorruptLogException(index, dataDir, "log entry: " + e.getMessage());
-        }
-    }
-
-    /**
-     * Deletes the log from {@code index} on, durably. Only for entries above the persisted commit index:
-     * this node never learned they were committed, and a healthy leader will send them again (§5.3).
-     */
-    private void truncateTail(long index, long committed, String problem) throws RocksDBException {
-        LOG.warn("Truncating the log in {} from index {} on: {} (above the persisted commit index {}, so "
-                + "treated as a tail that never became durable)", dataDir, index, problem, committed);
-        try (WriteBatch batch = new WriteBatch()) {
-            batch.deleteRange(entries, Codec.key(index), END);
-            db.write(syncWrites, batch);
         }
     }
 
