@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
@@ -42,12 +43,18 @@ final class LocalCluster implements AutoCloseable {
     private final Configuration configuration;
     private final Map<Long, InetSocketAddress> addresses = new HashMap<>();
     private final Map<Long, RaftDriver<Long>> drivers = new HashMap<>();
-    private final Map<Long, ListStateMachine> machines = new HashMap<>();
+    private final Map<Long, StateMachine<Long>> machines = new HashMap<>();
+    private final Supplier<StateMachine<Long>> machineFactory;
     private final Map<Long, TransportConfig> transports = new HashMap<>();
     private int starts;
 
     LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak) {
+        this(root, size, tweak, ListStateMachine::new);
+    }
+
+    LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak, Supplier<StateMachine<Long>> machineFactory) {
         this.root = root;
+        this.machineFactory = machineFactory;
         this.size = size;
         this.clusterId = "test-" + root.getFileName();
         this.tweak = tweak;
@@ -73,7 +80,7 @@ final class LocalCluster implements AutoCloseable {
         });
         NodeConfig config = tweak.apply(NodeConfig.defaults(id, configuration, Map.of())
                 .withTick(Duration.ofMillis(20)));
-        ListStateMachine machine = new ListStateMachine();
+        StateMachine<Long> machine = machineFactory.get();
         RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(dataDir(id)));
         NettyPeerTransport transport = new NettyPeerTransport(tc);
         RaftDriver<Long> driver = RaftDriver.start(config, store, transport, machine,
@@ -167,14 +174,14 @@ final class LocalCluster implements AutoCloseable {
 
     /** The commands node {@code id} has applied, read linearizably through that node. */
     List<String> commands(long id) {
-        ListStateMachine m = machines.get(id);
+        ListStateMachine m = (ListStateMachine) machines.get(id);
         CompletableFuture<List<String>> f = drivers.get(id).read(m::commands, Duration.ofSeconds(5));
         return f.join();
     }
 
     /** The commands node {@code id} has applied so far (a serializable read: no ReadIndex). */
     List<String> localCommands(long id) {
-        ListStateMachine m = machines.get(id);
+        ListStateMachine m = (ListStateMachine) machines.get(id);
         return drivers.get(id).readLocal(m::commands).orTimeout(5, TimeUnit.SECONDS).join();
     }
 
