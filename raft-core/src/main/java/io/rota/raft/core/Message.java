@@ -38,6 +38,17 @@ public sealed interface Message {
                          List<Entry> entries, long leaderCommit) implements Message {
         public AppendEntries {
             entries = List.copyOf(entries);
+            // A well-formed message carries the entries right after prevLogIndex, in order, no newer than
+            // the sender's term and never older than prevLogTerm (terms only grow along a log).
+            long expected = prevLogIndex + 1;
+            long lastTerm = prevLogTerm;
+            for (Entry e : entries) {
+                if (e.index() != expected++ || e.term() < lastTerm || e.term() > term) {
+                    throw new IllegalArgumentException("malformed AppendEntries: entry " + e + " after prevLogIndex "
+                            + prevLogIndex + "@" + prevLogTerm + " in term " + term);
+                }
+                lastTerm = e.term();
+            }
         }
 
         @Override
