@@ -4,6 +4,7 @@ import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
 import io.rota.raft.core.PersistentState;
+import io.rota.raft.core.ProposalResult;
 import io.rota.raft.core.RaftNode;
 import io.rota.raft.core.RaftOptions;
 import io.rota.raft.core.ReadState;
@@ -455,22 +456,24 @@ public final class SimCluster {
         return leader;
     }
 
-    /** Propose one command at the leader; returns its index, or -1 if not accepted. */
-    public long proposeAtLeader(byte[] command) {
+    /** Propose one command at the stable leader; returns where it went, or null if not accepted. */
+    public ProposalResult.Accepted proposeAtLeader(byte[] command) {
         long leader = stableLeader();
         if (leader == RaftNode.NONE) {
-            return -1;
+            return null;
         }
-        var result = nodes[(int) leader - 1].propose(command);
+        ProposalResult result = nodes[(int) leader - 1].propose(command);
         processReadies();
         checker.afterStep(nodes, incarnations);
-        return result instanceof io.rota.raft.core.ProposalResult.Accepted a ? a.lastIndex() : -1;
+        return result instanceof ProposalResult.Accepted a ? a : null;
     }
 
-    /** Whether every node has applied up to {@code index}. */
-    public boolean allApplied(long index) {
+    /** Whether every node has applied the entry {@code index} of {@code term} (not another one there). */
+    public boolean allApplied(long index, long term) {
         for (int i = 0; i < size; i++) {
-            if (nodes[i] == null || machines[i].appliedIndex < index) {
+            RaftNode n = nodes[i];
+            if (n == null || machines[i].appliedIndex < index
+                    || (index >= n.firstIndex() && n.term(index) != term)) {
                 return false;
             }
         }
