@@ -272,9 +272,12 @@ public final class RaftNode {
     public Ready ready() {
         requireNoOutstandingReady();
         HardState hs = currentHardState();
+        List<Entry> entries = log.unpersistedEntries();
+        boolean mustSync = pendingSnapshot != null || !entries.isEmpty()
+                || hs.currentTerm() != persistedHardState.currentTerm() || hs.votedFor() != persistedHardState.votedFor();
         outstanding = new Ready(softState(), hs.equals(persistedHardState) ? null : hs, pendingSnapshot,
-                log.unpersistedEntries(), log.unappliedCommittedEntries(options.maxCommittedBytesPerReady()),
-                leaderMessages, messages, readStates);
+                entries, log.unappliedCommittedEntries(options.maxCommittedBytesPerReady()),
+                leaderMessages, messages, readStates, mustSync);
         return outstanding;
     }
 

@@ -33,10 +33,15 @@ import java.util.List;
  * @param leaderMessages   leader messages that may go out before the persist step (§10.2.1)
  * @param messages         messages that must wait for the persist step
  * @param readStates       reads confirmed by ReadIndex (§6.4)
+ * @param mustSync         whether step 2 must fsync before step 3: new entries, a snapshot, or a new
+ *                         term or vote. A hard state that only moves the commit index may be written
+ *                         without waiting for the disk: commitIndex is volatile state in Figure 2 (a
+ *                         node that loses it learns it again from the leader), so nothing is promised
+ *                         on it.
  */
 public record Ready(SoftState softState, HardState hardState, Snapshot snapshot, List<Entry> entries,
                    List<Entry> committedEntries, List<Message> leaderMessages, List<Message> messages,
-                   List<ReadState> readStates) {
+                   List<ReadState> readStates, boolean mustSync) {
 
     public Ready {
         entries = List.copyOf(entries);
@@ -46,8 +51,8 @@ public record Ready(SoftState softState, HardState hardState, Snapshot snapshot,
         readStates = List.copyOf(readStates);
     }
 
-    /** Whether step 2 must fsync: a new term or vote, or new entries, must be durable before step 3. */
-    public boolean mustSync() {
+    /** Whether step 2 has anything to write at all. */
+    public boolean hasWrites() {
         return snapshot != null || !entries.isEmpty() || hardState != null;
     }
 

@@ -360,8 +360,8 @@ public final class RaftDriver<R> implements AutoCloseable {
         while (core.hasReady()) {
             Ready rd = core.ready();
             send(rd.leaderMessages(), unreachable);       // 1. may overlap our own write (§10.2.1)
-            if (rd.mustSync()) {
-                store.persist(rd);                         // 2. one fsync
+            if (rd.hasWrites()) {
+                store.persist(rd);                         // 2. one fsync (none for a commit index alone)
             }
             send(rd.messages(), unreachable);              // 3. votes and acks, now that they are true
             apply(rd);                                     // 4.

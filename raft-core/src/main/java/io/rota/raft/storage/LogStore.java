@@ -26,7 +26,8 @@ public interface LogStore extends AutoCloseable {
      * The persist step of the {@link Ready} contract, durably and atomically (one fsync): the snapshot if
      * present (which discards the whole log), then the entries, which replace every stored entry from
      * {@code entries().get(0).index()} on, then the hard state if present. A crash leaves either all of
-     * it or none of it.
+     * it or none of it. It returns once durable if {@link Ready#mustSync()}; a Ready that only moves the
+     * commit index may be written without waiting for the disk (it is still ordered after earlier writes).
      *
      * @throws IllegalArgumentException if the entries would leave a gap or overwrite compacted entries, or
      *                                  the snapshot is older than the stored one

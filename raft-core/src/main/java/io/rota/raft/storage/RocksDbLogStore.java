@@ -59,6 +59,8 @@ public final class RocksDbLogStore implements LogStore {
     private final ColumnFamilyHandle entries;
     private final ColumnFamilyHandle state;
     private final WriteOptions syncWrites = new WriteOptions().setSync(true);
+    /** For a Ready that only moves the commit index: ordered after every synced write, but not waited on. */
+    private final WriteOptions unsyncedWrites = new WriteOptions().setSync(false);
 
     // What is on disk, cached so that persist() knows when an overwrite needs a range delete.
     private long compactedIndex;
@@ -87,6 +89,7 @@ public final class RocksDbLogStore implements LogStore {
             this.db = RocksDB.open(dbOptions, dataDir.resolve("log").toString(), descriptors, handles);
         } catch (RocksDBException e) {
             syncWrites.close();
+            unsyncedWrites.close();
             cfOptions.close();
             dbOptions.close();
             throw e;
@@ -199,7 +202,7 @@ public final class RocksDbLogStore implements LogStore {
             if (ready.hardState() != null) {
                 batch.put(state, HARD_STATE, Codec.encodeHardState(ready.hardState()));
             }
-            db.write(syncWrites, batch);
+            db.write(ready.mustSync() ? syncWrites : unsyncedWrites, batch);
         } catch (RocksDBException e) {
             throw failure(dataDir, "cannot persist to the log", e);
         }
@@ -242,6 +245,7 @@ public final class RocksDbLogStore implements LogStore {
         handles.forEach(ColumnFamilyHandle::close);
         db.close();
         syncWrites.close();
+        unsyncedWrites.close();
         cfOptions.close();
         dbOptions.close();
     }

@@ -353,7 +353,7 @@ public final class SimCluster {
         Ready rd = node.ready();
         // 1. Leader messages may leave before the leader's own write (§10.2.1).
         send(rd.leaderMessages());
-        boolean writes = rd.mustSync();
+        boolean writes = rd.hasWrites();
         if (crashInReady[i] == 1 && writes) {
             crashNow(i); // crashed before anything of this Ready reached the disk
             return;

@@ -32,7 +32,7 @@ final class StorageFixtures {
     }
 
     static Ready ready(HardState hardState, Snapshot snapshot, List<Entry> entries) {
-        return new Ready(null, hardState, snapshot, entries, List.of(), List.of(), List.of(), List.of());
+        return new Ready(null, hardState, snapshot, entries, List.of(), List.of(), List.of(), List.of(), true);
     }
 
     static Ready ready(HardState hardState, List<Entry> entries) {
