@@ -1,0 +1,403 @@
+package io.rota.server.kv;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.rota.proto.Command;
+import io.rota.proto.CommandResult;
+import io.rota.proto.DeleteRangeRequest;
+import io.rota.proto.DeleteRangeResponse;
+import io.rota.proto.Error;
+import io.rota.proto.Event;
+import io.rota.proto.LeaseCheckpointRequest;
+import io.rota.proto.LeaseCheckpointResponse;
+import io.rota.proto.LeaseExpireResponse;
+import io.rota.proto.LeaseGrantRequest;
+import io.rota.proto.LeaseGrantResponse;
+import io.rota.proto.LeaseKeepAliveResponse;
+import io.rota.proto.LeaseLeasesResponse;
+import io.rota.proto.LeaseRevokeResponse;
+import io.rota.proto.LeaseStatus;
+import io.rota.proto.LeaseTimeToLiveRequest;
+import io.rota.proto.LeaseTimeToLiveResponse;
+import io.rota.proto.PutRequest;
+import io.rota.proto.PutResponse;
+import io.rota.proto.RangeRequest;
+import io.rota.proto.RangeResponse;
+import io.rota.proto.RegisterSessionResponse;
+import io.rota.proto.RequestOp;
+import io.rota.proto.ResponseHeader;
+import io.rota.proto.ResponseOp;
+import io.rota.proto.SessionKeepAliveResponse;
+import io.rota.proto.SessionRef;
+import io.rota.proto.StoreSnapshot;
+import io.rota.proto.TxnRequest;
+import io.rota.proto.TxnResponse;
+import io.rota.raft.core.Entry;
+import io.rota.raft.node.StateMachine;
+import io.rota.server.lease.Lease;
+import io.rota.server.lease.LeaseTable;
+import io.rota.server.session.Session;
+import io.rota.server.session.SessionTable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Rota's replicated coordination state machine: an etcd v3-style key-value store with transactions,
+ * leases and a watch event stream, plus exactly-once client sessions (Raft thesis §6.3).
+ *
+ * <p>Each COMMAND entry carries a serialized {@link Command}; {@link #apply} answers it with a
+ * {@link CommandResult} (a typed {@link Error} for bad input — never an exception). Apply is a pure
+ * function of the entries: time is the largest {@code now_unix_ms} seen in the log so far (so it never
+ * runs backwards when leaders' clocks differ), ids come from entry indexes, and everything is bounded by
+ * {@link Limits}.
+ *
+ * <p>Not thread-safe: the Raft driver's thread calls {@link #apply}, {@link #snapshot}, {@link #restore}
+ * and the read-side methods ({@link #range}, {@link #timeToLive}, {@link #leases}, {@link #history}),
+ * which the server uses for linearizable reads after a ReadIndex and which are not replicated.
+ */
+public final class CoordinationStateMachine implements StateMachine<CommandResult> {
+
+    private final Limits limits;
+    private final KvStore store;
+    private final LeaseTable leases;
+    private final SessionTable sessions;
+    private StoreListener listener = StoreListener.NONE;
+    private long nowMs;
+
+    public CoordinationStateMachine(Limits limits) {
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.store = new KvStore(limits);
+        this.leases = new LeaseTable(limits.maxLeases());
+        this.sessions = new SessionTable(limits.maxSessions(), limits.sessionTtlMs(),
+                limits.rememberedResponsesPerSession());
+    }
+
+    /** Who hears about each written revision (the watch hub). */
+    public void setListener(StoreListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    @Override
+    public List<CommandResult> apply(List<Entry> committed) {
+        List<CommandResult> results = new ArrayList<>(committed.size());
+        for (Entry e : committed) {
+            results.add(e.type() == Entry.Type.NO_OP ? null : apply(e.index(), e.data()));
+        }
+        return results;
+    }
+
+    private CommandResult apply(long index, byte[] data) {
+        Command cmd;
+        try {
+            cmd = Command.parseFrom(data);
+        } catch (InvalidProtocolBufferException e) {
+            return error(StoreException.invalid("malformed command"));
+        }
+        nowMs = Math.max(nowMs, cmd.getNowUnixMs());
+        sessions.expire(nowMs);
+        SessionRef ref = cmd.getSession();
+        if (ref.getClientId() == 0 || cmd.hasRegisterSession()) {
+            return execute(index, cmd);
+        }
+        Session session = sessions.get(ref.getClientId());
+        if (session == null) {
+            return error(new StoreException(Error.Code.SESSION_EXPIRED,
+                    "session " + ref.getClientId() + " is unknown or expired"));
+        }
+        sessions.touch(session, nowMs);
+        if (ref.getSequence() == 0) {
+            return error(StoreException.invalid("sequence starts at 1"));
+        }
+        Optional<CommandResult> remembered = session.remembered(ref.getSequence());
+        if (remembered.isPresent()) {
+            return remembered.get();
+        }
+        if (session.forgotten(ref.getSequence())) {
+            return error(StoreException.invalid("sequence " + ref.getSequence()
+                    + " is older than the remembered window; its outcome is unknown"));
+        }
+        CommandResult result = execute(index, cmd);
+        session.remember(ref.getSequence(), result);
+        return result;
+    }
+
+    private CommandResult execute(long index, Command cmd) {
+        try {
+            CommandResult.Builder out = CommandResult.newBuilder();
+            switch (cmd.getOpCase()) {
+                case PUT -> out.setPut(put(cmd.getPut()));
+                case DELETE_RANGE -> out.setDeleteRange(delete(cmd.getDeleteRange()));
+                case TXN -> out.setTxn(txn(cmd.getTxn()));
+                case LEASE_GRANT -> out.setLeaseGrant(grant(index, cmd.getLeaseGrant()));
+                case LEASE_REVOKE -> out.setLeaseRevoke(
+                        LeaseRevokeResponse.newBuilder().setHeader(revoke(cmd.getLeaseRevoke().getID())));
+                case LEASE_EXPIRE -> out.setLeaseExpire(
+                        LeaseExpireResponse.newBuilder().setHeader(revoke(cmd.getLeaseExpire().getID())));
+                case LEASE_KEEP_ALIVE -> out.setLeaseKeepAlive(keepAlive(cmd.getLeaseKeepAlive().getID()));
+                case LEASE_CHECKPOINT -> out.setLeaseCheckpoint(checkpoint(cmd.getLeaseCheckpoint()));
+                case REGISTER_SESSION -> out.setRegisterSession(register(index));
+                case SESSION_KEEP_ALIVE -> out.setSessionKeepAlive(
+                        keepAliveSession(cmd.getSessionKeepAlive().getClientId()));
+                case OP_NOT_SET -> throw StoreException.invalid("command without an operation");
+            }
+            return out.build();
+        } catch (StoreException e) {
+            return error(e);
+        }
+    }
+
+    private static CommandResult error(StoreException e) {
+        return CommandResult.newBuilder().setError(e.error()).build();
+    }
+
+    private ResponseHeader header() {
+        return ResponseHeader.newBuilder().setRevision(store.revision()).build();
+    }
+
+    // ---- key-value ------------------------------------------------------------------------------------
+
+    private PutResponse put(PutRequest req) {
+        WriteTxn txn = store.begin(leases::contains);
+        PutResponse.Builder out = txn.put(req);
+        commit(txn);
+        return out.setHeader(header()).build();
+    }
+
+    private DeleteRangeResponse delete(DeleteRangeRequest req) {
+        WriteTxn txn = store.begin(leases::contains);
+        DeleteRangeResponse.Builder out = txn.delete(req);
+        commit(txn);
+        return out.setHeader(header()).build();
+    }
+
+    /** etcd's Txn: compares on the state before the txn, then one branch, atomically, at one revision. */
+    private TxnResponse txn(TxnRequest req) {
+        if (req.getCompareCount() + req.getSuccessCount() + req.getFailureCount() > limits.maxTxnOps()) {
+            throw StoreException.tooLarge("more than " + limits.maxTxnOps() + " compares and ops in a txn");
+        }
+        boolean succeeded = req.getCompareList().stream().allMatch(store::holds);
+        List<RequestOp> ops = succeeded ? req.getSuccessList() : req.getFailureList();
+        WriteTxn txn = store.begin(leases::contains);
+        List<ResponseOp.Builder> responses = new ArrayList<>(ops.size());
+        try {
+            for (RequestOp op : ops) {
+                responses.add(switch (op.getRequestCase()) {
+                    case REQUEST_RANGE -> ResponseOp.newBuilder().setResponseRange(txn.range(op.getRequestRange()));
+                    case REQUEST_PUT -> ResponseOp.newBuilder().setResponsePut(txn.put(op.getRequestPut()));
+                    case REQUEST_DELETE_RANGE ->
+                            ResponseOp.newBuilder().setResponseDeleteRange(txn.delete(op.getRequestDeleteRange()));
+                    case REQUEST_NOT_SET -> throw StoreException.invalid("txn op without a request");
+                });
+            }
+        } catch (StoreException e) {
+            txn.rollback();
+            throw e;
+        }
+        commit(txn);
+        // Like etcd, every response of the txn carries the header of the txn's final revision.
+        ResponseHeader header = header();
+        TxnResponse.Builder out = TxnResponse.newBuilder().setHeader(header).setSucceeded(succeeded);
+        for (ResponseOp.Builder r : responses) {
+            switch (r.getResponseCase()) {
+                case RESPONSE_RANGE -> r.getResponseRangeBuilder().setHeader(header);
+                case RESPONSE_PUT -> r.getResponsePutBuilder().setHeader(header);
+                case RESPONSE_DELETE_RANGE -> r.getResponseDeleteRangeBuilder().setHeader(header);
+                case RESPONSE_NOT_SET -> throw new IllegalStateException("unreachable: every op has a response");
+            }
+            out.addResponses(r);
+        }
+        return out.build();
+    }
+
+    private void commit(WriteTxn txn) {
+        List<Event> events = store.commit(txn);
+        if (!events.isEmpty()) {
+            listener.onRevision(store.revision(), events);
+        }
+    }
+
+    // ---- leases ---------------------------------------------------------------------------------------
+
+    private LeaseGrantResponse grant(long index, LeaseGrantRequest req) {
+        if (req.getTTL() < 0 || req.getTTL() > limits.maxLeaseTtlSeconds()) {
+            throw StoreException.invalid("lease TTL must be within [0, " + limits.maxLeaseTtlSeconds() + "] s");
+        }
+        if (req.getID() < 0) {
+            throw StoreException.invalid("lease ID must not be negative");
+        }
+        if (req.getID() != 0 && leases.contains(req.getID())) {
+            throw StoreException.invalid("lease " + req.getID() + " already exists");
+        }
+        if (leases.isFull()) {
+            throw new StoreException(Error.Code.UNAVAILABLE, "too many leases (" + limits.maxLeases() + ")");
+        }
+        long id = req.getID() != 0 ? req.getID() : leases.freeId(index);
+        long ttl = Math.max(req.getTTL(), limits.minLeaseTtlSeconds());
+        leases.grant(id, ttl, nowMs + ttl * 1000);
+        return LeaseGrantResponse.newBuilder().setHeader(header()).setID(id).setTTL(ttl).build();
+    }
+
+    /** Revoke and Expire: the lease and all its keys go, the keys in one revision. */
+    private ResponseHeader revoke(long id) {
+        if (leases.remove(id) == null) {
+            throw StoreException.leaseNotFound(id);
+        }
+        WriteTxn txn = store.begin(leases::contains);
+        for (ByteString key : store.keysOf(id)) {
+            txn.deleteKey(store.get(key));
+        }
+        commit(txn);
+        return header();
+    }
+
+    private LeaseKeepAliveResponse keepAlive(long id) {
+        Lease lease = existingLease(id);
+        lease.keepAlive(nowMs);
+        return LeaseKeepAliveResponse.newBuilder().setHeader(header()).setID(id).setTTL(lease.ttlSeconds()).build();
+    }
+
+    private LeaseCheckpointResponse checkpoint(LeaseCheckpointRequest req) {
+        // A lease revoked after the leader built the checkpoint is simply skipped.
+        for (LeaseCheckpointRequest.Checkpoint c : req.getCheckpointsList()) {
+            Lease lease = leases.get(c.getID());
+            if (lease != null) {
+                lease.checkpoint(nowMs, c.getRemainingMs());
+            }
+        }
+        return LeaseCheckpointResponse.newBuilder().setHeader(header()).build();
+    }
+
+    private Lease existingLease(long id) {
+        Lease lease = leases.get(id);
+        if (lease == null) {
+            throw StoreException.leaseNotFound(id);
+        }
+        return lease;
+    }
+
+    // ---- sessions -------------------------------------------------------------------------------------
+
+    /** The client id is the index of the registering entry: unique and the same on every replica (§6.3). */
+    private RegisterSessionResponse register(long index) {
+        sessions.register(index, nowMs);
+        return RegisterSessionResponse.newBuilder().setHeader(header()).setClientId(index)
+                .setSessionTtlMs(sessions.ttlMs()).build();
+    }
+
+    private SessionKeepAliveResponse keepAliveSession(long clientId) {
+        Session session = sessions.get(clientId);
+        if (session == null) {
+            throw new StoreException(Error.Code.SESSION_EXPIRED, "session " + clientId + " is unknown or expired");
+        }
+        sessions.touch(session, nowMs);
+        return SessionKeepAliveResponse.newBuilder().setHeader(header()).build();
+    }
+
+    // ---- snapshot -------------------------------------------------------------------------------------
+
+    /**
+     * The whole state: keys, revision, log time, leases (remaining TTL relative to that time), sessions
+     * with their remembered responses, and the watch history. Sorted, no map fields: equal states give
+     * equal bytes.
+     */
+    @Override
+    public byte[] snapshot() {
+        StoreSnapshot.Builder out = StoreSnapshot.newBuilder()
+                .setRevision(store.revision())
+                .setNowUnixMs(nowMs)
+                .addAllKvs(store.all())
+                .setCompactRevision(store.history().compactRevision())
+                .addAllHistory(store.history().all());
+        for (Lease l : leases.all()) {
+            out.addLeases(StoreSnapshot.LeaseImage.newBuilder()
+                    .setID(l.id()).setTTL(l.ttlSeconds()).setRemainingMs(l.remainingMs(nowMs)));
+        }
+        for (Session s : sessions.all()) {
+            StoreSnapshot.SessionImage.Builder image = StoreSnapshot.SessionImage.newBuilder()
+                    .setClientId(s.clientId()).setLastActiveMs(s.lastActiveMs())
+                    .setForgottenThrough(s.forgottenThrough());
+            s.responses().forEach((seq, result) -> image.addSequences(seq).addResponses(result));
+            out.addSessions(image);
+        }
+        return out.build().toByteArray();
+    }
+
+    /**
+     * Replace the whole state. The image comes from {@link #snapshot()} through checksummed storage or
+     * transport, so a malformed one is a bug or corruption: it is refused before anything changes.
+     */
+    @Override
+    public void restore(byte[] snapshot) {
+        StoreSnapshot image;
+        try {
+            image = StoreSnapshot.parseFrom(snapshot);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalArgumentException("not a coordination state machine snapshot", e);
+        }
+        nowMs = image.getNowUnixMs();
+        store.reset(image.getRevision(), image.getKvsList(), image.getCompactRevision(), image.getHistoryList());
+        leases.clear();
+        for (StoreSnapshot.LeaseImage l : image.getLeasesList()) {
+            leases.grant(l.getID(), l.getTTL(), nowMs + l.getRemainingMs());
+        }
+        sessions.clear();
+        for (StoreSnapshot.SessionImage s : image.getSessionsList()) {
+            Map<Long, CommandResult> remembered = new TreeMap<>();
+            for (int i = 0; i < s.getSequencesCount(); i++) {
+                remembered.put(s.getSequences(i), s.getResponses(i));
+            }
+            sessions.restore(s.getClientId(), s.getLastActiveMs(), s.getForgottenThrough(), remembered);
+        }
+        listener.onRestore(store.revision());
+    }
+
+    // ---- read side (not replicated) -------------------------------------------------------------------
+
+    /** A Range at the applied state. @throws StoreException INVALID_ARGUMENT, REQUEST_TOO_LARGE, COMPACTED */
+    public RangeResponse range(RangeRequest req) {
+        return store.range(req, List.of());
+    }
+
+    /**
+     * TimeToLive at the caller's time {@code nowUnixMs} (never earlier than the log time already applied):
+     * remaining = deadline − now, where the deadline was set by the last grant, keep-alive or checkpoint.
+     *
+     * @throws StoreException LEASE_NOT_FOUND
+     */
+    public LeaseTimeToLiveResponse timeToLive(LeaseTimeToLiveRequest req, long nowUnixMs) {
+        Lease lease = existingLease(req.getID());
+        long remainingMs = lease.remainingMs(Math.max(nowMs, nowUnixMs));
+        LeaseTimeToLiveResponse.Builder out = LeaseTimeToLiveResponse.newBuilder().setHeader(header())
+                .setID(lease.id()).setGrantedTTL(lease.ttlSeconds()).setTTL((remainingMs + 999) / 1000);
+        if (req.getKeys()) {
+            out.addAllKeys(store.keysOf(lease.id()));
+        }
+        return out.build();
+    }
+
+    /** All live leases, by id. */
+    public LeaseLeasesResponse leases() {
+        LeaseLeasesResponse.Builder out = LeaseLeasesResponse.newBuilder().setHeader(header());
+        leases.all().forEach(l -> out.addLeases(LeaseStatus.newBuilder().setID(l.id())));
+        return out.build();
+    }
+
+    /** Retained events from {@code startRevision} on, or COMPACTED; for the watch hub. */
+    public HistoryRead history(long startRevision) {
+        return store.history().read(startRevision);
+    }
+
+    public long revision() {
+        return store.revision();
+    }
+
+    /** The log time of the last applied command. */
+    public long nowMs() {
+        return nowMs;
+    }
+}

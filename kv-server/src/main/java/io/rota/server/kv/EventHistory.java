@@ -1,0 +1,76 @@
+package io.rota.server.kv;
+
+import io.rota.proto.Event;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The last events of the store, bounded, so a watcher can resume from a start revision and a range can
+ * read at a recent past revision (etcd's MVCC history, kept only for a window).
+ *
+ * <p>Invariant: every event of every revision after {@link #compactRevision()} is retained. Eviction
+ * therefore drops whole revisions, oldest first, and moves the compact revision up to the dropped one.
+ */
+public final class EventHistory {
+
+    private final int maxEvents;
+    private final ArrayDeque<Event> events = new ArrayDeque<>();
+    private long compactRevision;
+
+    EventHistory(int maxEvents, long compactRevision) {
+        this.maxEvents = maxEvents;
+        this.compactRevision = compactRevision;
+    }
+
+    static long revisionOf(Event e) {
+        return e.getKv().getModRevision();
+    }
+
+    void append(List<Event> revisionEvents) {
+        events.addAll(revisionEvents);
+        while (events.size() > maxEvents) {
+            long oldest = revisionOf(events.peekFirst());
+            while (!events.isEmpty() && revisionOf(events.peekFirst()) == oldest) {
+                events.pollFirst();
+            }
+            compactRevision = oldest;
+        }
+    }
+
+    public long compactRevision() {
+        return compactRevision;
+    }
+
+    /** The retained events with revision &ge; {@code startRevision}, or COMPACTED if some are gone. */
+    public HistoryRead read(long startRevision) {
+        if (startRevision <= compactRevision) {
+            return new HistoryRead(true, compactRevision, List.of());
+        }
+        List<Event> out = new ArrayList<>();
+        for (Event e : events) {
+            if (revisionOf(e) >= startRevision) {
+                out.add(e);
+            }
+        }
+        return new HistoryRead(false, compactRevision, List.copyOf(out));
+    }
+
+    /** Newest first: what a past-revision read undoes. */
+    Iterator<Event> newestFirst() {
+        return events.descendingIterator();
+    }
+
+    /** Oldest first, for snapshots. */
+    List<Event> all() {
+        return List.copyOf(events);
+    }
+
+    void reset(long compactRevision, List<Event> retained) {
+        this.compactRevision = compactRevision;
+        events.clear();
+        events.addAll(retained);
+    }
+}

@@ -1,0 +1,228 @@
+package io.rota.server.kv;
+
+import com.google.protobuf.ByteString;
+import io.rota.proto.Compare;
+import io.rota.proto.Event;
+import io.rota.proto.KeyValue;
+import io.rota.proto.RangeRequest;
+import io.rota.proto.RangeResponse;
+import io.rota.proto.ResponseHeader;
+
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.NavigableSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongPredicate;
+
+/**
+ * The keys of the store at the current revision, the store-wide revision, and the bounded event history
+ * (etcd v3's data model without its full MVCC: past revisions are readable only within the history).
+ *
+ * <p>Revision rules (etcd's): the store starts at revision 1; every write transaction that changes
+ * something — any put, or a delete that deletes at least one key — gets the next revision; its writes
+ * all carry it. Each key has create_revision, mod_revision, version (1 on create, +1 per put; a delete
+ * forgets the key) and lease.
+ *
+ * <p>Writes go through a {@link WriteTxn}, which applies them in place and can roll them back, so a
+ * transaction is all or nothing.
+ */
+public final class KvStore {
+
+    private final Limits limits;
+    private final TreeMap<ByteString, KeyValue> kvs = new TreeMap<>(KeyRange.ORDER);
+    /** Keys per lease, kept in step with {@link #kvs} so revoke finds its keys without a scan. */
+    private final TreeMap<Long, NavigableSet<ByteString>> keysByLease = new TreeMap<>();
+    private final EventHistory history;
+    private long revision = 1;
+
+    KvStore(Limits limits) {
+        this.limits = limits;
+        this.history = new EventHistory(limits.maxHistoryEvents(), revision);
+    }
+
+    public long revision() {
+        return revision;
+    }
+
+    public EventHistory history() {
+        return history;
+    }
+
+    WriteTxn begin(LongPredicate leaseExists) {
+        return new WriteTxn(this, revision + 1, limits, leaseExists);
+    }
+
+    /** Ends a write transaction: if it wrote, the revision advances and its events enter the history. */
+    List<Event> commit(WriteTxn txn) {
+        List<Event> events = txn.events();
+        if (!events.isEmpty()) {
+            revision = txn.revision();
+            history.append(events);
+        }
+        return events;
+    }
+
+    /** Current keys of a range, live view. */
+    NavigableMap<ByteString, KeyValue> slice(KeyRange range) {
+        return range.slice(kvs);
+    }
+
+    KeyValue get(ByteString key) {
+        return kvs.get(key);
+    }
+
+    int size() {
+        return kvs.size();
+    }
+
+    /** The keys attached to a lease, sorted (a copy: callers delete them while iterating). */
+    List<ByteString> keysOf(long lease) {
+        NavigableSet<ByteString> keys = keysByLease.get(lease);
+        return keys == null ? List.of() : List.copyOf(keys);
+    }
+
+    /** Write or replace one key, keeping the lease index in step. */
+    void write(KeyValue kv) {
+        unindex(kvs.put(kv.getKey(), kv));
+        if (kv.getLease() != 0) {
+            keysByLease.computeIfAbsent(kv.getLease(), l -> new TreeSet<>(KeyRange.ORDER)).add(kv.getKey());
+        }
+    }
+
+    void remove(ByteString key) {
+        unindex(kvs.remove(key));
+    }
+
+    private void unindex(KeyValue old) {
+        if (old == null || old.getLease() == 0) {
+            return;
+        }
+        NavigableSet<ByteString> keys = keysByLease.get(old.getLease());
+        keys.remove(old.getKey());
+        if (keys.isEmpty()) {
+            keysByLease.remove(old.getLease());
+        }
+    }
+
+    KeyRange checkedRange(ByteString key, ByteString rangeEnd) {
+        if (key.isEmpty()) {
+            throw StoreException.invalid("key is empty");
+        }
+        if (key.size() > limits.maxKeyBytes() || rangeEnd.size() > limits.maxKeyBytes()) {
+            throw StoreException.tooLarge("key longer than " + limits.maxKeyBytes() + " bytes");
+        }
+        return new KeyRange(key, rangeEnd);
+    }
+
+    /**
+     * A range read, at the current revision or (within the history) a past one. {@code pending} are the
+     * events of a write transaction in progress: a past-revision read inside a transaction must undo them
+     * too, since they are already applied in place.
+     */
+    RangeResponse range(RangeRequest req, List<Event> pending) {
+        KeyRange range = checkedRange(req.getKey(), req.getRangeEnd());
+        if (req.getLimit() < 0) {
+            throw StoreException.invalid("negative limit");
+        }
+        long at = req.getRevision();
+        if (at > revision) {
+            throw StoreException.invalid("revision " + at + " is in the future (current " + revision + ")");
+        }
+        NavigableMap<ByteString, KeyValue> view = at <= 0 || at == revision && pending.isEmpty()
+                ? slice(range) : pastSlice(range, at, pending);
+        RangeResponse.Builder out = RangeResponse.newBuilder()
+                .setHeader(ResponseHeader.newBuilder().setRevision(revision))
+                .setCount(view.size());
+        long limit = req.getLimit() == 0 ? Long.MAX_VALUE : req.getLimit();
+        out.setMore(view.size() > limit);
+        if (!req.getCountOnly()) {
+            Iterator<KeyValue> it = view.values().iterator();
+            for (long n = 0; n < limit && it.hasNext(); n++) {
+                KeyValue kv = it.next();
+                out.addKvs(req.getKeysOnly() ? kv.toBuilder().clearValue().build() : kv);
+            }
+        }
+        return out.build();
+    }
+
+    /** The range as of revision {@code at}: the current keys with every later write undone, newest first. */
+    private NavigableMap<ByteString, KeyValue> pastSlice(KeyRange range, long at, List<Event> pending) {
+        if (at < history.compactRevision()) {
+            throw StoreException.compacted(at, history.compactRevision());
+        }
+        TreeMap<ByteString, KeyValue> view = new TreeMap<>(slice(range));
+        for (int i = pending.size() - 1; i >= 0; i--) {
+            undo(view, range, pending.get(i));
+        }
+        for (Iterator<Event> it = history.newestFirst(); it.hasNext(); ) {
+            Event e = it.next();
+            if (EventHistory.revisionOf(e) <= at) {
+                break;
+            }
+            undo(view, range, e);
+        }
+        return view;
+    }
+
+    private static void undo(TreeMap<ByteString, KeyValue> view, KeyRange range, Event e) {
+        ByteString key = e.getKv().getKey();
+        if (!range.contains(key)) {
+            return;
+        }
+        if (e.hasPrevKv()) {
+            view.put(key, e.getPrevKv());
+        } else {
+            view.remove(key);
+        }
+    }
+
+    /**
+     * A transaction guard: every key of the compare's range (or its single key) satisfies it. A missing key
+     * counts as version, create, mod and lease 0; a VALUE compare on a missing key is false (etcd).
+     */
+    boolean holds(Compare c) {
+        Collection<KeyValue> found = slice(checkedRange(c.getKey(), c.getRangeEnd())).values();
+        if (found.isEmpty()) {
+            return c.getTarget() != Compare.Target.VALUE && holds(c, KeyValue.getDefaultInstance());
+        }
+        for (KeyValue kv : found) {
+            if (!holds(c, kv)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean holds(Compare c, KeyValue kv) {
+        int cmp = switch (c.getTarget()) {
+            case VERSION -> Long.compare(kv.getVersion(), c.getVersion());
+            case CREATE -> Long.compare(kv.getCreateRevision(), c.getCreateRevision());
+            case MOD -> Long.compare(kv.getModRevision(), c.getModRevision());
+            case VALUE -> KeyRange.ORDER.compare(kv.getValue(), c.getValue());
+            case LEASE -> Long.compare(kv.getLease(), c.getLease());
+            case UNRECOGNIZED -> throw StoreException.invalid("unknown compare target");
+        };
+        return switch (c.getResult()) {
+            case EQUAL -> cmp == 0;
+            case NOT_EQUAL -> cmp != 0;
+            case GREATER -> cmp > 0;
+            case LESS -> cmp < 0;
+            case UNRECOGNIZED -> throw StoreException.invalid("unknown compare result");
+        };
+    }
+
+    Collection<KeyValue> all() {
+        return kvs.values();
+    }
+
+    void reset(long revision, List<KeyValue> keys, long compactRevision, List<Event> retained) {
+        kvs.clear();
+        keysByLease.clear();
+        keys.forEach(this::write);
+        this.revision = revision;
+        history.reset(compactRevision, retained);
+    }
+}

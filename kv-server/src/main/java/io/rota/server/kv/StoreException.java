@@ -1,0 +1,45 @@
+package io.rota.server.kv;
+
+import io.rota.proto.Error;
+
+/**
+ * A typed refusal of a command or read (bad input, missing lease, compacted revision, ...). The state
+ * machine turns it into an {@link Error} result; it never escapes {@link CoordinationStateMachine#apply}.
+ * The read-side API throws it to the server, which sends {@link #error()} to the client.
+ */
+public final class StoreException extends RuntimeException {
+
+    private final transient Error error;
+
+    StoreException(Error.Code code, String message) {
+        this(Error.newBuilder().setCode(code).setMessage(message).build());
+    }
+
+    private StoreException(Error error) {
+        // No stack trace: this is an expected outcome, not a bug, and apply must stay cheap.
+        super(error.getMessage(), null, false, false);
+        this.error = error;
+    }
+
+    static StoreException compacted(long requested, long compactRevision) {
+        return new StoreException(Error.newBuilder().setCode(Error.Code.COMPACTED)
+                .setMessage("revision " + requested + " is compacted (history starts after " + compactRevision + ")")
+                .setCompactRevision(compactRevision).build());
+    }
+
+    static StoreException invalid(String message) {
+        return new StoreException(Error.Code.INVALID_ARGUMENT, message);
+    }
+
+    static StoreException tooLarge(String message) {
+        return new StoreException(Error.Code.REQUEST_TOO_LARGE, message);
+    }
+
+    static StoreException leaseNotFound(long id) {
+        return new StoreException(Error.Code.LEASE_NOT_FOUND, "lease " + id + " not found");
+    }
+
+    public Error error() {
+        return error;
+    }
+}

@@ -1,0 +1,62 @@
+package io.rota.server.lease;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.TreeMap;
+
+/**
+ * The live leases of the state machine, by id. Which keys a lease holds is the key store's business; the
+ * table only knows TTLs and deadlines. Bounded: {@link #isFull()} is checked before a grant.
+ */
+public final class LeaseTable {
+
+    private final int maxLeases;
+    private final TreeMap<Long, Lease> leases = new TreeMap<>();
+
+    public LeaseTable(int maxLeases) {
+        this.maxLeases = maxLeases;
+    }
+
+    public boolean isFull() {
+        return leases.size() >= maxLeases;
+    }
+
+    public Lease get(long id) {
+        return leases.get(id);
+    }
+
+    public boolean contains(long id) {
+        return leases.containsKey(id);
+    }
+
+    /**
+     * The id for a grant that asked for none: {@code hint} (the entry's index, unique in the log) or, if a
+     * lease chose that id explicitly, the next free one. Deterministic, unlike etcd's random ids.
+     */
+    public long freeId(long hint) {
+        long id = Math.max(1, hint);
+        while (leases.containsKey(id)) {
+            id++;
+        }
+        return id;
+    }
+
+    public Lease grant(long id, long ttlSeconds, long deadlineMs) {
+        Lease lease = new Lease(id, ttlSeconds, deadlineMs);
+        leases.put(id, lease);
+        return lease;
+    }
+
+    public Lease remove(long id) {
+        return leases.remove(id);
+    }
+
+    /** Sorted by id. */
+    public Collection<Lease> all() {
+        return Collections.unmodifiableCollection(leases.values());
+    }
+
+    public void clear() {
+        leases.clear();
+    }
+}

@@ -1,0 +1,106 @@
+package io.rota.server.kv;
+
+import com.google.protobuf.ByteString;
+import io.rota.proto.Command;
+import io.rota.proto.CommandResult;
+import io.rota.proto.DeleteRangeRequest;
+import io.rota.proto.Error;
+import io.rota.proto.KeyValue;
+import io.rota.proto.LeaseExpireRequest;
+import io.rota.proto.LeaseGrantRequest;
+import io.rota.proto.LeaseRevokeRequest;
+import io.rota.proto.PutRequest;
+import io.rota.proto.RangeRequest;
+import io.rota.proto.RangeResponse;
+import io.rota.proto.RegisterSessionRequest;
+import io.rota.proto.SessionRef;
+import io.rota.raft.core.Entry;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/** Feeds a state machine one committed entry at a time, as the Raft driver would, with a log clock. */
+final class Harness {
+
+    static final Limits LIMITS = new Limits(64, 256, 16, 1000, 50, 100, 1500, 3600, 8, 60_000, 4);
+
+    final CoordinationStateMachine sm;
+    long index;
+    long nowMs = 1_000_000;
+
+    Harness() {
+        this(LIMITS);
+    }
+
+    Harness(Limits limits) {
+        sm = new CoordinationStateMachine(limits);
+    }
+
+    static ByteString b(String s) {
+        return ByteString.copyFrom(s, StandardCharsets.UTF_8);
+    }
+
+    static String s(ByteString b) {
+        return b.toStringUtf8();
+    }
+
+    Entry entry(Command.Builder cmd) {
+        return Entry.command(++index, 1, cmd.setNowUnixMs(nowMs).build().toByteArray());
+    }
+
+    CommandResult run(Command.Builder cmd) {
+        return sm.apply(List.of(entry(cmd))).get(0);
+    }
+
+    CommandResult put(String key, String value) {
+        return run(Command.newBuilder().setPut(PutRequest.newBuilder().setKey(b(key)).setValue(b(value))));
+    }
+
+    CommandResult put(String key, String value, long lease) {
+        return run(Command.newBuilder().setPut(
+                PutRequest.newBuilder().setKey(b(key)).setValue(b(value)).setLease(lease)));
+    }
+
+    CommandResult delete(String key, String rangeEnd) {
+        return run(Command.newBuilder().setDeleteRange(
+                DeleteRangeRequest.newBuilder().setKey(b(key)).setRangeEnd(b(rangeEnd)).setPrevKv(true)));
+    }
+
+    long grant(long ttlSeconds) {
+        CommandResult r = run(Command.newBuilder().setLeaseGrant(LeaseGrantRequest.newBuilder().setTTL(ttlSeconds)));
+        assertFalse(r.hasError(), r::toString);
+        return r.getLeaseGrant().getID();
+    }
+
+    CommandResult revoke(long id) {
+        return run(Command.newBuilder().setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)));
+    }
+
+    CommandResult expire(long id) {
+        return run(Command.newBuilder().setLeaseExpire(LeaseExpireRequest.newBuilder().setID(id)));
+    }
+
+    long register() {
+        return run(Command.newBuilder().setRegisterSession(RegisterSessionRequest.getDefaultInstance()))
+                .getRegisterSession().getClientId();
+    }
+
+    /** The same put as a session request (client, sequence). */
+    CommandResult put(long client, long sequence, String key, String value) {
+        return run(Command.newBuilder()
+                .setSession(SessionRef.newBuilder().setClientId(client).setSequence(sequence))
+                .setPut(PutRequest.newBuilder().setKey(b(key)).setValue(b(value))));
+    }
+
+    KeyValue get(String key) {
+        RangeResponse r = sm.range(RangeRequest.newBuilder().setKey(b(key)).build());
+        return r.getKvsCount() == 0 ? null : r.getKvs(0);
+    }
+
+    static void assertError(Error.Code code, CommandResult r) {
+        assertEquals(code, r.getError().getCode(), r::toString);
+    }
+}
