@@ -411,6 +411,20 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return store.history().read(startRevision);
     }
 
+    /**
+     * Every live lease with its granted TTL and the time left at {@code nowUnixMs} (never earlier than the
+     * log time): where a new leader's lease keeper starts its deadlines (etcd's checkpointed remaining TTL).
+     */
+    public List<StoreSnapshot.LeaseImage> leaseImages(long nowUnixMs) {
+        long now = Math.max(nowMs, nowUnixMs);
+        List<StoreSnapshot.LeaseImage> out = new ArrayList<>();
+        for (Lease l : leases.all()) {
+            out.add(StoreSnapshot.LeaseImage.newBuilder().setID(l.id()).setTTL(l.ttlSeconds())
+                    .setRemainingMs(l.remainingMs(now)).build());
+        }
+        return out;
+    }
+
     /** The published members, by id. */
     public List<Member> members() {
         return List.copyOf(members.values());
