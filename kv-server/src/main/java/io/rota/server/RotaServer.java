@@ -90,7 +90,7 @@ public final class RotaServer implements AutoCloseable {
         watchHub.start(driver, stateMachine, timer, config.watchProgressInterval());
         ServerMetrics metrics = new ServerMetrics();
         clientServer = new ClientServer(new ClientServer.Settings(config.listenClient(), config.maxFrameBytes(),
-                config.requestTimeout(), tick, VERSION), driver, stateMachine, view, leaseKeeper, watchHub, timer, metrics);
+                config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2), VERSION), driver, stateMachine, view, leaseKeeper, watchHub, timer, metrics);
         Member self = Member.newBuilder().setId(id).setName(config.name())
                 .setClientAddress(config.listenClient().getHostString() + ":" + clientServer.localAddress().getPort())
                 .setPeerAddress(ServerConfig.format(config.listenPeer())).build();

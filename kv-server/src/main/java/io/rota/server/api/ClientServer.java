@@ -32,10 +32,11 @@ public final class ClientServer implements AutoCloseable {
      * @param maxFrameBytes  largest frame accepted (max request bytes + envelope)
      * @param requestTimeout deadline of each write or linearizable read
      * @param retryInterval  pause between attempts while no leader is known (one Raft tick)
+     * @param readAttemptTimeout bound on one ReadIndex attempt (two election timeouts: time for a new leader)
      * @param version        reported by Status
      */
     public record Settings(InetSocketAddress listen, int maxFrameBytes, Duration requestTimeout,
-                           Duration retryInterval, String version) {
+                           Duration retryInterval, Duration readAttemptTimeout, String version) {
     }
 
     private final EventLoopGroup group;
@@ -51,7 +52,7 @@ public final class ClientServer implements AutoCloseable {
         this.forwarder = new Forwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
                 MAX_FORWARDED_IN_FLIGHT);
         this.router = new RequestRouter(driver, stateMachine, view, forwarder, leaseKeeper, timer, metrics,
-                settings.requestTimeout(), settings.retryInterval(), settings.version());
+                settings.requestTimeout(), settings.retryInterval(), settings.readAttemptTimeout(), settings.version());
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))

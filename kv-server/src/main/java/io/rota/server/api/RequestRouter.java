@@ -45,6 +45,7 @@ public final class RequestRouter {
     private final ServerMetrics metrics;
     private final Duration timeout;
     private final Duration retryInterval;
+    private final Duration readAttemptTimeout;
     private final String version;
 
     /** An attempt that may be repeated: {@code answer} is what the caller gets if the deadline passes. */
@@ -59,7 +60,8 @@ public final class RequestRouter {
 
     RequestRouter(RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine, ClusterView view,
                   Forwarder forwarder, LeaseKeeper leaseKeeper, ScheduledExecutorService timer,
-                  ServerMetrics metrics, Duration timeout, Duration retryInterval, String version) {
+                  ServerMetrics metrics, Duration timeout, Duration retryInterval, Duration readAttemptTimeout,
+                  String version) {
         this.driver = driver;
         this.stateMachine = stateMachine;
         this.view = view;
@@ -69,6 +71,7 @@ public final class RequestRouter {
         this.metrics = metrics;
         this.timeout = timeout;
         this.retryInterval = retryInterval;
+        this.readAttemptTimeout = readAttemptTimeout;
         this.version = version;
     }
 
@@ -148,13 +151,18 @@ public final class RequestRouter {
         return read(query, deadline);
     }
 
-    /** A linearizable read (§6.4); retried while no leader is known. */
+    /**
+     * A linearizable read (§6.4). Reads change nothing, so any failure short of the deadline is retried —
+     * also a TIMEOUT: a follower's ReadIndex request to a leader that just died is never answered, and the
+     * next attempt goes to the new leader. Each attempt is bounded by {@code readAttemptTimeout}.
+     */
     private CompletableFuture<Frame> read(Supplier<Frame> query, long deadline) {
-        return countRead(driver.read(query, remaining(deadline))).handle((frame, e) -> {
+        Duration attempt = Duration.ofNanos(Math.min(readAttemptTimeout.toNanos(), remaining(deadline).toNanos()));
+        return countRead(driver.read(query, attempt)).handle((frame, e) -> {
             if (e == null) {
                 return frame;
             }
-            if (definitelyNotApplied(e) || isCode(e, RaftException.Code.UNAVAILABLE)) {
+            if (unwrap(e) instanceof RaftException) {
                 throw new RetryLater(Errors.of(e, view));
             }
             return Frames.error(0, Errors.of(e, view));
