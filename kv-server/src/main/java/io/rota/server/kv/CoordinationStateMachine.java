@@ -377,7 +377,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     // ---- read side (not replicated) -------------------------------------------------------------------
 
-    /** A Range at the applied state. @throws StoreException INVALID_ARGUMENT, REQUEST_TOO_LARGE, COMPACTED */
+    /**
+     * A Range at the applied state.
+     *
+     * @throws StoreException INVALID_ARGUMENT, REQUEST_TOO_LARGE or COMPACTED
+     */
     public RangeResponse range(RangeRequest req) {
         return store.range(req, List.of());
     }

@@ -1,0 +1,188 @@
+package io.rota.server.kv;
+
+import io.rota.proto.Command;
+import io.rota.proto.CommandResult;
+import io.rota.proto.Compare;
+import io.rota.proto.DeleteRangeRequest;
+import io.rota.proto.Error;
+import io.rota.proto.LeaseCheckpointRequest;
+import io.rota.proto.LeaseExpireRequest;
+import io.rota.proto.LeaseGrantRequest;
+import io.rota.proto.LeaseKeepAliveRequest;
+import io.rota.proto.LeaseRevokeRequest;
+import io.rota.proto.LeaseTimeToLiveRequest;
+import io.rota.proto.PutRequest;
+import io.rota.proto.RangeRequest;
+import io.rota.proto.RegisterSessionRequest;
+import io.rota.proto.RequestOp;
+import io.rota.proto.SessionKeepAliveRequest;
+import io.rota.proto.SessionRef;
+import io.rota.proto.TxnRequest;
+import io.rota.raft.core.Entry;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static io.rota.server.kv.Harness.b;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Snapshot/restore and determinism, with seeded random operations: the seed is in every failure message,
+ * and {@code -Drota.seed=N} replays one run.
+ */
+class SnapshotTest {
+
+    private static final int RUNS = 20;
+    private static final int OPS = 400;
+
+    /** A random command over a small key space, so keys, leases and sessions collide often. */
+    private static Command.Builder randomCommand(Random rnd, List<Long> clients, long[] sequences) {
+        String key = "k" + rnd.nextInt(12);
+        long lease = rnd.nextInt(4) == 0 ? 0 : 1 + rnd.nextInt(20);
+        Command.Builder cmd = Command.newBuilder();
+        switch (rnd.nextInt(12)) {
+            case 0, 1, 2 -> cmd.setPut(PutRequest.newBuilder().setKey(b(key)).setValue(b("v" + rnd.nextInt(5)))
+                    .setLease(rnd.nextBoolean() ? 0 : lease).setPrevKv(rnd.nextBoolean()));
+            case 3 -> cmd.setDeleteRange(DeleteRangeRequest.newBuilder().setKey(b(key))
+                    .setRangeEnd(rnd.nextBoolean() ? b("") : b("k5")).setPrevKv(true));
+            case 4, 5 -> cmd.setTxn(TxnRequest.newBuilder()
+                    .addCompare(Compare.newBuilder().setKey(b(key)).setTarget(Compare.Target.VERSION)
+                            .setResult(Compare.Result.forNumber(rnd.nextInt(4))).setVersion(rnd.nextInt(3)))
+                    .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b(key + "t")).setLease(lease)))
+                    .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(b("k")).setRangeEnd(b("l"))))
+                    .addFailure(RequestOp.newBuilder().setRequestDeleteRange(DeleteRangeRequest.newBuilder().setKey(b(key)))));
+            case 6 -> cmd.setLeaseGrant(LeaseGrantRequest.newBuilder().setTTL(1 + rnd.nextInt(30))
+                    .setID(rnd.nextInt(4) == 0 ? 0 : lease));
+            case 7 -> cmd.setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(lease));
+            case 8 -> cmd.setLeaseExpire(LeaseExpireRequest.newBuilder().setID(lease));
+            case 9 -> cmd.setLeaseKeepAlive(LeaseKeepAliveRequest.newBuilder().setID(lease));
+            case 10 -> cmd.setLeaseCheckpoint(LeaseCheckpointRequest.newBuilder().addCheckpoints(
+                    LeaseCheckpointRequest.Checkpoint.newBuilder().setID(lease).setRemainingMs(rnd.nextInt(20_000))));
+            default -> {
+                if (clients.isEmpty() || rnd.nextInt(3) == 0) {
+                    return cmd.setRegisterSession(RegisterSessionRequest.getDefaultInstance());
+                }
+                return cmd.setSessionKeepAlive(SessionKeepAliveRequest.newBuilder()
+                        .setClientId(clients.get(rnd.nextInt(clients.size()))));
+            }
+        }
+        if (!clients.isEmpty() && rnd.nextBoolean()) {
+            int c = rnd.nextInt(clients.size());
+            // Mostly new sequences, sometimes a retry of the last one.
+            long seq = rnd.nextInt(4) == 0 && sequences[c] > 0 ? sequences[c] : ++sequences[c];
+            cmd.setSession(SessionRef.newBuilder().setClientId(clients.get(c)).setSequence(seq));
+        }
+        return cmd;
+    }
+
+    /** A random log: entries with a clock that mostly advances and sometimes steps back (leader change). */
+    private static List<Entry> randomLog(long seed) {
+        Random rnd = new Random(seed);
+        List<Entry> log = new ArrayList<>();
+        List<Long> clients = new ArrayList<>();
+        long[] sequences = new long[OPS];
+        long now = 1_000_000;
+        for (int i = 1; i <= OPS; i++) {
+            now += rnd.nextInt(10) == 0 ? -rnd.nextInt(2_000) : rnd.nextInt(3_000);
+            if (rnd.nextInt(20) == 0) {
+                log.add(Entry.noOp(i, 1));
+                continue;
+            }
+            Command.Builder cmd = randomCommand(rnd, clients, sequences);
+            if (cmd.hasRegisterSession()) {
+                clients.add((long) i);
+            }
+            log.add(Entry.command(i, 1, cmd.setNowUnixMs(now).build().toByteArray()));
+        }
+        return log;
+    }
+
+    private static long seed(int run) {
+        String fixed = System.getProperty("rota.seed");
+        return fixed != null ? Long.parseLong(fixed) : 0x5eed0000L + run;
+    }
+
+    /** Every read the server can make, rendered to compare two machines. */
+    private static String answers(CoordinationStateMachine sm) {
+        StringBuilder out = new StringBuilder();
+        out.append(sm.range(RangeRequest.newBuilder().setKey(b("\0")).setRangeEnd(b("\0")).build()));
+        out.append(sm.leases());
+        for (var l : sm.leases().getLeasesList()) {
+            out.append(sm.timeToLive(LeaseTimeToLiveRequest.newBuilder().setID(l.getID()).setKeys(true).build(), 0));
+        }
+        out.append(sm.history(1)).append(sm.nowMs());
+        return out.toString();
+    }
+
+    @Test
+    void aRestoredCopyAnswersExactlyLikeTheOriginal() {
+        for (int run = 0; run < RUNS; run++) {
+            long seed = seed(run);
+            List<Entry> log = randomLog(seed);
+            int cut = new Random(seed).nextInt(log.size());
+            CoordinationStateMachine original = new CoordinationStateMachine(Harness.LIMITS);
+            original.apply(log.subList(0, cut));
+            CoordinationStateMachine copy = new CoordinationStateMachine(Harness.LIMITS);
+            copy.restore(original.snapshot());
+            assertEquals(answers(original), answers(copy), "seed " + seed + " right after restore");
+
+            List<CommandResult> fromOriginal = original.apply(log.subList(cut, log.size()));
+            List<CommandResult> fromCopy = copy.apply(log.subList(cut, log.size()));
+            assertEquals(fromOriginal, fromCopy, "seed " + seed + ": results after restore");
+            assertEquals(answers(original), answers(copy), "seed " + seed + ": state after the rest of the log");
+        }
+    }
+
+    @Test
+    void theSameEntriesGiveByteIdenticalSnapshots() {
+        for (int run = 0; run < RUNS; run++) {
+            long seed = seed(run);
+            List<Entry> log = randomLog(seed);
+            CoordinationStateMachine a = new CoordinationStateMachine(Harness.LIMITS);
+            CoordinationStateMachine b = new CoordinationStateMachine(Harness.LIMITS);
+            // Batching must not matter: one machine gets the log in one call, the other entry by entry.
+            a.apply(log);
+            log.forEach(e -> b.apply(List.of(e)));
+            assertArrayEquals(a.snapshot(), b.snapshot(), "seed " + seed);
+            CoordinationStateMachine c = new CoordinationStateMachine(Harness.LIMITS);
+            c.restore(a.snapshot());
+            assertArrayEquals(a.snapshot(), c.snapshot(), "seed " + seed + ": snapshot of a restored copy");
+        }
+    }
+
+    @Test
+    void aSessionsRememberedResponsesSurviveASnapshot() {
+        Harness h = new Harness();
+        long client = h.register();
+        CommandResult first = h.put(client, 1, "k", "v");
+        Harness restored = new Harness();
+        restored.sm.restore(h.sm.snapshot());
+        restored.index = h.index;
+        restored.nowMs = h.nowMs;
+        assertEquals(first, restored.put(client, 1, "k", "v"));
+        assertEquals(1, restored.get("k").getVersion());
+    }
+
+    @Test
+    void noOpEntriesYieldNullAndMalformedCommandsYieldInvalidArgument() {
+        CoordinationStateMachine sm = new CoordinationStateMachine(Harness.LIMITS);
+        List<CommandResult> results = sm.apply(List.of(Entry.noOp(1, 1),
+                Entry.command(2, 1, new byte[] {(byte) 0xff, 0x01, 0x02}),
+                Entry.command(3, 1, Command.newBuilder().setNowUnixMs(5).build().toByteArray())));
+        assertNull(results.get(0));
+        assertEquals(Error.Code.INVALID_ARGUMENT, results.get(1).getError().getCode());
+        assertEquals(Error.Code.INVALID_ARGUMENT, results.get(2).getError().getCode());
+        assertEquals(1, sm.revision());
+    }
+
+    @Test
+    void aCorruptSnapshotIsRefused() {
+        CoordinationStateMachine sm = new CoordinationStateMachine(Harness.LIMITS);
+        assertThrows(IllegalArgumentException.class, () -> sm.restore(new byte[] {(byte) 0xff, 0x01}));
+    }
+}
