@@ -9,16 +9,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
 /**
  * This member's picture of the cluster, refreshed once per Raft tick from the driver: its role, term,
@@ -90,6 +91,7 @@ public final class ClusterView implements AutoCloseable {
         return s == null ? 0 : s.term();
     }
 
+    /** Published members, sorted by id. */
     public Map<Long, Member> members() {
         return members;
     }
@@ -105,7 +107,9 @@ public final class ClusterView implements AutoCloseable {
         }
         CompletableFuture<List<Member>> m = driver.readLocal(membersQuery);
         driver.status().thenCombine(m, (s, list) -> {
-            members = list.stream().collect(Collectors.toUnmodifiableMap(Member::getId, x -> x));
+            Map<Long, Member> byId = new TreeMap<>();
+            list.forEach(member -> byId.put(member.getId(), member));
+            members = Collections.unmodifiableMap(byId);
             return s;
         }).thenAcceptAsync(this::update, timer).exceptionally(e -> {
             log.debug("{}: status refresh failed: {}", name, e.toString());
