@@ -22,6 +22,7 @@ import io.rota.server.lease.LeaseKeeper;
 import io.rota.server.watch.WatchHub;
 import picocli.CommandLine;
 
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -145,12 +146,20 @@ public final class RotaServer implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
 
     public static void main(String[] args) {
-        CommandLine cli = new CommandLine(new Rota());
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /**
+     * Parse and run; returns the exit code: 0 after a clean stop, 1 if the member could not start, 2 for
+     * a bad command line (one line on {@code err} saying what is wrong and how to fix it).
+     */
+    static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new Rota()).setOut(out).setErr(err);
         cli.setParameterExceptionHandler((e, a) -> {
             e.getCommandLine().getErr().println("rota: " + e.getMessage() + " (see: rota server --help)");
             return 2;
         });
-        System.exit(cli.execute(args));
+        return cli.execute(args);
     }
 
     @CommandLine.Command(name = "rota", mixinStandardHelpOptions = true, version = "rota " + VERSION,

@@ -74,8 +74,13 @@ final class Watcher {
             return false;
         }
         if (queuedEvents + events > maxQueuedEvents) {
-            long resumeFrom = queue.isEmpty() ? response.getHeader().getRevision()
-                    : queue.peekFirst().getHeader().getRevision();
+            long resumeFrom = response.getHeader().getRevision();
+            for (WatchResponse queued : queue) {
+                if (queued.getEventsCount() > 0) {
+                    resumeFrom = queued.getHeader().getRevision();
+                    break;
+                }
+            }
             queue.clear();
             queuedEvents = 0;
             cancel(WatchResponse.newBuilder().setHeader(response.getHeader()).setWatchId(id).setCanceled(true)
