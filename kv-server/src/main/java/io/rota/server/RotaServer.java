@@ -55,7 +55,7 @@ public final class RotaServer implements AutoCloseable {
     private final ClientServer clientServer;
     private final HttpServer httpServer;
 
-    private RotaServer(ServerConfig config) throws InterruptedException {
+    private RotaServer(ServerConfig config) {
         this.config = config;
         long id = config.memberId();
         Limits limits = Limits.defaults(config.minLeaseTtlMs());
@@ -90,20 +90,32 @@ public final class RotaServer implements AutoCloseable {
         view.addListener(leaseKeeper);
         watchHub.start(driver, stateMachine, timer, config.watchProgressInterval());
         ServerMetrics metrics = new ServerMetrics();
-        clientServer = new ClientServer(new ClientServer.Settings(config.listenClient(), config.maxFrameBytes(),
-                config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2), VERSION), driver, stateMachine, view, leaseKeeper, watchHub, timer, metrics);
+        ClientServer clients = null;
+        try {
+            clients = new ClientServer(new ClientServer.Settings(config.listenClient(), config.maxFrameBytes(),
+                    config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2), VERSION), driver,
+                    stateMachine, view, leaseKeeper, watchHub, timer, metrics);
+            httpServer = config.http() == null ? null : new HttpServer(config.http(),
+                    new NodeReport(config.name(), driver, view, metrics, watchHub, transport::stats));
+        } catch (RuntimeException e) {
+            if (clients != null) {
+                clients.close();
+            }
+            timer.shutdownNow();
+            driver.close();
+            throw e;
+        }
+        clientServer = clients;
         Member self = Member.newBuilder().setId(id).setName(config.name())
                 .setClientAddress(config.listenClient().getHostString() + ":" + clientServer.localAddress().getPort())
                 .setPeerAddress(ServerConfig.format(config.listenPeer())).build();
         view.addListener(new MemberPublisher(view, clientServer.router(), self));
-        httpServer = config.http() == null ? null : new HttpServer(config.http(),
-                new NodeReport(config.name(), driver, view, metrics, watchHub, transport::stats));
         leaseKeeper.start(tick);
         view.start();
     }
 
     /** Start a member; it runs until {@link #close()}. */
-    public static RotaServer start(ServerConfig config) throws InterruptedException {
+    public static RotaServer start(ServerConfig config) {
         return new RotaServer(config);
     }
 

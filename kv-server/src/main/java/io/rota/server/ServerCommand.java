@@ -70,7 +70,8 @@ final class ServerCommand implements Callable<Integer> {
         try {
             server = RotaServer.start(config);
         } catch (RuntimeException e) {
-            spec.commandLine().getErr().println("rota server " + name + " failed to start: " + e.getMessage());
+            spec.commandLine().getErr().println("rota server " + name + " failed to start: " + e.getMessage()
+                    + (e.getCause() == null ? "" : " (" + e.getCause() + ")"));
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);

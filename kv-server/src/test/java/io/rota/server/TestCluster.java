@@ -50,12 +50,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     void start(int index) {
-        try {
-            servers[index] = RotaServer.start(configs.get(index));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        servers[index] = RotaServer.start(configs.get(index));
     }
 
     void stop(int index) {

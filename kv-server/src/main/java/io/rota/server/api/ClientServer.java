@@ -1,6 +1,7 @@
 package io.rota.server.api;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -46,7 +47,7 @@ public final class ClientServer implements AutoCloseable {
 
     public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
                         ClusterView view, LeaseKeeper leaseKeeper, WatchHub watchHub, ScheduledExecutorService timer,
-                        ServerMetrics metrics) throws InterruptedException {
+                        ServerMetrics metrics) {
         this.group = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
                 NioIoHandler.newFactory());
         this.forwarder = new Forwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
@@ -58,12 +59,14 @@ public final class ClientServer implements AutoCloseable {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
                 .childHandler(new ClientInitializer(settings.maxFrameBytes(), router, watchHub, metrics,
                         MAX_CALLS_IN_FLIGHT));
-        try {
-            this.localAddress = (InetSocketAddress) b.bind(settings.listen()).sync().channel().localAddress();
-        } catch (RuntimeException | InterruptedException e) {
+        ChannelFuture bound = b.bind(settings.listen()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            forwarder.close();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-            throw e;
+            throw new IllegalStateException("cannot listen for clients on " + settings.listen() + ": "
+                    + bound.cause().getMessage(), bound.cause());
         }
+        this.localAddress = (InetSocketAddress) bound.channel().localAddress();
     }
 
     public InetSocketAddress localAddress() {

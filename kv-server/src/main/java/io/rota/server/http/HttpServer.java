@@ -1,6 +1,7 @@
 package io.rota.server.http;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -22,7 +23,7 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final InetSocketAddress localAddress;
 
-    public HttpServer(InetSocketAddress listen, NodeReport report) throws InterruptedException {
+    public HttpServer(InetSocketAddress listen, NodeReport report) {
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -31,12 +32,13 @@ public final class HttpServer implements AutoCloseable {
                                 new HttpHandler(report));
                     }
                 });
-        try {
-            localAddress = (InetSocketAddress) b.bind(listen).sync().channel().localAddress();
-        } catch (RuntimeException | InterruptedException e) {
+        ChannelFuture bound = b.bind(listen).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-            throw e;
+            throw new IllegalStateException("cannot listen for HTTP on " + listen + ": " + bound.cause().getMessage(),
+                    bound.cause());
         }
+        localAddress = (InetSocketAddress) bound.channel().localAddress();
     }
 
     public InetSocketAddress localAddress() {

@@ -113,8 +113,9 @@ public final class LeaseKeeper implements ClusterView.Listener, AutoCloseable {
                 return;
             }
             if (e != null) {
+                // Not timing anything yet: the next status refresh (one tick) tries again.
                 log.warn("could not read the leases after becoming leader ({}); retrying", e.toString());
-                becomeLeader();
+                leading = false;
                 return;
             }
             long now = System.nanoTime();
