@@ -13,6 +13,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import static io.rota.server.Requests.get;
 import static io.rota.server.Requests.ok;
 import static io.rota.server.Requests.put;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * End to end: three real {@code java -jar rota-server.jar server ...} processes. The leader is killed
@@ -49,6 +51,8 @@ class KillLeaderProcessTest {
 
     @Test
     void writesContinueAfterTheLeaderIsKilledAndNothingAcknowledgedIsLost() throws Exception {
+        Path jar = Path.of(System.getProperty("rota.jar", "target/rota-server.jar"));
+        assumeTrue(Files.isRegularFile(jar), "needs the packaged " + jar + ": run ./mvnw -B verify");
         int[] client = new int[3];
         int[] httpPort = new int[3];
         StringBuilder cluster = new StringBuilder();
@@ -59,7 +63,7 @@ class KillLeaderProcessTest {
         }
         for (int i = 0; i < 3; i++) {
             String peer = cluster.toString().split(",")[i].split("=")[1];
-            ProcessBuilder pb = new ProcessBuilder(javaBin(), "-Xmx256m", "-jar", System.getProperty("rota.jar"),
+            ProcessBuilder pb = new ProcessBuilder(javaBin(), "-Xmx256m", "-jar", jar.toString(),
                     "server", "--name", "n" + (i + 1), "--data-dir", dir.resolve("n" + (i + 1)).toString(),
                     "--listen-client", "127.0.0.1:" + client[i], "--listen-peer", peer,
                     "--http", "127.0.0.1:" + httpPort[i], "--initial-cluster", cluster.toString(),
