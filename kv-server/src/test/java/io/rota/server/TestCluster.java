@@ -32,7 +32,8 @@ final class TestCluster implements AutoCloseable {
         for (int i = 1; i <= size; i++) {
             configs.add(new ServerConfig("n" + i, root.resolve("n" + i),
                     new InetSocketAddress("127.0.0.1", freePort()), cluster.get("n" + i), cluster,
-                    "test-" + root.getFileName(), 50, 500, 10_000, 64 * 1024, null,
+                    "test-" + root.getFileName(), 50, 500, 10_000, 64 * 1024,
+                    new InetSocketAddress("127.0.0.1", freePort()),
                     Duration.ofSeconds(5), watchProgressInterval));
         }
         servers = new RotaServer[size];
@@ -60,6 +61,10 @@ final class TestCluster implements AutoCloseable {
 
     RotaServer server(int index) {
         return servers[index];
+    }
+
+    InetSocketAddress http(int index) {
+        return servers[index].httpAddress();
     }
 
     InetSocketAddress client(int index) {

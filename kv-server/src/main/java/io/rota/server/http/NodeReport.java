@@ -88,7 +88,11 @@ public final class NodeReport {
             gauge(out, "rota_raft_commit_index", "Highest log index known committed", s.commitIndex());
             gauge(out, "rota_raft_applied_index", "Highest log index applied to the state machine", s.appliedIndex());
             gauge(out, "rota_raft_snapshot_index", "Index of the latest snapshot", s.snapshotIndex());
-            gauge(out, "rota_raft_is_leader", "1 if this member leads", s.role() == Role.LEADER ? 1 : 0);
+            family(out, "rota_raft_role", "1 for this member's current Raft role", "gauge");
+            for (Role role : Role.values()) {
+                out.append("rota_raft_role{role=\"").append(role.name().toLowerCase()).append("\"} ")
+                        .append(s.role() == role ? 1 : 0).append('\n');
+            }
             gauge(out, "rota_raft_leader_id", "Id of the known leader (0: none)", s.leaderId());
             counter(out, "rota_proposals_ok_total", "Proposals applied", metrics.proposalsOk.sum());
             counter(out, "rota_proposals_failed_total", "Proposals that failed", metrics.proposalsFailed.sum());
