@@ -48,9 +48,9 @@ public final class Frames {
         return c.build();
     }
 
-    /** The response frame for a command's result, echoing {@code callId}. */
-    public static Frame response(long callId, CommandResult r) {
-        Frame.Builder f = Frame.newBuilder().setCallId(callId);
+    /** The response frame for a command's result (the caller sets the call id). */
+    public static Frame response(CommandResult r) {
+        Frame.Builder f = Frame.newBuilder();
         switch (r.getResultCase()) {
             case PUT -> f.setPutResponse(r.getPut());
             case DELETE_RANGE -> f.setDeleteRangeResponse(r.getDeleteRange());

@@ -108,7 +108,7 @@ public final class RequestRouter {
                 if (e == null) {
                     metrics.proposalsOk.increment();
                     leaseKeeper.onApplied(command, result);
-                    return Frames.response(0, result);
+                    return Frames.response(result);
                 }
                 if (!request.getForwarded() && definitelyNotApplied(e)) {
                     throw new RetryLater(Errors.of(e, view));

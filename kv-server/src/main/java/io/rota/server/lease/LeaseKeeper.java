@@ -133,6 +133,13 @@ public final class LeaseKeeper implements ClusterView.Listener, AutoCloseable {
      * revokes and expiries forget it. Called on the driver thread; posts to the timer thread.
      */
     public void onApplied(Command command, CommandResult result) {
+        boolean aboutLeases = switch (command.getOpCase()) {
+            case LEASE_GRANT, LEASE_KEEP_ALIVE, LEASE_REVOKE, LEASE_EXPIRE -> true;
+            default -> false;
+        };
+        if (!aboutLeases) {
+            return;
+        }
         long now = System.nanoTime();
         timer.execute(() -> {
             if (!leading) {

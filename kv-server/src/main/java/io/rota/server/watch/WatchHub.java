@@ -153,11 +153,12 @@ public final class WatchHub implements StoreListener, AutoCloseable {
     @Override
     public void onRevision(long revision, List<Event> events) {
         for (Watcher w : live) {
-            if (!w.offer(revision, events, response(revision))) {
-                log.info("watch {} canceled: it fell behind", w.id);
-                live.remove(w);
-            }
+            boolean keep = w.offer(revision, events, response(revision));
             schedule(w);
+            if (!keep) {
+                log.info("watch {} canceled: it fell behind (or its client canceled it)", w.id);
+                unregister(w);
+            }
         }
     }
 
@@ -165,11 +166,12 @@ public final class WatchHub implements StoreListener, AutoCloseable {
     @Override
     public void onRestore(long revision) {
         for (Watcher w : live) {
-            if (w.next <= revision && !catchUp(w)) {
-                live.remove(w);
-            }
+            boolean keep = w.next > revision || catchUp(w);
             w.next = Math.max(w.next, revision + 1);
             schedule(w);
+            if (!keep) {
+                unregister(w);
+            }
         }
     }
 

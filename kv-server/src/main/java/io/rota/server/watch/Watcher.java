@@ -26,8 +26,8 @@ final class Watcher {
     private final boolean noDelete;
     private final int maxQueuedEvents;
 
-    /** The next revision this watcher has not seen yet. Driver thread only. */
-    long next;
+    /** The next revision this watcher has not seen yet. Written on the driver thread only. */
+    volatile long next;
 
     // Guarded by this.
     private final ArrayDeque<WatchResponse> queue = new ArrayDeque<>();
