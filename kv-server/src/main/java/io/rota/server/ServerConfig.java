@@ -55,6 +55,12 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         require(sameAddress(initialCluster.get(name), listenPeer), "--listen-peer " + format(listenPeer)
                 + " differs from " + name + "'s entry " + format(initialCluster.get(name))
                 + " in --initial-cluster: the other members dial that address");
+        require(listenClient.getPort() == 0 || !sameAddress(listenClient, listenPeer),
+                "--listen-client and --listen-peer must differ, both are " + format(listenPeer));
+        if (http != null && http.getPort() != 0) {
+            require(!sameAddress(http, listenPeer) && !sameAddress(http, listenClient),
+                    "--http must differ from --listen-client and --listen-peer, got " + format(http));
+        }
         require(clusterId != null && !clusterId.isBlank(), "--cluster-id must not be blank");
         require(heartbeatMs >= 10, "--heartbeat-ms must be at least 10, got " + heartbeatMs);
         require(electionMs >= 5 * heartbeatMs && electionMs % heartbeatMs == 0, "--election-ms must be a multiple of"

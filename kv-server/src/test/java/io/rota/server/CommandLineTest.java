@@ -63,6 +63,11 @@ class CommandLineTest {
     }
 
     @Test
+    void clientAndPeerOnTheSameAddressAreRefused() {
+        assertRefused(args("--listen-client", "127.0.0.1:7101"), "--listen-client and --listen-peer must differ");
+    }
+
+    @Test
     void aMalformedAddressIsRefused() {
         assertRefused(args("--listen-client", "localhost"), "--listen-client must be host:port");
     }
