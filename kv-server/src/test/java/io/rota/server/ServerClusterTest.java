@@ -10,6 +10,8 @@ import io.rota.proto.RegisterSessionRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.StatusRequest;
 import io.rota.proto.TxnRequest;
+import io.rota.proto.WatchCancelRequest;
+import io.rota.proto.WatchRequest;
 import io.rota.proto.WatchResponse;
 import io.rota.raft.testing.Await;
 import org.junit.jupiter.api.AfterAll;
@@ -185,6 +187,23 @@ class ServerClusterTest {
                 }
             }
             assertEquals(List.of("w/a", "w/b", "w/c"), seen);
+        }
+    }
+
+    @Test
+    void aCanceledWatchGetsItsLastResponseAndNoMoreEvents() throws InterruptedException {
+        try (FrameClient c = new FrameClient(cluster.client(1))) {
+            long watch = c.send(watchPrefix("cancel/", 0));
+            WatchResponse created = c.next(watch).getWatchResponse();
+            ok(c.call(put("cancel/a", "1")));
+            assertEquals(1, c.next(watch).getWatchResponse().getEventsCount());
+            long cancel = c.send(Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder().setCancelRequest(
+                    WatchCancelRequest.newBuilder().setWatchId(created.getWatchId()))));
+            assertTrue(c.next(cancel).getWatchResponse().getCanceled());
+            assertTrue(c.next(watch).getWatchResponse().getCanceled());
+            ok(c.call(put("cancel/b", "2")));
+            ok(c.call(get("cancel/b")));
+            assertEquals(null, c.poll(watch, Duration.ofMillis(200)), "no event after the cancel");
         }
     }
 

@@ -60,15 +60,15 @@ public final class WatchStream {
     }
 
     private void cancel(long callId, WatchCancelRequest req) {
-        Watcher w = watchers.remove(req.getWatchId());
-        if (w == null) {
+        Watcher w = watchers.get(req.getWatchId());
+        if (w == null || w.isCanceled()) {
             error(callId, "no watch " + req.getWatchId() + " on this connection");
             return;
         }
         hub.unregister(w);
         WatchResponse canceled = hub.response(w.next - 1).setWatchId(w.id).setCanceled(true)
                 .setCancelReason("canceled by the client").build();
-        w.cancel(canceled);
+        w.cancel(canceled); // written after what is still queued; drain then forgets the watch
         if (callId != w.callId) {
             channel.writeAndFlush(Frame.newBuilder().setCallId(callId).setWatchResponse(canceled).build());
         }
