@@ -5,6 +5,9 @@ import io.rota.proto.Compare;
 import io.rota.proto.Error;
 import io.rota.proto.Event;
 import io.rota.proto.Frame;
+import io.rota.proto.LeaseLeasesRequest;
+import io.rota.proto.LeaseTimeToLiveRequest;
+import io.rota.proto.LeaseTimeToLiveResponse;
 import io.rota.proto.PutRequest;
 import io.rota.proto.RegisterSessionRequest;
 import io.rota.proto.RequestOp;
@@ -152,6 +155,25 @@ class ServerClusterTest {
                     "the leased key to be deleted");
             long elapsedMs = (System.nanoTime() - start) / 1_000_000;
             assertTrue(elapsedMs >= 500, "expired too early: " + elapsedMs + " ms");
+        }
+    }
+
+    @Test
+    void leaseReadsAndSerializableRangesAnswerOnAFollower() {
+        try (FrameClient c = new FrameClient(cluster.client(cluster.follower()))) {
+            long lease = ok(c.call(grant(30))).getLeaseGrantResponse().getID();
+            ok(c.call(put("ttl/k", "v", lease)));
+            LeaseTimeToLiveResponse ttl = ok(c.call(Frame.newBuilder().setLeaseTimeToLiveRequest(
+                    LeaseTimeToLiveRequest.newBuilder().setID(lease).setKeys(true)))).getLeaseTimeToLiveResponse();
+            assertEquals(30, ttl.getGrantedTTL());
+            assertTrue(ttl.getTTL() > 0 && ttl.getTTL() <= 30);
+            assertEquals("ttl/k", ttl.getKeys(0).toStringUtf8());
+            assertTrue(ok(c.call(Frame.newBuilder().setLeaseLeasesRequest(LeaseLeasesRequest.getDefaultInstance())))
+                    .getLeaseLeasesResponse().getLeasesList().stream().anyMatch(l -> l.getID() == lease));
+            Frame.Builder serializable = get("ttl/k");
+            serializable.getRangeRequestBuilder().setSerializable(true);
+            Await.until(Duration.ofSeconds(10), () -> ok(c.call(serializable.clone())).getRangeResponse().getCount() == 1,
+                    "the follower to apply the put (a serializable read may lag)");
         }
     }
 
