@@ -19,7 +19,9 @@ import io.rota.proto.LeaseRevokeResponse;
 import io.rota.proto.LeaseStatus;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.LeaseTimeToLiveResponse;
+import io.rota.proto.Member;
 import io.rota.proto.PutRequest;
+import io.rota.proto.PublishMemberResponse;
 import io.rota.proto.PutResponse;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.RangeResponse;
@@ -66,6 +68,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private final KvStore store;
     private final LeaseTable leases;
     private final SessionTable sessions;
+    /** Published members by id (etcd's member attributes); replicated so every member can forward writes. */
+    private final TreeMap<Long, Member> members = new TreeMap<>();
     private StoreListener listener = StoreListener.NONE;
     private long nowMs;
 
@@ -143,6 +147,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case REGISTER_SESSION -> out.setRegisterSession(register(index));
                 case SESSION_KEEP_ALIVE -> out.setSessionKeepAlive(
                         keepAliveSession(cmd.getSessionKeepAlive().getClientId()));
+                case PUBLISH_MEMBER -> out.setPublishMember(publish(cmd.getPublishMember().getMember()));
                 case OP_NOT_SET -> throw StoreException.invalid("command without an operation");
             }
             return out.build();
@@ -280,6 +285,17 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return lease;
     }
 
+    // ---- members --------------------------------------------------------------------------------------
+
+    /** A member announces (or re-announces) its addresses; the latest announcement wins. No revision. */
+    private PublishMemberResponse publish(Member member) {
+        if (member.getId() == 0 || member.getName().isEmpty() || member.getClientAddress().isEmpty()) {
+            throw StoreException.invalid("a published member needs an id, a name and a client address");
+        }
+        members.put(member.getId(), member);
+        return PublishMemberResponse.newBuilder().setHeader(header()).build();
+    }
+
     // ---- sessions -------------------------------------------------------------------------------------
 
     /** The client id is the index of the registering entry: unique and the same on every replica (§6.3). */
@@ -312,7 +328,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 .setNowUnixMs(nowMs)
                 .addAllKvs(store.all())
                 .setCompactRevision(store.history().compactRevision())
-                .addAllHistory(store.history().all());
+                .addAllHistory(store.history().all())
+                .addAllMembers(members.values());
         for (Lease l : leases.all()) {
             out.addLeases(StoreSnapshot.LeaseImage.newBuilder()
                     .setID(l.id()).setTTL(l.ttlSeconds()).setRemainingMs(l.remainingMs(nowMs)));
@@ -345,6 +362,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         for (StoreSnapshot.LeaseImage l : image.getLeasesList()) {
             leases.grant(l.getID(), l.getTTL(), nowMs + l.getRemainingMs());
         }
+        members.clear();
+        image.getMembersList().forEach(m -> members.put(m.getId(), m));
         sessions.clear();
         for (StoreSnapshot.SessionImage s : image.getSessionsList()) {
             Map<Long, CommandResult> remembered = new TreeMap<>();
@@ -394,6 +413,25 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     /** Retained events from {@code startRevision} on, or COMPACTED; for the watch hub. */
     public HistoryRead history(long startRevision) {
         return store.history().read(startRevision);
+    }
+
+    /**
+     * Every live lease with its granted TTL and the time left at {@code nowUnixMs} (never earlier than the
+     * log time): where a new leader's lease keeper starts its deadlines (etcd's checkpointed remaining TTL).
+     */
+    public List<StoreSnapshot.LeaseImage> leaseImages(long nowUnixMs) {
+        long now = Math.max(nowMs, nowUnixMs);
+        List<StoreSnapshot.LeaseImage> out = new ArrayList<>();
+        for (Lease l : leases.all()) {
+            out.add(StoreSnapshot.LeaseImage.newBuilder().setID(l.id()).setTTL(l.ttlSeconds())
+                    .setRemainingMs(l.remainingMs(now)).build());
+        }
+        return out;
+    }
+
+    /** The published members, by id. */
+    public List<Member> members() {
+        return List.copyOf(members.values());
     }
 
     public long revision() {

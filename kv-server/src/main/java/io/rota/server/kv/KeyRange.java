@@ -11,14 +11,14 @@ import java.util.TreeMap;
  * The keys a request addresses, with etcd's range_end rules: an empty end means the single key; the end
  * "\0" means every key &ge; key; otherwise the half-open interval [key, end) (a prefix p is [p, p+1)).
  */
-record KeyRange(ByteString key, ByteString end) {
+public record KeyRange(ByteString key, ByteString end) {
 
     /** Keys sort as unsigned bytes, like etcd's (Go's bytes.Compare). */
     static final Comparator<ByteString> ORDER = ByteString.unsignedLexicographicalComparator();
 
     private static final ByteString ALL_ABOVE = ByteString.copyFrom(new byte[] {0});
 
-    boolean contains(ByteString k) {
+    public boolean contains(ByteString k) {
         if (end.isEmpty()) {
             return k.equals(key);
         }

@@ -1,0 +1,188 @@
+package io.rota.server;
+
+import io.rota.proto.CommandResult;
+import io.rota.proto.Member;
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.RaftOptions;
+import io.rota.raft.node.NodeConfig;
+import io.rota.raft.node.RaftDriver;
+import io.rota.raft.storage.RocksDbLogStore;
+import io.rota.raft.storage.StorageConfig;
+import io.rota.raft.transport.NettyPeerTransport;
+import io.rota.raft.transport.TransportConfig;
+import io.rota.server.api.ClientServer;
+import io.rota.server.api.MemberPublisher;
+import io.rota.server.api.ServerMetrics;
+import io.rota.server.cluster.ClusterView;
+import io.rota.server.http.HttpServer;
+import io.rota.server.http.NodeReport;
+import io.rota.server.kv.CoordinationStateMachine;
+import io.rota.server.kv.Limits;
+import io.rota.server.lease.LeaseKeeper;
+import io.rota.server.watch.WatchHub;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * One Rota member: wiring only. The hashicorp/raft shape — every part is built here, in one place:
+ * <pre>
+ *   clients ─► ClientServer ─► RequestRouter ─► RaftDriver ─► CoordinationStateMachine ─► WatchHub ─► clients
+ *                                  │ (follower: Forwarder ─► leader's client port)
+ *   timer: ClusterView (status, members) ─► LeaseKeeper (leader only), MemberPublisher
+ *   HttpServer ─► NodeReport (/health, /status, /metrics)
+ * </pre>
+ */
+public final class RotaServer implements AutoCloseable {
+
+    public static final String VERSION = "0.1.0";
+    /** How often the leader checkpoints remaining lease TTLs into the log. */
+    static final Duration LEASE_CHECKPOINT_INTERVAL = Duration.ofMillis(500);
+
+    private final ServerConfig config;
+    private final RaftDriver<CommandResult> driver;
+    private final ScheduledExecutorService timer;
+    private final ClusterView view;
+    private final LeaseKeeper leaseKeeper;
+    private final WatchHub watchHub;
+    private final ClientServer clientServer;
+    private final HttpServer httpServer;
+
+    private RotaServer(ServerConfig config) {
+        this.config = config;
+        long id = config.memberId();
+        Limits limits = Limits.defaults(config.minLeaseTtlMs());
+        watchHub = new WatchHub(id, this::term, limits.maxHistoryEvents() + 1024, 1_000);
+        CoordinationStateMachine stateMachine = new CoordinationStateMachine(limits);
+        stateMachine.setListener(watchHub);
+
+        Map<Long, InetSocketAddress> peers = new HashMap<>(config.peersById());
+        Map<Long, String> peerNames = new HashMap<>();
+        peers.forEach((peer, address) -> peerNames.put(peer, ServerConfig.format(address)));
+        peers.remove(id);
+        TransportConfig transportConfig = TransportConfig.builder(config.clusterId(), id, config.listenPeer())
+                .peers(peers).maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES,
+                        2 * config.maxFrameBytes())).build();
+        NodeConfig nodeConfig = NodeConfig.defaults(id, new Configuration(config.peersById().keySet()), peerNames)
+                .withTick(Duration.ofMillis(config.heartbeatMs()))
+                .withSnapshotCount(config.snapshotCount());
+        nodeConfig = nodeConfig.withRaft(nodeConfig.raft().withTicks(config.electionMs() / config.heartbeatMs(), 1));
+        NettyPeerTransport transport = new NettyPeerTransport(transportConfig);
+        driver = RaftDriver.start(nodeConfig, RocksDbLogStore.open(StorageConfig.defaults(config.dataDir())),
+                transport, stateMachine, new SplittableRandom());
+
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "rota-timer-" + config.name());
+            t.setDaemon(true);
+            return t;
+        });
+        Duration tick = Duration.ofMillis(config.heartbeatMs());
+        view = new ClusterView(config.name(), driver, stateMachine::members, timer, tick);
+        leaseKeeper = new LeaseKeeper(driver, stateMachine::leaseImages, timer, config.electionTimeout(),
+                LEASE_CHECKPOINT_INTERVAL, config.requestTimeout());
+        view.addListener(leaseKeeper);
+        watchHub.start(driver, stateMachine, timer, config.watchProgressInterval());
+        ServerMetrics metrics = new ServerMetrics();
+        ClientServer clients = null;
+        try {
+            clients = new ClientServer(new ClientServer.Settings(config.listenClient(), config.maxFrameBytes(),
+                    config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2), VERSION), driver,
+                    stateMachine, view, leaseKeeper, watchHub, timer, metrics);
+            httpServer = config.http() == null ? null : new HttpServer(config.http(),
+                    new NodeReport(config.name(), driver, view, metrics, watchHub, transport::stats));
+        } catch (RuntimeException e) {
+            if (clients != null) {
+                clients.close();
+            }
+            timer.shutdownNow();
+            driver.close();
+            throw e;
+        }
+        clientServer = clients;
+        Member self = Member.newBuilder().setId(id).setName(config.name())
+                .setClientAddress(config.listenClient().getHostString() + ":" + clientServer.localAddress().getPort())
+                .setPeerAddress(ServerConfig.format(config.listenPeer())).build();
+        view.addListener(new MemberPublisher(view, clientServer.router(), self));
+        leaseKeeper.start(tick);
+        view.start();
+    }
+
+    /** Start a member; it runs until {@link #close()}. */
+    public static RotaServer start(ServerConfig config) {
+        return new RotaServer(config);
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    public InetSocketAddress clientAddress() {
+        return clientServer.localAddress();
+    }
+
+    public InetSocketAddress httpAddress() {
+        return httpServer == null ? null : httpServer.localAddress();
+    }
+
+    public ClusterView view() {
+        return view;
+    }
+
+    private long term() {
+        return view == null ? 0 : view.term();
+    }
+
+    /** Graceful stop: client and HTTP ports first, then the timers, then Raft (transport and store). */
+    @Override
+    public void close() {
+        if (httpServer != null) {
+            httpServer.close();
+        }
+        clientServer.close();
+        view.close();
+        leaseKeeper.close();
+        watchHub.close();
+        timer.shutdownNow();
+        driver.close();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Command line
+    // ---------------------------------------------------------------------------------------------
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /**
+     * Parse and run; returns the exit code: 0 after a clean stop, 1 if the member could not start, 2 for
+     * a bad command line (one line on {@code err} saying what is wrong and how to fix it).
+     */
+    static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new Rota()).setOut(out).setErr(err);
+        cli.setParameterExceptionHandler((e, a) -> {
+            e.getCommandLine().getErr().println("rota: " + e.getMessage() + " (see: rota server --help)");
+            return 2;
+        });
+        return cli.execute(args);
+    }
+
+    @CommandLine.Command(name = "rota", mixinStandardHelpOptions = true, version = "rota " + VERSION,
+            subcommands = ServerCommand.class, description = "Rota, a Raft coordination service.")
+    static final class Rota implements Runnable {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            throw new CommandLine.ParameterException(spec.commandLine(), "missing command: try 'rota server'");
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package io.rota.server;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code rota server ...}: parse and validate the flags, start a member, stop it on SIGTERM/SIGINT. */
+@Command(name = "server", mixinStandardHelpOptions = true,
+        description = "Run one member of a Rota cluster. Member ids follow the order of --initial-cluster"
+                + " (first = 1); give every member the same list.")
+final class ServerCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--name", required = true, description = "This member's name, as in --initial-cluster.")
+    String name;
+
+    @Option(names = "--data-dir", required = true, description = "Log, hard state and snapshots.")
+    Path dataDir;
+
+    @Option(names = "--listen-client", required = true, description = "host:port of the client protocol.")
+    String listenClient;
+
+    @Option(names = "--listen-peer", required = true, description = "host:port for Raft peers.")
+    String listenPeer;
+
+    @Option(names = "--initial-cluster", required = true, description = "n1=host:port,n2=host:port,... (peer addresses).")
+    String initialCluster;
+
+    @Option(names = "--cluster-id", defaultValue = "rota", description = "Peers of another cluster are refused (default: ${DEFAULT-VALUE}).")
+    String clusterId;
+
+    @Option(names = "--heartbeat-ms", defaultValue = "100", description = "Heartbeat interval = one tick (default: ${DEFAULT-VALUE}).")
+    int heartbeatMs;
+
+    @Option(names = "--election-ms", defaultValue = "1000", description = "Election timeout, randomised 1-2x (default: ${DEFAULT-VALUE}).")
+    int electionMs;
+
+    @Option(names = "--snapshot-count", defaultValue = "10000", description = "Entries between snapshots (default: ${DEFAULT-VALUE}).")
+    long snapshotCount;
+
+    @Option(names = "--max-request-bytes", defaultValue = "1572864", description = "Largest client request (default: ${DEFAULT-VALUE}).")
+    int maxRequestBytes;
+
+    @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none).")
+    String http;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        ServerConfig config;
+        try {
+            config = new ServerConfig(name, dataDir, address("--listen-client", listenClient),
+                    address("--listen-peer", listenPeer), cluster(initialCluster), clusterId, heartbeatMs, electionMs,
+                    snapshotCount, maxRequestBytes, http == null ? null : address("--http", http),
+                    ServerConfig.DEFAULT_REQUEST_TIMEOUT, ServerConfig.DEFAULT_WATCH_PROGRESS_INTERVAL);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        RotaServer server;
+        try {
+            server = RotaServer.start(config);
+        } catch (RuntimeException e) {
+            spec.commandLine().getErr().println("rota server " + name + " failed to start: " + e.getMessage()
+                    + (e.getCause() == null ? "" : " (" + e.getCause() + ")"));
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "rota-shutdown"));
+        out.printf("rota server %s (id %d) started%n", config.name(), config.memberId());
+        out.printf("  data dir  %s%n", config.dataDir().toAbsolutePath());
+        out.printf("  client    %s%n", ServerConfig.format(server.clientAddress()));
+        out.printf("  peer      %s%n", ServerConfig.format(config.listenPeer()));
+        out.printf("  http      %s%n", server.httpAddress() == null ? "off" : ServerConfig.format(server.httpAddress()));
+        out.printf("  cluster   %s (cluster id %s, heartbeat %d ms, election %d ms)%n", initialCluster,
+                config.clusterId(), config.heartbeatMs(), config.electionMs());
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    private InetSocketAddress address(String flag, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1) {
+            throw new IllegalArgumentException(flag + " must be host:port, got '" + value + "'");
+        }
+        int port;
+        try {
+            port = Integer.parseInt(value.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + " has a port that is not a number: '" + value + "'");
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException(flag + " port must be 0-65535, got " + port);
+        }
+        return new InetSocketAddress(value.substring(0, colon), port);
+    }
+
+    private Map<String, InetSocketAddress> cluster(String value) {
+        Map<String, InetSocketAddress> members = new LinkedHashMap<>();
+        for (String item : value.split(",")) {
+            int eq = item.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--initial-cluster entries must be name=host:port, got '" + item + "'");
+            }
+            String member = item.substring(0, eq).trim();
+            if (members.put(member, address("--initial-cluster " + member, item.substring(eq + 1).trim())) != null) {
+                throw new IllegalArgumentException("--initial-cluster names " + member + " twice");
+            }
+        }
+        return members;
+    }
+}

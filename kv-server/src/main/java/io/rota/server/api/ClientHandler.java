@@ -1,0 +1,103 @@
+package io.rota.server.api;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.rota.proto.Error;
+import io.rota.proto.Frame;
+import io.rota.server.watch.WatchHub;
+import io.rota.server.watch.WatchStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+
+/**
+ * One client connection (a new handler per channel). Calls are multiplexed by call id: each request is
+ * handed to the {@link RequestRouter} and answered whenever its future completes, in any order; a typed
+ * error answers only its own call. Watch requests go to the connection's {@link WatchStream}. A frame
+ * that does not parse closes this connection only; a frame over the size limit is answered with
+ * REQUEST_TOO_LARGE, then the connection is closed (the rest of the stream cannot be trusted).
+ */
+final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
+
+    private static final Logger log = LoggerFactory.getLogger(ClientHandler.class);
+
+    private final RequestRouter router;
+    private final WatchHub watchHub;
+    private final ServerMetrics metrics;
+    private final int maxCallsInFlight;
+    private WatchStream watches;
+    private int callsInFlight;
+
+    ClientHandler(RequestRouter router, WatchHub watchHub, ServerMetrics metrics, int maxCallsInFlight) {
+        this.router = router;
+        this.watchHub = watchHub;
+        this.metrics = metrics;
+        this.maxCallsInFlight = maxCallsInFlight;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        metrics.connections.increment();
+        watches = watchHub.open(ctx.channel());
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        metrics.connections.decrement();
+        watches.close();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            watches.drain();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+        if (frame.hasWatchRequest()) {
+            watches.handle(frame.getCallId(), frame.getWatchRequest());
+            return;
+        }
+        if (callsInFlight >= maxCallsInFlight) {
+            ctx.writeAndFlush(Frames.error(frame.getCallId(), Frames.error(Error.Code.UNAVAILABLE,
+                    maxCallsInFlight + " calls are already in flight on this connection; wait for answers")));
+            return;
+        }
+        callsInFlight++;
+        router.handle(frame).whenComplete((answer, e) -> ctx.executor().execute(() -> {
+            callsInFlight--;
+            ctx.writeAndFlush(e == null ? answer : Frames.error(frame.getCallId(),
+                    Frames.error(Error.Code.UNAVAILABLE, "internal error: " + e)));
+        }));
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof TooLongFrameException) {
+            log.warn("{}: frame over the size limit, closing the connection: {}", ctx.channel().remoteAddress(),
+                    cause.getMessage());
+            ctx.writeAndFlush(Frames.error(0, Frames.error(Error.Code.REQUEST_TOO_LARGE, cause.getMessage()
+                    + "; the server's --max-request-bytes bounds each request"))).addListener(f -> ctx.close());
+        } else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException) {
+            metrics.malformedFrames.increment();
+            log.warn("{}: malformed frame, closing the connection: {}", ctx.channel().remoteAddress(),
+                    cause.getMessage());
+            ctx.close();
+        } else if (cause instanceof IOException) {
+            log.debug("{}: {}", ctx.channel().remoteAddress(), cause.toString());
+            ctx.close();
+        } else {
+            log.warn("{}: closing the connection after an unexpected error", ctx.channel().remoteAddress(), cause);
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.rota.server.api;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.rota.server.watch.WatchHub;
+
+/** The client pipeline: 4-byte length prefix, Frame codec, then one {@link ClientHandler} per channel. */
+final class ClientInitializer extends ChannelInitializer<SocketChannel> {
+
+    private final int maxFrameBytes;
+    private final RequestRouter router;
+    private final WatchHub watchHub;
+    private final ServerMetrics metrics;
+    private final int maxCallsInFlight;
+
+    ClientInitializer(int maxFrameBytes, RequestRouter router, WatchHub watchHub, ServerMetrics metrics,
+                      int maxCallsInFlight) {
+        this.maxFrameBytes = maxFrameBytes;
+        this.router = router;
+        this.watchHub = watchHub;
+        this.metrics = metrics;
+        this.maxCallsInFlight = maxCallsInFlight;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ch.pipeline().addLast(
+                // failFast: reject as soon as the length is read, before buffering the oversized frame.
+                new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4, true),
+                new LengthFieldPrepender(4),
+                new FrameCodec(),
+                new ClientHandler(router, watchHub, metrics, maxCallsInFlight));
+    }
+}

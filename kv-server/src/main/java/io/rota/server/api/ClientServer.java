@@ -1,0 +1,86 @@
+package io.rota.server.api;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.rota.proto.CommandResult;
+import io.rota.raft.node.RaftDriver;
+import io.rota.server.cluster.ClusterView;
+import io.rota.server.kv.CoordinationStateMachine;
+import io.rota.server.lease.LeaseKeeper;
+import io.rota.server.watch.WatchHub;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/** Bootstraps the client protocol port; the pipeline is {@link ClientInitializer}'s. */
+public final class ClientServer implements AutoCloseable {
+
+    /** Calls one connection may have in flight (watches excluded). */
+    static final int MAX_CALLS_IN_FLIGHT = 4_096;
+    /** Forwarded calls in flight per leader connection. */
+    static final int MAX_FORWARDED_IN_FLIGHT = 16_384;
+
+    /**
+     * @param listen         client address (port 0: any free port)
+     * @param maxFrameBytes  largest frame accepted (max request bytes + envelope)
+     * @param requestTimeout deadline of each write or linearizable read
+     * @param retryInterval  pause between attempts while no leader is known (one Raft tick)
+     * @param readAttemptTimeout bound on one ReadIndex attempt (two election timeouts: time for a new leader)
+     * @param version        reported by Status
+     */
+    public record Settings(InetSocketAddress listen, int maxFrameBytes, Duration requestTimeout,
+                           Duration retryInterval, Duration readAttemptTimeout, String version) {
+    }
+
+    private final EventLoopGroup group;
+    private final Forwarder forwarder;
+    private final RequestRouter router;
+    private final InetSocketAddress localAddress;
+
+    public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
+                        ClusterView view, LeaseKeeper leaseKeeper, WatchHub watchHub, ScheduledExecutorService timer,
+                        ServerMetrics metrics) {
+        this.group = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                NioIoHandler.newFactory());
+        this.forwarder = new Forwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
+                MAX_FORWARDED_IN_FLIGHT);
+        this.router = new RequestRouter(driver, stateMachine, view, forwarder, leaseKeeper, timer, metrics,
+                settings.requestTimeout(), settings.retryInterval(), settings.readAttemptTimeout(), settings.version());
+        ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
+                .childHandler(new ClientInitializer(settings.maxFrameBytes(), router, watchHub, metrics,
+                        MAX_CALLS_IN_FLIGHT));
+        ChannelFuture bound = b.bind(settings.listen()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            forwarder.close();
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw new IllegalStateException("cannot listen for clients on " + settings.listen() + ": "
+                    + bound.cause().getMessage(), bound.cause());
+        }
+        this.localAddress = (InetSocketAddress) bound.channel().localAddress();
+    }
+
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /** Where writes of this member's own (publish member) go: the same path as clients'. */
+    public RequestRouter router() {
+        return router;
+    }
+
+    @Override
+    public void close() {
+        forwarder.close();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

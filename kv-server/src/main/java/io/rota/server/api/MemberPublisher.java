@@ -1,0 +1,62 @@
+package io.rota.server.api;
+
+import io.rota.proto.Frame;
+import io.rota.proto.Member;
+import io.rota.proto.PublishMemberRequest;
+import io.rota.raft.core.RaftNode;
+import io.rota.raft.node.NodeStatus;
+import io.rota.server.cluster.ClusterView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * etcd's "publish": once a leader is known, this member proposes its own attributes (name, client and
+ * peer address) through Raft, so every member can look up where the leader takes client calls. Retried
+ * (at most one attempt in flight, one per second) until the replicated member table shows it.
+ */
+public final class MemberPublisher implements ClusterView.Listener {
+
+    private static final Logger log = LoggerFactory.getLogger(MemberPublisher.class);
+    private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final ClusterView view;
+    private final RequestRouter router;
+    private final Member self;
+    private volatile boolean inFlight;
+    private long lastAttempt;
+    private boolean attempted;
+
+    public MemberPublisher(ClusterView view, RequestRouter router, Member self) {
+        this.view = view;
+        this.router = router;
+        this.self = self;
+    }
+
+    /** Timer thread. */
+    @Override
+    public void onRefresh(NodeStatus previous, NodeStatus current) {
+        if (inFlight || current.leaderId() == RaftNode.NONE || self.equals(view.members().get(self.getId()))) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (attempted && now - lastAttempt < RETRY_NANOS) {
+            return;
+        }
+        attempted = true;
+        lastAttempt = now;
+        inFlight = true;
+        Frame publish = Frame.newBuilder()
+                .setPublishMemberRequest(PublishMemberRequest.newBuilder().setMember(self)).build();
+        router.handle(publish).whenComplete((answer, e) -> {
+            inFlight = false;
+            if (e == null && answer.hasPublishMemberResponse()) {
+                log.info("published {} (id {}): client {}, peer {}", self.getName(), self.getId(),
+                        self.getClientAddress(), self.getPeerAddress());
+            } else {
+                log.debug("publishing {} failed: {}", self.getName(), e != null ? e : answer.getError().getMessage());
+            }
+        });
+    }
+}

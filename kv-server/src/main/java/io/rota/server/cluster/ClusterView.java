@@ -1,0 +1,153 @@
+package io.rota.server.cluster;
+
+import io.rota.proto.Member;
+import io.rota.raft.core.RaftNode;
+import io.rota.raft.core.Role;
+import io.rota.raft.node.NodeStatus;
+import io.rota.raft.node.RaftDriver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * This member's picture of the cluster, refreshed once per Raft tick from the driver: its role, term,
+ * leader and indexes ({@link NodeStatus}), and the published members (their client addresses, where
+ * writes are forwarded). Readable from any thread without touching Raft state; listeners run on the
+ * timer thread after each refresh, which is where role changes are logged.
+ */
+public final class ClusterView implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ClusterView.class);
+
+    /** Told after every refresh; {@code previous} is null on the first one. */
+    public interface Listener {
+        void onRefresh(NodeStatus previous, NodeStatus current);
+    }
+
+    private final String name;
+    private final RaftDriver<?> driver;
+    private final Supplier<List<Member>> membersQuery;
+    private final ScheduledExecutorService timer;
+    private final Duration interval;
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private volatile NodeStatus status;
+    private volatile Map<Long, Member> members = Map.of();
+    private ScheduledFuture<?> task;
+
+    /**
+     * @param membersQuery runs on the driver thread (a serializable read of the state machine's members)
+     */
+    public ClusterView(String name, RaftDriver<?> driver, Supplier<List<Member>> membersQuery,
+                       ScheduledExecutorService timer, Duration interval) {
+        this.name = name;
+        this.driver = driver;
+        this.membersQuery = membersQuery;
+        this.timer = timer;
+        this.interval = interval;
+    }
+
+    public void start() {
+        task = timer.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public void addListener(Listener listener) {
+        listeners.add(listener);
+    }
+
+    /** The latest status, or {@code null} before the first refresh. */
+    public NodeStatus status() {
+        return status;
+    }
+
+    public long memberId() {
+        return driver.id();
+    }
+
+    public boolean isLeader() {
+        NodeStatus s = status;
+        return s != null && s.role() == Role.LEADER;
+    }
+
+    /** The leader's id as last seen, or {@link RaftNode#NONE}. */
+    public long leaderId() {
+        NodeStatus s = status;
+        return s == null ? RaftNode.NONE : s.leaderId();
+    }
+
+    public long term() {
+        NodeStatus s = status;
+        return s == null ? 0 : s.term();
+    }
+
+    /** Published members, sorted by id. */
+    public Map<Long, Member> members() {
+        return members;
+    }
+
+    /** The client address member {@code id} published, if it has. */
+    public Optional<String> clientAddress(long id) {
+        return Optional.ofNullable(members.get(id)).map(Member::getClientAddress);
+    }
+
+    private void refresh() {
+        if (!driver.isRunning()) {
+            return;
+        }
+        CompletableFuture<List<Member>> m = driver.readLocal(membersQuery);
+        driver.status().thenCombine(m, (s, list) -> {
+            Map<Long, Member> byId = new TreeMap<>();
+            list.forEach(member -> byId.put(member.getId(), member));
+            members = Collections.unmodifiableMap(byId);
+            return s;
+        }).thenAcceptAsync(this::update, timer).exceptionally(e -> {
+            log.debug("{}: status refresh failed: {}", name, e.toString());
+            return null;
+        });
+    }
+
+    private void update(NodeStatus current) {
+        NodeStatus previous = status;
+        status = current;
+        if (previous == null || previous.role() != current.role() || previous.leaderId() != current.leaderId()) {
+            logRole(current);
+        }
+        for (Listener l : listeners) {
+            l.onRefresh(previous, current);
+        }
+    }
+
+    private void logRole(NodeStatus s) {
+        if (s.role() == Role.LEADER) {
+            log.info("{} (id {}) became the leader in term {}", name, s.id(), s.term());
+        } else if (s.leaderId() != RaftNode.NONE) {
+            log.info("{} (id {}) is a follower of {} in term {}", name, s.id(), describe(s.leaderId()), s.term());
+        } else {
+            log.info("{} (id {}) knows no leader in term {} ({})", name, s.id(), s.term(),
+                    s.role().name().toLowerCase().replace('_', '-'));
+        }
+    }
+
+    private String describe(long id) {
+        Member m = members.get(id);
+        return m == null ? "member " + id : m.getName() + " (id " + id + ")";
+    }
+
+    @Override
+    public void close() {
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.rota.server.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/** Bootstraps the operator's HTTP port: /health, /status, /metrics ({@link HttpHandler}). */
+public final class HttpServer implements AutoCloseable {
+
+    /** Requests are GETs without bodies; anything bigger is refused by the aggregator. */
+    private static final int MAX_REQUEST_BYTES = 8 * 1024;
+
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final InetSocketAddress localAddress;
+
+    public HttpServer(InetSocketAddress listen, NodeReport report) {
+        ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
+                                new HttpHandler(report));
+                    }
+                });
+        ChannelFuture bound = b.bind(listen).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw new IllegalStateException("cannot listen for HTTP on " + listen + ": " + bound.cause().getMessage(),
+                    bound.cause());
+        }
+        localAddress = (InetSocketAddress) bound.channel().localAddress();
+    }
+
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,118 @@
+package io.rota.server.watch;
+
+import io.netty.channel.Channel;
+import io.rota.proto.Error;
+import io.rota.proto.Frame;
+import io.rota.proto.WatchCancelRequest;
+import io.rota.proto.WatchCreateRequest;
+import io.rota.proto.WatchRequest;
+import io.rota.proto.WatchResponse;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The watches of one client connection. Requests arrive on the connection's event loop; responses are
+ * written from the same event loop by {@link #drain}, each on the call id of the watch's create request.
+ */
+public final class WatchStream {
+
+    private final WatchHub hub;
+    private final Channel channel;
+    private final Map<Long, Watcher> watchers = new ConcurrentHashMap<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private long nextWatchId = 1;
+
+    WatchStream(WatchHub hub, Channel channel) {
+        this.hub = hub;
+        this.channel = channel;
+    }
+
+    /** A WatchRequest frame (event loop). */
+    public void handle(long callId, WatchRequest request) {
+        switch (request.getRequestUnionCase()) {
+            case CREATE_REQUEST -> create(callId, request.getCreateRequest());
+            case CANCEL_REQUEST -> cancel(callId, request.getCancelRequest());
+            case PROGRESS_REQUEST -> hub.progress(watchers.values(), false);
+            case REQUESTUNION_NOT_SET -> error(callId, "empty watch request");
+        }
+    }
+
+    private void create(long callId, WatchCreateRequest req) {
+        if (watchers.size() >= hub.maxWatchersPerStream()) {
+            error(callId, "at most " + hub.maxWatchersPerStream() + " watches per connection; cancel one first");
+            return;
+        }
+        long id = req.getWatchId();
+        if (id == 0) {
+            while (watchers.containsKey(nextWatchId)) {
+                nextWatchId++;
+            }
+            id = nextWatchId++;
+        } else if (id < 0 || watchers.containsKey(id)) {
+            error(callId, "watch id " + id + " is invalid or already in use on this connection");
+            return;
+        }
+        Watcher w = new Watcher(id, callId, req, req.getStartRevision(), hub.maxQueuedEvents());
+        watchers.put(id, w);
+        hub.register(this, w, req.getStartRevision());
+    }
+
+    private void cancel(long callId, WatchCancelRequest req) {
+        Watcher w = watchers.get(req.getWatchId());
+        if (w == null || w.isCanceled()) {
+            error(callId, "no watch " + req.getWatchId() + " on this connection");
+            return;
+        }
+        hub.unregister(w);
+        WatchResponse canceled = hub.response(w.next - 1).setWatchId(w.id).setCanceled(true)
+                .setCancelReason("canceled by the client").build();
+        w.cancel(canceled); // written after what is still queued; drain then forgets the watch
+        if (callId != w.callId) {
+            channel.writeAndFlush(Frame.newBuilder().setCallId(callId).setWatchResponse(canceled).build());
+        }
+        scheduleDrain();
+    }
+
+    private void error(long callId, String message) {
+        channel.writeAndFlush(Frame.newBuilder().setCallId(callId).setError(Error.newBuilder()
+                .setCode(Error.Code.INVALID_ARGUMENT).setMessage(message)).build());
+    }
+
+    /** Ask the event loop to write what the watchers have queued (any thread; coalesced). */
+    void scheduleDrain() {
+        if (drainScheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(this::drain);
+        }
+    }
+
+    /**
+     * Write queued responses while the connection takes them (event loop). A connection that stops
+     * reading leaves them queued, where the watcher's bound cancels it.
+     */
+    public void drain() {
+        drainScheduled.set(false);
+        boolean wrote = false;
+        for (Watcher w : watchers.values()) {
+            WatchResponse r;
+            while (channel.isWritable() && (r = w.poll()) != null) {
+                channel.write(Frame.newBuilder().setCallId(w.callId).setWatchResponse(r).build());
+                wrote = true;
+            }
+            if (w.isCanceled() && w.isIdle()) {
+                watchers.remove(w.id, w);
+                hub.unregister(w);
+            }
+        }
+        if (wrote) {
+            channel.flush();
+        }
+    }
+
+    /** The connection closed: forget its watches. */
+    public void close() {
+        watchers.values().forEach(hub::unregister);
+        watchers.clear();
+    }
+}

@@ -1,0 +1,119 @@
+package io.rota.server.watch;
+
+import io.rota.proto.Event;
+import io.rota.proto.WatchCreateRequest;
+import io.rota.proto.WatchResponse;
+import io.rota.server.kv.KeyRange;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One watch: which keys, from which revision, and the responses waiting to be written to its
+ * connection. The driver thread fills the queue ({@link #offer}); the connection's event loop empties it
+ * ({@link #poll}). The queue is bounded in events: a watcher that falls that far behind is canceled with
+ * a reason (it can re-watch from the revision named there), so it never holds up the driver or others.
+ */
+final class Watcher {
+
+    final long id;
+    final long callId;
+    final boolean progressNotify;
+    private final KeyRange range;
+    private final boolean prevKv;
+    private final boolean noPut;
+    private final boolean noDelete;
+    private final int maxQueuedEvents;
+
+    /** The next revision this watcher has not seen yet. Written on the driver thread only. */
+    volatile long next;
+
+    // Guarded by this.
+    private final ArrayDeque<WatchResponse> queue = new ArrayDeque<>();
+    private int queuedEvents;
+    private boolean canceled;
+
+    Watcher(long id, long callId, WatchCreateRequest req, long start, int maxQueuedEvents) {
+        this.id = id;
+        this.callId = callId;
+        this.range = new KeyRange(req.getKey(), req.getRangeEnd());
+        this.prevKv = req.getPrevKv();
+        this.progressNotify = req.getProgressNotify();
+        this.noPut = req.getFiltersList().contains(WatchCreateRequest.FilterType.NOPUT);
+        this.noDelete = req.getFiltersList().contains(WatchCreateRequest.FilterType.NODELETE);
+        this.next = start;
+        this.maxQueuedEvents = maxQueuedEvents;
+    }
+
+    /**
+     * The events of one revision (driver thread). Revisions below {@link #next} were already delivered
+     * (from the history), so nothing arrives twice. Returns false if this overflowed the queue.
+     */
+    boolean offer(long revision, List<Event> events, WatchResponse.Builder template) {
+        if (revision < next) {
+            return true;
+        }
+        next = revision + 1;
+        List<Event> matching = new ArrayList<>();
+        for (Event e : events) {
+            boolean put = e.getType() == Event.EventType.PUT;
+            if (range.contains(e.getKv().getKey()) && !(put && noPut) && !(!put && noDelete)) {
+                matching.add(prevKv || !e.hasPrevKv() ? e : e.toBuilder().clearPrevKv().build());
+            }
+        }
+        if (matching.isEmpty()) {
+            return true;
+        }
+        return enqueue(template.setWatchId(id).addAllEvents(matching).build(), matching.size());
+    }
+
+    /** Queue a response; on overflow replace everything queued by a cancel naming where to resume. */
+    synchronized boolean enqueue(WatchResponse response, int events) {
+        if (canceled) {
+            return false;
+        }
+        if (queuedEvents + events > maxQueuedEvents) {
+            long resumeFrom = response.getHeader().getRevision();
+            for (WatchResponse queued : queue) {
+                if (queued.getEventsCount() > 0) {
+                    resumeFrom = queued.getHeader().getRevision();
+                    break;
+                }
+            }
+            queue.clear();
+            queuedEvents = 0;
+            cancel(WatchResponse.newBuilder().setHeader(response.getHeader()).setWatchId(id).setCanceled(true)
+                    .setCancelReason("watcher fell behind: more than " + maxQueuedEvents
+                            + " events waiting to be sent; re-watch from revision " + resumeFrom).build());
+            return false;
+        }
+        queue.add(response);
+        queuedEvents += events;
+        return true;
+    }
+
+    /** End the watch with {@code last} as its final response (unless it already ended). */
+    synchronized void cancel(WatchResponse last) {
+        if (!canceled) {
+            canceled = true;
+            queue.add(last);
+        }
+    }
+
+    synchronized boolean isCanceled() {
+        return canceled;
+    }
+
+    synchronized boolean isIdle() {
+        return queue.isEmpty();
+    }
+
+    synchronized WatchResponse poll() {
+        WatchResponse r = queue.poll();
+        if (r != null) {
+            queuedEvents -= r.getEventsCount();
+        }
+        return r;
+    }
+}

@@ -1,0 +1,91 @@
+package io.rota.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Bad command lines exit with code 2 and one line that says what is wrong. */
+class CommandLineTest {
+
+    @TempDir
+    Path dir;
+
+    private String[] args(String... overrides) {
+        List<String> a = new ArrayList<>(List.of("server", "--name", "n1", "--data-dir", dir.toString(),
+                "--listen-client", "127.0.0.1:0", "--listen-peer", "127.0.0.1:7101",
+                "--initial-cluster", "n1=127.0.0.1:7101,n2=127.0.0.1:7102,n3=127.0.0.1:7103"));
+        for (int i = 0; i < overrides.length; i += 2) {
+            int at = a.indexOf(overrides[i]);
+            if (at >= 0) {
+                a.set(at + 1, overrides[i + 1]);
+            } else {
+                a.add(overrides[i]);
+                a.add(overrides[i + 1]);
+            }
+        }
+        return a.toArray(String[]::new);
+    }
+
+    private static void assertRefused(String[] args, String expected) {
+        StringWriter err = new StringWriter();
+        int code = RotaServer.run(args, new PrintWriter(new StringWriter()), new PrintWriter(err, true));
+        String message = err.toString().strip();
+        assertEquals(2, code, message);
+        assertEquals(1, message.lines().count(), "one line: " + message);
+        assertTrue(message.contains(expected), message);
+    }
+
+    @Test
+    void aNameOutsideTheInitialClusterIsRefused() {
+        assertRefused(args("--name", "n9"), "--name n9 is not in --initial-cluster");
+    }
+
+    @Test
+    void aPeerAddressThatDiffersFromTheClusterEntryIsRefused() {
+        assertRefused(args("--listen-peer", "127.0.0.1:9999"), "differs from n1's entry");
+    }
+
+    @Test
+    void anElectionTimeoutThatIsNotAMultipleOfTheHeartbeatIsRefused() {
+        assertRefused(args("--election-ms", "250"), "--election-ms must be a multiple of --heartbeat-ms");
+    }
+
+    @Test
+    void clientAndPeerOnTheSameAddressAreRefused() {
+        assertRefused(args("--listen-client", "127.0.0.1:7101"), "--listen-client and --listen-peer must differ");
+    }
+
+    @Test
+    void aMalformedAddressIsRefused() {
+        assertRefused(args("--listen-client", "localhost"), "--listen-client must be host:port");
+    }
+
+    @Test
+    void aMissingFlagIsRefused() {
+        assertRefused(new String[] {"server", "--name", "n1"}, "Missing required options");
+    }
+
+    @Test
+    void membersAreNumberedByTheirPositionInTheInitialCluster() {
+        Map<String, InetSocketAddress> cluster = new LinkedHashMap<>();
+        cluster.put("b", new InetSocketAddress("127.0.0.1", 7101));
+        cluster.put("a", new InetSocketAddress("127.0.0.1", 7102));
+        ServerConfig config = new ServerConfig("a", dir, new InetSocketAddress("127.0.0.1", 0), cluster.get("a"),
+                cluster, "c", 100, 1000, 10_000, 1 << 20, null, Duration.ofSeconds(5), Duration.ofSeconds(10));
+        assertEquals(2, config.memberId());
+        assertEquals(1, config.idOf("b"));
+        assertEquals(1500, config.minLeaseTtlMs(), "1.5 x election timeout");
+    }
+}

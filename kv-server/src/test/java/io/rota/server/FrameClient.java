@@ -1,0 +1,133 @@
+package io.rota.server;
+
+import io.rota.proto.Frame;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A tiny test-only client of the frame protocol: a blocking socket, a reader thread that sorts responses
+ * by call id (streams get several), and nothing else — no retries, no leader finding.
+ */
+final class FrameClient implements AutoCloseable {
+
+    static final Duration WAIT = Duration.ofSeconds(15);
+
+    private final Socket socket;
+    private final DataOutputStream out;
+    private final Map<Long, BlockingQueue<Frame>> responses = new ConcurrentHashMap<>();
+    private final AtomicLong nextCallId = new AtomicLong(1);
+    private final Thread reader;
+    private volatile boolean closed;
+
+    FrameClient(InetSocketAddress address) {
+        try {
+            socket = new Socket(address.getHostString(), address.getPort());
+            socket.setTcpNoDelay(true);
+            out = new DataOutputStream(socket.getOutputStream());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        reader = new Thread(this::read, "frame-client-reader");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Send a request and wait for its (first) response. */
+    Frame call(Frame.Builder request) {
+        return next(send(request));
+    }
+
+    /** Send with a fresh call id; returns it. */
+    long send(Frame.Builder request) {
+        long callId = request.getCallId() != 0 ? request.getCallId() : nextCallId.getAndIncrement();
+        sendRaw(request.setCallId(callId).build().toByteArray());
+        return callId;
+    }
+
+    /** A length-prefixed payload, whatever it contains. */
+    synchronized void sendRaw(byte[] payload) {
+        try {
+            out.writeInt(payload.length);
+            out.write(payload);
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Only a length prefix (the server must refuse before the body arrives). */
+    synchronized void sendLength(int length) {
+        try {
+            out.writeInt(length);
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The next response on {@code callId}. */
+    Frame next(long callId) {
+        return next(callId, WAIT);
+    }
+
+    Frame next(long callId, Duration wait) {
+        try {
+            Frame f = queue(callId).poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+            if (f == null) {
+                throw new AssertionError("no response on call " + callId + " within " + wait.toMillis() + " ms"
+                        + (closed ? " (connection closed)" : ""));
+            }
+            return f;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A response on {@code callId} if one arrives within {@code wait}, else null. */
+    Frame poll(long callId, Duration wait) throws InterruptedException {
+        return queue(callId).poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    private BlockingQueue<Frame> queue(long callId) {
+        return responses.computeIfAbsent(callId, id -> new LinkedBlockingQueue<>());
+    }
+
+    private void read() {
+        try (DataInputStream in = new DataInputStream(socket.getInputStream())) {
+            while (true) {
+                byte[] payload = new byte[in.readInt()];
+                in.readFully(payload);
+                Frame f = Frame.parseFrom(payload);
+                queue(f.getCallId()).add(f);
+            }
+        } catch (IOException e) {
+            closed = true;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

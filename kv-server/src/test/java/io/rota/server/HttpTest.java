@@ -1,0 +1,85 @@
+package io.rota.server;
+
+import io.rota.raft.testing.Await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** /health, /status and /metrics on a live cluster; a member that cannot bind its port exits with 1. */
+class HttpTest {
+
+    @TempDir
+    static Path dir;
+    static TestCluster cluster;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void start() {
+        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    private HttpResponse<String> get(int member, String path) throws IOException, InterruptedException {
+        InetSocketAddress a = cluster.http(member);
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.getPort() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void healthStatusAndMetrics() throws Exception {
+        int leader = cluster.awaitLeader();
+        Await.until(TestCluster.TIMEOUT, () -> {
+            try {
+                return get(0, "/health").statusCode() == 200;
+            } catch (IOException | InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }, "n1 healthy");
+        assertEquals("ok", get(0, "/health").body().strip());
+
+        String status = get(leader, "/status").body();
+        assertTrue(status.contains("\"role\":\"leader\""), status);
+        assertTrue(status.contains("\"name\":\"n" + (leader + 1) + "\""), status);
+        assertTrue(status.contains("\"members\":[{\"id\":1,\"name\":\"n1\""), status);
+
+        String metrics = get(leader, "/metrics").body();
+        assertTrue(metrics.contains("# TYPE rota_raft_term gauge"), metrics);
+        assertTrue(metrics.contains("rota_raft_role{role=\"leader\"} 1"), metrics);
+        assertTrue(metrics.contains("rota_peer_sent_total{peer="), metrics);
+        assertEquals(404, get(0, "/nope").statusCode());
+    }
+
+    @Test
+    void aMemberThatCannotListenExitsWithOne() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0)) {
+            int peer = TestCluster.freePort();
+            StringWriter err = new StringWriter();
+            int code = RotaServer.run(new String[] {"server", "--name", "n1", "--data-dir", dir.resolve("x").toString(),
+                    "--listen-client", "127.0.0.1:" + taken.getLocalPort(), "--listen-peer", "127.0.0.1:" + peer,
+                    "--initial-cluster", "n1=127.0.0.1:" + peer}, new PrintWriter(new StringWriter()),
+                    new PrintWriter(err, true));
+            assertEquals(1, code, err.toString());
+            assertTrue(err.toString().contains("cannot listen for clients"), err.toString());
+        }
+    }
+}

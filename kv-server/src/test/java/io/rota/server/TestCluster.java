@@ -1,0 +1,123 @@
+package io.rota.server;
+
+import io.rota.raft.testing.Await;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Three real {@link RotaServer}s in one JVM on 127.0.0.1 (free ports picked right before starting), each
+ * with its own data directory. Heartbeat 50 ms, election 500 ms: so leases are at least 1 s.
+ */
+final class TestCluster implements AutoCloseable {
+
+    static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private final List<ServerConfig> configs = new ArrayList<>();
+    private final RotaServer[] servers;
+
+    TestCluster(Path root, int size, Duration watchProgressInterval) {
+        Map<String, InetSocketAddress> cluster = new LinkedHashMap<>();
+        for (int i = 1; i <= size; i++) {
+            cluster.put("n" + i, new InetSocketAddress("127.0.0.1", freePort()));
+        }
+        for (int i = 1; i <= size; i++) {
+            configs.add(new ServerConfig("n" + i, root.resolve("n" + i),
+                    new InetSocketAddress("127.0.0.1", freePort()), cluster.get("n" + i), cluster,
+                    "test-" + root.getFileName(), 50, 500, 10_000, 64 * 1024,
+                    new InetSocketAddress("127.0.0.1", freePort()),
+                    Duration.ofSeconds(5), watchProgressInterval));
+        }
+        servers = new RotaServer[size];
+        for (int i = 0; i < size; i++) {
+            start(i);
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    void start(int index) {
+        servers[index] = RotaServer.start(configs.get(index));
+    }
+
+    void stop(int index) {
+        servers[index].close();
+        servers[index] = null;
+    }
+
+    RotaServer server(int index) {
+        return servers[index];
+    }
+
+    InetSocketAddress http(int index) {
+        return servers[index].httpAddress();
+    }
+
+    InetSocketAddress client(int index) {
+        return servers[index].clientAddress();
+    }
+
+    /** Wait until the live servers agree on a leader that every live member has published; its index. */
+    int awaitLeader() {
+        int[] leader = {-1};
+        Await.until(TIMEOUT, () -> {
+            long id = 0;
+            for (RotaServer s : servers) {
+                if (s != null && s.view().isLeader()) {
+                    id = s.view().memberId();
+                }
+            }
+            for (RotaServer s : servers) {
+                if (s != null && (s.view().leaderId() != id || id == 0
+                        || s.view().members().size() < live())) {
+                    return false;
+                }
+            }
+            leader[0] = (int) id - 1;
+            return true;
+        }, "a leader that every live member follows, with every member published");
+        return leader[0];
+    }
+
+    /** Index of some live member that is not the leader. */
+    int follower() {
+        int leader = awaitLeader();
+        for (int i = 0; i < servers.length; i++) {
+            if (i != leader && servers[i] != null) {
+                return i;
+            }
+        }
+        throw new AssertionError("no live follower");
+    }
+
+    private int live() {
+        int n = 0;
+        for (RotaServer s : servers) {
+            n += s == null ? 0 : 1;
+        }
+        return n;
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < servers.length; i++) {
+            if (servers[i] != null) {
+                stop(i);
+            }
+        }
+    }
+}
