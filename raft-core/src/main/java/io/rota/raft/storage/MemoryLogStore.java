@@ -22,6 +22,19 @@ public final class MemoryLogStore implements LogStore {
     private long compactedTerm;
     private final List<Entry> entries = new ArrayList<>();
 
+    /** An empty store, as on a brand-new node. */
+    public MemoryLogStore() {
+    }
+
+    /** A store that already holds {@code state}, e.g. a disk prepared by a test. */
+    public MemoryLogStore(PersistentState state) {
+        hardState = state.hardState();
+        snapshot = state.snapshot();
+        compactedIndex = state.compactedIndex();
+        compactedTerm = state.compactedTerm();
+        entries.addAll(state.entries());
+    }
+
     @Override
     public PersistentState load() {
         return new PersistentState(hardState, snapshot, compactedIndex, compactedTerm, entries);

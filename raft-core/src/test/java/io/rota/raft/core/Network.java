@@ -1,5 +1,7 @@
 package io.rota.raft.core;
 
+import io.rota.raft.storage.MemoryLogStore;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,36 +32,16 @@ import java.util.stream.LongStream;
  */
 final class Network {
 
-    /** What a node has on disk: exactly what its Readies asked to persist. */
-    static final class Disk {
-        HardState hardState;
-        Snapshot snapshot;
-        long compactedIndex;
-        long compactedTerm;
-        final List<Entry> entries;
-
-        Disk(PersistentState s) {
-            hardState = s.hardState();
-            snapshot = s.snapshot();
-            compactedIndex = s.compactedIndex();
-            compactedTerm = s.compactedTerm();
-            entries = new ArrayList<>(s.entries());
-        }
-
-        PersistentState toPersistentState() {
-            return new PersistentState(hardState, snapshot, compactedIndex, compactedTerm, entries);
-        }
-    }
-
     /** One server: its disk survives a crash; the node and its state machine (index → command) do not. */
     private static final class Server {
-        final Disk disk;
+        /** What the node has on disk: exactly what its Readies asked to persist. */
+        final MemoryLogStore disk;
         RaftNode node;
         TreeMap<Long, String> stateMachine;
         List<Entry> applied;
         List<ReadState> readStates;
 
-        Server(Disk disk) {
+        Server(MemoryLogStore disk) {
             this.disk = disk;
         }
     }
@@ -89,7 +71,7 @@ final class Network {
         this.tweak = tweak;
         this.configuration = Configuration.of(LongStream.rangeClosed(1, size).boxed().toArray(Long[]::new));
         for (long id = 1; id <= size; id++) {
-            servers.put(id, new Server(new Disk(initialDisk.apply(id))));
+            servers.put(id, new Server(new MemoryLogStore(initialDisk.apply(id))));
             start(id);
         }
     }
@@ -113,8 +95,9 @@ final class Network {
 
     private void start(long id) {
         Server s = servers.get(id);
-        s.node = new RaftNode(options(id), s.disk.toPersistentState(), new SplittableRandom(31L * id + restarts));
-        s.stateMachine = s.disk.snapshot == null ? new TreeMap<>() : decode(s.disk.snapshot.data());
+        PersistentState onDisk = s.disk.load();
+        s.node = new RaftNode(options(id), onDisk, new SplittableRandom(31L * id + restarts));
+        s.stateMachine = onDisk.snapshot() == null ? new TreeMap<>() : decode(onDisk.snapshot().data());
         s.applied = new ArrayList<>();
         s.readStates = new ArrayList<>();
     }
@@ -129,8 +112,9 @@ final class Network {
         return n;
     }
 
-    Disk disk(long id) {
-        return servers.get(id).disk;
+    /** What node {@code id} has on disk. */
+    PersistentState disk(long id) {
+        return servers.get(id).disk.load();
     }
 
     /** Entries this node's state machine applied since it (re)started, in order. */
@@ -194,7 +178,7 @@ final class Network {
             return null;
         }
         Ready r = n.ready();
-        persist(disk(id), r);
+        servers.get(id).disk.persist(r);
         outbox.addAll(r.allMessages());
         sent.addAll(r.allMessages());
         apply(id, r);
@@ -246,27 +230,6 @@ final class Network {
             batch.forEach(this::deliver);
         }
         throw new AssertionError("the network did not quiesce in 1000 rounds; outbox: " + outbox);
-    }
-
-    private static void persist(Disk d, Ready r) {
-        if (r.snapshot() != null) {
-            d.snapshot = r.snapshot();
-            d.entries.clear();
-            d.compactedIndex = r.snapshot().index();
-            d.compactedTerm = r.snapshot().term();
-        }
-        if (!r.entries().isEmpty()) {
-            long first = r.entries().get(0).index();
-            d.entries.removeIf(e -> e.index() >= first); // replace from the first new index on
-            for (Entry e : r.entries()) {
-                if (e.index() > d.compactedIndex) {
-                    d.entries.add(e);
-                }
-            }
-        }
-        if (r.hardState() != null) {
-            d.hardState = r.hardState();
-        }
     }
 
     private void apply(long id, Ready r) {
@@ -340,13 +303,7 @@ final class Network {
         StringBuilder data = new StringBuilder();
         servers.get(id).stateMachine.headMap(index, true).forEach((i, c) -> data.append(i).append(':').append(c).append('\n'));
         long firstIndex = node(id).compact(index, bytes(data.toString()));
-        Disk d = disk(id);
-        d.snapshot = node(id).latestSnapshot();
-        if (firstIndex - 1 > d.compactedIndex) {
-            d.compactedTerm = node(id).term(firstIndex - 1);
-            d.compactedIndex = firstIndex - 1;
-            d.entries.removeIf(e -> e.index() < firstIndex);
-        }
+        servers.get(id).disk.compact(node(id).latestSnapshot(), firstIndex);
         return firstIndex;
     }
 

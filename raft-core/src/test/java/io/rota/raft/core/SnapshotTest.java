@@ -51,7 +51,7 @@ class SnapshotTest {
         assertEquals(term, leader.term(4), "lastIncludedTerm is still known");
         assertEquals(-1, leader.term(3));
         assertEquals(new SnapshotMetadata(4, term, Configuration.of(1L, 2L, 3L)), leader.latestSnapshot().metadata());
-        assertEquals(List.of("5@" + term, "6@" + term), ids(net.disk(1).entries));
+        assertEquals(List.of("5@" + term, "6@" + term), ids(net.disk(1).entries()));
     }
 
     @Test
