@@ -292,6 +292,7 @@ public final class RaftDriver<R> implements AutoCloseable {
             core.tick();
         }
         Role roleBefore = core.role();
+        long leaderBefore = core.leaderId();
         List<Proposal> proposalBatch = new ArrayList<>();
         for (Input in : batch) {
             if (in instanceof PeerMessage pm) {
@@ -314,6 +315,11 @@ public final class RaftDriver<R> implements AutoCloseable {
         handleReadies();
         if (roleBefore == Role.LEADER && core.role() != Role.LEADER) {
             failReads(notLeader("lost leadership before the read was confirmed"));
+        } else if (leaderBefore != core.leaderId() && !reads.isEmpty()) {
+            // Reads forwarded to the old leader will never be answered: let the callers retry now
+            // rather than at their deadline.
+            failReads(new RaftException(RaftException.Code.UNAVAILABLE, "the leader changed before the read "
+                    + "was confirmed; retry"));
         }
         sweepDeadlines();
     }
