@@ -103,6 +103,7 @@ public final class RaftDriver<R> implements AutoCloseable {
     /** Reads confirmed by ReadIndex, waiting for the state machine to reach their index. */
     private final TreeMap<Long, List<Read>> readsAwaitingApply = new TreeMap<>();
     private long nextReadContext = 1;
+    private long knownLeader = RaftNode.NONE;
     private long appliedIndex;
     private long snapshotIndex;
     private long lastDeadlineSweep;
@@ -292,11 +293,11 @@ public final class RaftDriver<R> implements AutoCloseable {
             core.tick();
         }
         Role roleBefore = core.role();
-        long leaderBefore = core.leaderId();
         List<Proposal> proposalBatch = new ArrayList<>();
         for (Input in : batch) {
             if (in instanceof PeerMessage pm) {
                 core.step(pm.message());
+                noticeLeaderChange();
             } else if (in instanceof Proposal p) {
                 proposalBatch.add(p);
             } else if (in instanceof Read r) {
@@ -315,13 +316,22 @@ public final class RaftDriver<R> implements AutoCloseable {
         handleReadies();
         if (roleBefore == Role.LEADER && core.role() != Role.LEADER) {
             failReads(notLeader("lost leadership before the read was confirmed"));
-        } else if (leaderBefore != core.leaderId() && !reads.isEmpty()) {
-            // Reads forwarded to the old leader will never be answered: let the callers retry now
-            // rather than at their deadline.
-            failReads(new RaftException(RaftException.Code.UNAVAILABLE, "the leader changed before the read "
-                    + "was confirmed; retry"));
         }
         sweepDeadlines();
+    }
+
+    /**
+     * Reads forwarded to a leader that has since been replaced will never be answered: let their callers
+     * retry now rather than at their deadline. Reads started after the change go to the new leader.
+     */
+    private void noticeLeaderChange() {
+        if (core.leaderId() != knownLeader) {
+            knownLeader = core.leaderId();
+            if (core.role() != Role.LEADER && !reads.isEmpty()) {
+                failReads(new RaftException(RaftException.Code.UNAVAILABLE,
+                        "the leader changed before the read was confirmed; retry"));
+            }
+        }
     }
 
     private void proposeBatch(List<Proposal> batch) {
