@@ -292,6 +292,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         for (int ticks = pendingTicks.getAndSet(0); ticks > 0; ticks--) {
             core.tick();
         }
+        noticeLeaderChange();
         Role roleBefore = core.role();
         List<Proposal> proposalBatch = new ArrayList<>();
         for (Input in : batch) {
