@@ -8,6 +8,8 @@ import io.rota.proto.PutRequest;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
+import io.rota.proto.WatchCreateRequest;
+import io.rota.proto.WatchRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -76,6 +78,14 @@ class InvalidArgumentTest {
                 RangeRequest.newBuilder().setKey(bytes("invalid/m")).setLimit(-1)));
         refused(Error.Code.INVALID_ARGUMENT, "future", Frame.newBuilder().setRangeRequest(
                 RangeRequest.newBuilder().setKey(bytes("invalid/m")).setRevision(1L << 40)));
+    }
+
+    @Test
+    @DisplayName("etcd mvcc ErrEmptyWatcherRange: a watch whose range_end is not after its key is INVALID_ARGUMENT")
+    void aWatchWithRangeEndBeforeKeyIsInvalid() {
+        refused(Error.Code.INVALID_ARGUMENT, "range_end", Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder()
+                .setCreateRequest(WatchCreateRequest.newBuilder().setKey(bytes("invalid/z"))
+                        .setRangeEnd(bytes("invalid/a")))));
     }
 
     @Test
