@@ -75,9 +75,9 @@ class ExactlyOnceFailoverTest {
                 assertEquals(1, read.getRangeResponse().getKvs(0).getVersion(), "applied once");
                 assertEquals(revision, read.getRangeResponse().getKvs(0).getModRevision(), "one revision");
                 assertEquals(revision, read.getRangeResponse().getKvs(0).getCreateRevision());
-                // The next sequence is a new write: applied, at a later revision.
             }
         }
+        // The next sequence is a new write: applied.
         try (FrameClient c = new FrameClient(cluster.client(newLeader))) {
             Frame next = ok(c.call(inSession(put("once/x", "w"), clientId, 2)));
             assertEquals(2, ok(c.call(get("once/x"))).getRangeResponse().getKvs(0).getVersion(),

@@ -7,12 +7,19 @@ import io.rota.proto.PutRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchResponse;
+import io.rota.raft.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -34,6 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Watches end to end under concurrent writes: resume on another member, and a slow watcher's cancel. */
 class WatchEndToEndTest {
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     static Path dir;
@@ -102,6 +111,30 @@ class WatchEndToEndTest {
         }
     }
 
+    /** The follower's live watch count, from /metrics ({@code rota_watches}). */
+    private static long liveWatches(int member) {
+        try {
+            String body = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + cluster.http(member).getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            return body.lines().filter(l -> l.startsWith("rota_watches ")).mapToLong(l -> Long.parseLong(l.substring(13).strip()))
+                    .findFirst().orElseThrow(() -> new AssertionError("no rota_watches in /metrics"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Frame pollQuietly(FrameClient c, long callId) {
+        try {
+            return c.poll(callId, Duration.ofMillis(100));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     private static void collect(WatchResponse r, List<Long> seen) {
         assertFalse(r.getCanceled(), r::toString);
         for (Event e : r.getEventsList()) {
@@ -116,7 +149,7 @@ class WatchEndToEndTest {
     void aWatcherThatNeverReadsIsCanceledWhileOthersAndWritesCarryOn() throws Exception {
         int leader = cluster.awaitLeader();
         int follower = cluster.follower();
-        int txns = 400;
+        int maxTxns = 1_500; // 75 MB: far beyond any socket buffers plus the watcher's bound
         int putsPerTxn = 100;
         ByteString value = ByteString.copyFrom(new byte[500]);
         try (FrameClient writer = new FrameClient(cluster.client(leader));
@@ -128,12 +161,18 @@ class WatchEndToEndTest {
             long slowWatch = slow.send(watchPrefix("flood/", r0));
             long goodWatch = good.send(watchPrefix("flood/", r0));
             assertTrue(good.next(goodWatch).getWatchResponse().getCreated());
+            Await.until(TestCluster.TIMEOUT, () -> liveWatches(follower) == 2, "both watches registered");
             AtomicLong goodEvents = new AtomicLong();
             AtomicLong goodLast = new AtomicLong();
+            AtomicLong want = new AtomicLong(Long.MAX_VALUE);
+            long readerDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
-                long want = 1 + (long) txns * putsPerTxn;
-                while (goodEvents.get() < want) {
-                    WatchResponse w = good.next(goodWatch).getWatchResponse();
+                while (goodEvents.get() < want.get() && System.nanoTime() < readerDeadline) {
+                    Frame f = pollQuietly(good, goodWatch);
+                    if (f == null) {
+                        continue;
+                    }
+                    WatchResponse w = f.getWatchResponse();
                     assertFalse(w.getCanceled(), w::toString);
                     for (Event e : w.getEventsList()) {
                         assertTrue(e.getKv().getModRevision() >= goodLast.get(), "in order");
@@ -145,27 +184,32 @@ class WatchEndToEndTest {
 
             long slowestProbeNanos = 0;
             ArrayDeque<Long> inFlight = new ArrayDeque<>();
-            for (int t = 0; t < txns; t++) {
+            int txns = 0;
+            // Flood until the hub drops the stuck watcher (checked every 20 txns), at most maxTxns.
+            while (txns < maxTxns && (txns % 20 != 0 || txns == 0 || liveWatches(follower) == 2)) {
                 TxnRequest.Builder txn = TxnRequest.newBuilder();
                 for (int k = 0; k < putsPerTxn; k++) {
                     txn.addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
-                            .setKey(bytes("flood/" + t + "/" + k)).setValue(value)));
+                            .setKey(bytes("flood/" + txns + "/" + k)).setValue(value)));
                 }
                 inFlight.add(writer.send(Frame.newBuilder().setTxnRequest(txn)));
                 if (inFlight.size() >= 8) {
                     ok(writer.next(inFlight.poll()));
                 }
-                if (t % 40 == 0) {
+                if (txns % 40 == 0) {
                     long begin = System.nanoTime();
-                    ok(probe.call(put("probe/k", "p" + t)));
+                    ok(probe.call(put("probe/k", "p" + txns)));
                     slowestProbeNanos = Math.max(slowestProbeNanos, System.nanoTime() - begin);
                 }
+                txns++;
             }
             while (!inFlight.isEmpty()) {
                 ok(writer.next(inFlight.poll()));
             }
+            Await.until(TestCluster.TIMEOUT, () -> liveWatches(follower) == 1, "the stuck watcher is dropped");
+            want.set(1 + (long) txns * putsPerTxn);
             reader.get(60, TimeUnit.SECONDS);
-            assertEquals(1 + (long) txns * putsPerTxn, goodEvents.get(), "the reading watcher got every event");
+            assertEquals(want.get(), goodEvents.get(), "the reading watcher got every event");
             assertTrue(slowestProbeNanos < TimeUnit.SECONDS.toNanos(3),
                     "a write took " + slowestProbeNanos / 1_000_000 + " ms while a watcher was stuck");
 
