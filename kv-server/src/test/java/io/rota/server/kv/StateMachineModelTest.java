@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -209,7 +210,7 @@ class StateMachineModelTest {
         CommandResult apply(long index, Command cmd) {
             Model before = copy();
             try {
-                return CommandResult.newBuilder().mergeFrom(execute(index, cmd)).build();
+                return execute(index, cmd);
             } catch (Refused r) {
                 kvs = before.kvs;
                 leaseTtl = before.leaseTtl;
@@ -495,27 +496,30 @@ class StateMachineModelTest {
         long index = 0;
         long now = 1_000_000;
         for (int op = 1; op <= OPS; op++) {
-            String where = "seed " + seed + ", op " + op;
+            String at = "seed " + seed + ", op " + op;
             now += rnd.nextInt(500);
+            // Failure messages are built lazily: rendering every op as text would dominate the run time.
+            Supplier<String> where;
             if (rnd.nextInt(6) == 0) {
                 RangeRequest req = randomRangeRequest(rnd).build();
-                where += " Range " + req.toString().replace('\n', ' ');
+                where = () -> at + " Range " + req.toString().replace('\n', ' ');
                 assertEquals(rangeOrError(model, req), rangeOrError(sm, req), where);
             } else {
                 Command cmd = randomCommand(rnd, model).setNowUnixMs(now).build();
-                where += " " + cmd.toString().replace('\n', ' ');
+                where = () -> at + " " + cmd.toString().replace('\n', ' ');
                 index++;
                 CommandResult expected = model.apply(index, cmd);
                 CommandResult actual = sm.apply(List.of(Entry.command(index, 1, cmd.toByteArray()))).get(0);
                 assertEquals(expected, codeOnly(actual), where);
             }
-            assertEquals(fullRange(model), fullRange(sm), where + ": full range afterwards");
-            assertEquals(model.leases(), sm.leases(), where + ": leases afterwards");
+            Supplier<String> context = where;
+            assertEquals(fullRange(model), fullRange(sm), () -> context.get() + ": full range afterwards");
+            assertEquals(model.leases(), sm.leases(), () -> context.get() + ": leases afterwards");
             if (op % 50 == 0) {
                 CoordinationStateMachine restored = new CoordinationStateMachine(LIMITS);
                 restored.restore(sm.snapshot());
-                assertEquals(fullRange(sm), fullRange(restored), where + ": right after restore");
-                assertEquals(sm.leases(), restored.leases(), where + ": leases right after restore");
+                assertEquals(fullRange(sm), fullRange(restored), () -> context.get() + ": right after restore");
+                assertEquals(sm.leases(), restored.leases(), () -> context.get() + ": leases right after restore");
                 sm = restored; // the rest of the run must be answered identically by the restored copy
             }
         }
