@@ -32,8 +32,21 @@ final class FrameClient implements AutoCloseable {
     private volatile boolean closed;
 
     FrameClient(InetSocketAddress address) {
+        this(address, 0, true);
+    }
+
+    /**
+     * @param receiveBufferBytes the socket's receive buffer (0: the system's default); a small one with
+     *                           {@code reading} false makes a client that stops the server's writes soon
+     * @param reading            start the reader thread now; otherwise only {@link #startReading()} does
+     */
+    FrameClient(InetSocketAddress address, int receiveBufferBytes, boolean reading) {
         try {
-            socket = new Socket(address.getHostString(), address.getPort());
+            socket = new Socket();
+            if (receiveBufferBytes > 0) {
+                socket.setReceiveBufferSize(receiveBufferBytes); // before connect, so the window is small
+            }
+            socket.connect(address);
             socket.setTcpNoDelay(true);
             out = new DataOutputStream(socket.getOutputStream());
         } catch (IOException e) {
@@ -41,6 +54,13 @@ final class FrameClient implements AutoCloseable {
         }
         reader = new Thread(this::read, "frame-client-reader");
         reader.setDaemon(true);
+        if (reading) {
+            reader.start();
+        }
+    }
+
+    /** Start reading responses (for a client created with {@code reading} false). */
+    void startReading() {
         reader.start();
     }
 
@@ -110,7 +130,7 @@ final class FrameClient implements AutoCloseable {
     }
 
     private void read() {
-        try (DataInputStream in = new DataInputStream(socket.getInputStream())) {
+        try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()))) {
             while (true) {
                 byte[] payload = new byte[in.readInt()];
                 in.readFully(payload);

@@ -1,13 +1,16 @@
 package io.rota.server.api;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.rota.server.watch.WatchHub;
 
-/** The client pipeline: 4-byte length prefix, Frame codec, then one {@link ClientHandler} per channel. */
-final class ClientInitializer extends ChannelInitializer<SocketChannel> {
+/**
+ * The client pipeline: 4-byte length prefix, Frame codec, then one {@link ClientHandler} per channel. Any
+ * {@link Channel} type, so tests can run the same pipeline on an EmbeddedChannel.
+ */
+final class ClientInitializer extends ChannelInitializer<Channel> {
 
     private final int maxFrameBytes;
     private final RequestRouter router;
@@ -25,7 +28,7 @@ final class ClientInitializer extends ChannelInitializer<SocketChannel> {
     }
 
     @Override
-    protected void initChannel(SocketChannel ch) {
+    protected void initChannel(Channel ch) {
         ch.pipeline().addLast(
                 // failFast: reject as soon as the length is read, before buffering the oversized frame.
                 new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4, true),

@@ -1,5 +1,6 @@
 package io.rota.server.watch;
 
+import com.google.protobuf.ByteString;
 import io.netty.channel.Channel;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
@@ -17,6 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * written from the same event loop by {@link #drain}, each on the call id of the watch's create request.
  */
 public final class WatchStream {
+
+    /** range_end "\0" (one zero byte): every key from the key on. */
+    private static final ByteString FROM_KEY = ByteString.copyFrom(new byte[] {0});
 
     private final WatchHub hub;
     private final Channel channel;
@@ -42,6 +46,13 @@ public final class WatchStream {
     private void create(long callId, WatchCreateRequest req) {
         if (watchers.size() >= hub.maxWatchersPerStream()) {
             error(callId, "at most " + hub.maxWatchersPerStream() + " watches per connection; cancel one first");
+            return;
+        }
+        ByteString end = req.getRangeEnd();
+        if (!end.isEmpty() && !end.equals(FROM_KEY)
+                && ByteString.unsignedLexicographicalComparator().compare(end, req.getKey()) <= 0) {
+            // etcd's mvcc ErrEmptyWatcherRange: such a watch could never see an event.
+            error(callId, "watch range is empty: range_end must sort after key (or be \\0 for every key from it)");
             return;
         }
         long id = req.getWatchId();

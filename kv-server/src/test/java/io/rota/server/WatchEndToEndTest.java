@@ -1,0 +1,228 @@
+package io.rota.server;
+
+import com.google.protobuf.ByteString;
+import io.rota.proto.Event;
+import io.rota.proto.Frame;
+import io.rota.proto.PutRequest;
+import io.rota.proto.RequestOp;
+import io.rota.proto.TxnRequest;
+import io.rota.proto.WatchResponse;
+import io.rota.raft.testing.Await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.rota.server.Requests.bytes;
+import static io.rota.server.Requests.ok;
+import static io.rota.server.Requests.put;
+import static io.rota.server.Requests.watchPrefix;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Watches end to end under concurrent writes: resume on another member, and a slow watcher's cancel. */
+class WatchEndToEndTest {
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    static Path dir;
+    static TestCluster cluster;
+
+    @BeforeAll
+    static void start() {
+        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
+        cluster.awaitLeader();
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    @Test
+    @DisplayName("etcd watch resume: watch from r on member A, disconnect, watch from last_seen + 1 on member B; "
+            + "under concurrent writes the union is every revision of the prefix, in order, no gap, no duplicate")
+    void aWatchResumedOnAnotherMemberMissesNothingAndRepeatsNothing() throws Exception {
+        int a = cluster.follower();
+        int b = cluster.awaitLeader();
+        List<Long> expected = new CopyOnWriteArrayList<>();
+        AtomicBoolean writerDone = new AtomicBoolean();
+        try (FrameClient writer = new FrameClient(cluster.client(3 - a - b))) {
+            long r = ok(writer.call(put("resume/start", "0"))).getPutResponse().getHeader().getRevision();
+            expected.add(r);
+            CompletableFuture<Void> writes = CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < 300; i++) {
+                    expected.add(ok(writer.call(put("resume/k" + (i % 17), "v" + i))).getPutResponse()
+                            .getHeader().getRevision());
+                    if (i % 4 == 0) {
+                        ok(writer.call(put("noise/k", "n" + i))); // revisions the watch must not see
+                    }
+                }
+                writerDone.set(true);
+            });
+            List<Long> seen = new ArrayList<>();
+            try (FrameClient first = new FrameClient(cluster.client(a))) {
+                long watch = first.send(watchPrefix("resume/", r));
+                assertTrue(first.next(watch).getWatchResponse().getCreated());
+                while (seen.size() < 60) {
+                    collect(first.next(watch).getWatchResponse(), seen);
+                }
+            }
+            long lastSeen = seen.get(seen.size() - 1);
+            try (FrameClient second = new FrameClient(cluster.client(b))) {
+                long watch = second.send(watchPrefix("resume/", lastSeen + 1));
+                assertTrue(second.next(watch).getWatchResponse().getCreated());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (true) {
+                    boolean done = writerDone.get(); // read before the target: then the target is final
+                    if (done && seen.get(seen.size() - 1) >= expected.get(expected.size() - 1)) {
+                        break;
+                    }
+                    assertTrue(System.nanoTime() < deadline, "the resumed watch caught up within 60 s");
+                    Frame f = second.poll(watch, Duration.ofMillis(100));
+                    if (f != null) {
+                        collect(f.getWatchResponse(), seen);
+                    }
+                }
+            }
+            writes.get(60, TimeUnit.SECONDS);
+            assertTrue(writerDone.get());
+            assertEquals(expected, seen, "every revision of resume/ from r exactly once, in order");
+        }
+    }
+
+    /** The follower's live watch count, from /metrics ({@code rota_watches}). */
+    private static long liveWatches(int member) {
+        try {
+            String body = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + cluster.http(member).getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            return body.lines().filter(l -> l.startsWith("rota_watches ")).mapToLong(l -> Long.parseLong(l.substring(13).strip()))
+                    .findFirst().orElseThrow(() -> new AssertionError("no rota_watches in /metrics"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Frame pollQuietly(FrameClient c, long callId) {
+        try {
+            return c.poll(callId, Duration.ofMillis(100));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void collect(WatchResponse r, List<Long> seen) {
+        assertFalse(r.getCanceled(), r::toString);
+        for (Event e : r.getEventsList()) {
+            assertTrue(e.getKv().getKey().toStringUtf8().startsWith("resume/"), e::toString);
+            seen.add(e.getKv().getModRevision());
+        }
+    }
+
+    @Test
+    @DisplayName("etcd slow watchers: a client that stops reading is canceled with a reason naming where to "
+            + "resume; other watchers get every event and writes stay fast (the apply path never waits)")
+    void aWatcherThatNeverReadsIsCanceledWhileOthersAndWritesCarryOn() throws Exception {
+        int leader = cluster.awaitLeader();
+        int follower = cluster.follower();
+        int maxTxns = 1_500; // 75 MB: far beyond any socket buffers plus the watcher's bound
+        int putsPerTxn = 100;
+        ByteString value = ByteString.copyFrom(new byte[500]);
+        try (FrameClient writer = new FrameClient(cluster.client(leader));
+             FrameClient probe = new FrameClient(cluster.client(follower));
+             FrameClient good = new FrameClient(cluster.client(follower));
+             // A 4 KiB receive window and no reader: the server's socket, then its channel, then the watcher fill up.
+             FrameClient slow = new FrameClient(cluster.client(follower), 4096, false)) {
+            long r0 = ok(writer.call(put("flood/start", "0"))).getPutResponse().getHeader().getRevision();
+            long slowWatch = slow.send(watchPrefix("flood/", r0));
+            long goodWatch = good.send(watchPrefix("flood/", r0));
+            assertTrue(good.next(goodWatch).getWatchResponse().getCreated());
+            Await.until(TestCluster.TIMEOUT, () -> liveWatches(follower) == 2, "both watches registered");
+            AtomicLong goodEvents = new AtomicLong();
+            AtomicLong goodLast = new AtomicLong();
+            AtomicLong want = new AtomicLong(Long.MAX_VALUE);
+            long readerDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
+                while (goodEvents.get() < want.get() && System.nanoTime() < readerDeadline) {
+                    Frame f = pollQuietly(good, goodWatch);
+                    if (f == null) {
+                        continue;
+                    }
+                    WatchResponse w = f.getWatchResponse();
+                    assertFalse(w.getCanceled(), w::toString);
+                    for (Event e : w.getEventsList()) {
+                        assertTrue(e.getKv().getModRevision() >= goodLast.get(), "in order");
+                        goodLast.set(e.getKv().getModRevision());
+                        goodEvents.incrementAndGet();
+                    }
+                }
+            });
+
+            long slowestProbeNanos = 0;
+            ArrayDeque<Long> inFlight = new ArrayDeque<>();
+            int txns = 0;
+            // Flood until the hub drops the stuck watcher (checked every 20 txns), at most maxTxns.
+            while (txns < maxTxns && (txns % 20 != 0 || txns == 0 || liveWatches(follower) == 2)) {
+                TxnRequest.Builder txn = TxnRequest.newBuilder();
+                for (int k = 0; k < putsPerTxn; k++) {
+                    txn.addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
+                            .setKey(bytes("flood/" + txns + "/" + k)).setValue(value)));
+                }
+                inFlight.add(writer.send(Frame.newBuilder().setTxnRequest(txn)));
+                if (inFlight.size() >= 8) {
+                    ok(writer.next(inFlight.poll()));
+                }
+                if (txns % 40 == 0) {
+                    long begin = System.nanoTime();
+                    ok(probe.call(put("probe/k", "p" + txns)));
+                    slowestProbeNanos = Math.max(slowestProbeNanos, System.nanoTime() - begin);
+                }
+                txns++;
+            }
+            while (!inFlight.isEmpty()) {
+                ok(writer.next(inFlight.poll()));
+            }
+            Await.until(TestCluster.TIMEOUT, () -> liveWatches(follower) == 1, "the stuck watcher is dropped");
+            want.set(1 + (long) txns * putsPerTxn);
+            reader.get(60, TimeUnit.SECONDS);
+            assertEquals(want.get(), goodEvents.get(), "the reading watcher got every event");
+            assertTrue(slowestProbeNanos < TimeUnit.SECONDS.toNanos(3),
+                    "a write took " + slowestProbeNanos / 1_000_000 + " ms while a watcher was stuck");
+
+            slow.startReading();
+            assertTrue(slow.next(slowWatch).getWatchResponse().getCreated());
+            WatchResponse last;
+            do {
+                last = slow.next(slowWatch).getWatchResponse();
+            } while (!last.getCanceled());
+            assertTrue(last.getCancelReason().contains("fell behind")
+                    && last.getCancelReason().contains("re-watch from revision"), last.getCancelReason());
+            // The connection itself is still fine.
+            ok(slow.call(Requests.get("flood/start")));
+        }
+    }
+}
