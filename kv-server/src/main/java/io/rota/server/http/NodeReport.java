@@ -125,6 +125,8 @@ public final class NodeReport {
             MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
             gauge(out, "rota_jvm_heap_used_bytes", "JVM heap in use", heap.getUsed());
             gauge(out, "rota_jvm_heap_committed_bytes", "JVM heap committed", heap.getCommitted());
+            gauge(out, "rota_jvm_heap_after_gc_bytes", "JVM heap in use after the last GC (-1: none yet)",
+                    HeapAfterGc.bytes());
             gauge(out, "rota_jvm_heap_max_bytes", "JVM heap limit (-Xmx)", heap.getMax());
             Map<Long, PeerStats> peers = peerStats.get();
             peerFamily(out, "rota_peer_sent_total", "Messages sent to the peer", peers, PeerStats::sent);
