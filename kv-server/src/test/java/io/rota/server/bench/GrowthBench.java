@@ -98,9 +98,7 @@ public final class GrowthBench {
         sample("start");
         parallel(KEEPERS, LEASES, i -> leases[i] = ok(client(i).call(grant(LEASE_TTL_S))).getLeaseGrantResponse().getID());
         log("granted %,d leases", LEASES);
-        Thread keeper = new Thread(this::keepAliveLoop, "keepalive");
-        keeper.setDaemon(true);
-        keeper.start();
+        startKeepAlives();
         long watchedFrom = openWatchers();
         log("opened %,d watchers from revision %d", WATCHERS, watchedFrom);
         parallel(WRITERS, KEYS, this::put);
@@ -169,8 +167,8 @@ public final class GrowthBench {
         }
     }
 
-    /** Every lease once per {@link #KEEPALIVE_EVERY_MS}, spread evenly over the period. */
-    private void keepAliveLoop() {
+    /** Every lease once per {@link #KEEPALIVE_EVERY_MS} (or as fast as the cluster answers), until the end. */
+    private void startKeepAlives() {
         long interval = TimeUnit.MILLISECONDS.toNanos(KEEPALIVE_EVERY_MS) / LEASES * KEEPERS;
         ExecutorService keepers = Executors.newFixedThreadPool(KEEPERS);
         for (int k = 0; k < KEEPERS; k++) {
