@@ -1,64 +1,102 @@
 #!/usr/bin/env bash
-# cluster.sh — a local three-member Rota cluster on 127.0.0.1.
+# cluster.sh — a local three-member Rota cluster on 127.0.0.1: members n1, n2, n3.
 #
-#   scripts/cluster.sh start            start n1..n3 (or those not running), wait until all are healthy
+#   scripts/cluster.sh start            start n1..n3 (those not running), wait until a leader exists
 #   scripts/cluster.sh stop             SIGTERM every member, wait for each to exit
 #   scripts/cluster.sh status           NAME PID CLIENT_ENDPOINT ROLE TERM COMMIT_INDEX
-#   scripts/cluster.sh kill N           kill -9 member N (1..3)
-#   scripts/cluster.sh pause N          SIGSTOP member N (a frozen process: sockets open, no answers)
-#   scripts/cluster.sh resume N         SIGCONT member N
-#   scripts/cluster.sh restart N        stop member N (SIGTERM, or it is already dead) and start it again
+#   scripts/cluster.sh kill NAME        kill -9 a member (NAME: n1, n2, n3; 1, 2, 3 also work)
+#   scripts/cluster.sh pause NAME       SIGSTOP (a frozen process: sockets open, no answers)
+#   scripts/cluster.sh resume NAME      SIGCONT
+#   scripts/cluster.sh restart NAME     stop it (SIGTERM, or it is already dead), start it, wait for /health
 #
-# Ports: client 7001-7003, peer 7101-7103, http 7201-7203; ROTA_BASE_PORT=8000 moves them to
-# 8001.., 8101.., 8201... Data, logs and PID files live in ./.rota-cluster (or $ROTA_CLUSTER_DIR).
+# ROLE is LEADER, FOLLOWER, CANDIDATE (pre-vote included), PAUSED (SIGSTOPped) or DOWN (no process, or
+# /status does not answer). Ports: client 7001-7003, peer 7101-7103, HTTP 7201-7203; ROTA_BASE_PORT=8000
+# moves them to 8001.., 8101.., 8201... Data, logs (n1.log..) and PID files: ./data at the repository
+# root, or $ROTA_CLUSTER_DIR. ROTA_JAVA_OPTS is passed to each member's JVM (e.g. -Xmx512m).
 set -euo pipefail
+shopt -s inherit_errexit   # a die() inside $(...) must end the script too
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+JAR="$ROOT/kv-server/target/rota-server.jar"
 BASE="${ROTA_BASE_PORT:-7000}"
-DIR="${ROTA_CLUSTER_DIR:-$PWD/.rota-cluster}"
-N=3
+DIR="${ROTA_CLUSTER_DIR:-$ROOT/data}"
+NAMES=(n1 n2 n3)
 START_TIMEOUT_S="${ROTA_START_TIMEOUT_S:-60}"
+
+die() { echo "cluster.sh: $*" >&2; exit 1; }
+usage() { echo "usage: scripts/cluster.sh start|stop|status|kill NAME|pause NAME|resume NAME|restart NAME" \
+  "(NAME: n1, n2 or n3)" >&2; exit 2; }
+
+[[ "$BASE" =~ ^[0-9]+$ ]] && ((BASE > 0 && BASE + 203 < 65536)) || die "ROTA_BASE_PORT must be a port number (got '$BASE')"
+
+# n2 or 2 -> 2 (the member's position: its ports and its id in --initial-cluster)
+member() {
+  case "${1:-}" in
+    "") die "name a member: n1, n2 or n3" ;;
+    n1|1) echo 1 ;; n2|2) echo 2 ;; n3|3) echo 3 ;;
+    *) die "no member '${1:-}': name one of n1, n2, n3" ;;
+  esac
+}
 
 client_port() { echo $((BASE + $1)); }
 peer_port()   { echo $((BASE + 100 + $1)); }
 http_port()   { echo $((BASE + 200 + $1)); }
 pid_file()    { echo "$DIR/n$1.pid"; }
 
-die() { echo "cluster.sh: $*" >&2; exit 2; }
-
-member_arg() {
-  [[ "${1:-}" =~ ^[1-3]$ ]] || die "name a member: 1, 2 or 3 (got '${1:-}')"
-}
-
 pid_of() {
   local f; f="$(pid_file "$1")"
-  [[ -f "$f" ]] && cat "$f" || true
+  if [[ -f "$f" ]]; then cat "$f"; fi
 }
 
+# Running, and still our member: a stale PID file must never make us signal some other process.
 alive() {
   local pid; pid="$(pid_of "$1")"
-  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && grep -q rota-server.jar "/proc/$pid/cmdline" 2>/dev/null
+}
+
+paused() {
+  [[ "$(ps -o stat= -p "$(pid_of "$1")" 2>/dev/null)" == T* ]]
 }
 
 initial_cluster() {
   local out="" i
-  for i in $(seq 1 $N); do out+="${out:+,}n$i=127.0.0.1:$(peer_port "$i")"; done
+  for i in 1 2 3; do out+="${out:+,}n$i=127.0.0.1:$(peer_port "$i")"; done
   echo "$out"
 }
 
 endpoints() {
   local out="" i
-  for i in $(seq 1 $N); do out+="${out:+,}127.0.0.1:$(client_port "$i")"; done
+  for i in 1 2 3; do out+="${out:+,}127.0.0.1:$(client_port "$i")"; done
   echo "$out"
 }
 
+# The body of a 200 answer; fails on anything else (no answer in 1 s included).
 http_get() {
-  # Prints the body; the exit status says whether the answer was 200.
-  local code
-  code="$(curl -s -o /tmp/rota-cluster-$$.body -w '%{http_code}' --max-time 2 "http://127.0.0.1:$(http_port "$1")$2" || true)"
-  cat /tmp/rota-cluster-$$.body 2>/dev/null || true
-  rm -f /tmp/rota-cluster-$$.body
-  [[ "$code" == "200" ]]
+  curl -sf --max-time 1 "http://127.0.0.1:$(http_port "$1")$2"
+}
+
+field() { # one field of the flat /status document
+  sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" <<<"$2" | head -n 1
+}
+
+# Sets ROLE (LEADER, FOLLOWER, CANDIDATE, PAUSED or DOWN), TERM_ and COMMIT ("-" unless it answers).
+probe() {
+  local body
+  ROLE=DOWN; TERM_="-"; COMMIT="-"
+  alive "$1" || return 0
+  if paused "$1"; then ROLE=PAUSED; return 0; fi
+  body="$(http_get "$1" /status)" || return 0
+  TERM_="$(field term "$body")"; COMMIT="$(field commit "$body")"
+  ROLE="$(field role "$body" | tr a-z A-Z)"
+  if [[ "$ROLE" == PRE_CANDIDATE ]]; then ROLE=CANDIDATE; fi
+}
+
+build_jar() {
+  [[ -f "$JAR" ]] && return
+  echo "building $JAR (first run; about a minute) ..."
+  (cd "$ROOT" && ./mvnw -B -DskipTests package) | grep --line-buffered -E '^\[INFO\] (Building |BUILD)' \
+    || die "the build failed; run ./mvnw -B -DskipTests package to see why"
+  [[ -f "$JAR" ]] || die "the build did not produce $JAR"
 }
 
 start_member() {
@@ -73,26 +111,30 @@ start_member() {
   echo "n$i started (pid $!, client 127.0.0.1:$(client_port "$i"), log $DIR/n$i.log)"
 }
 
-await_healthy() {
-  local deadline=$((SECONDS + START_TIMEOUT_S)) i ok
-  while true; do
-    ok=1
-    for i in "$@"; do
-      alive "$i" || die "n$i exited; see $DIR/n$i.log"
-      http_get "$i" /health >/dev/null || ok=0
+# Polls until fn succeeds; dies naming the members that exited, or after the deadline.
+await() {
+  local what="$1" deadline=$((SECONDS + START_TIMEOUT_S)) i; shift
+  until "$@"; do
+    for i in 1 2 3; do
+      [[ -f "$(pid_file "$i")" ]] && ! alive "$i" && die "n$i exited; see $DIR/n$i.log"
     done
-    ((ok)) && return 0
-    ((SECONDS < deadline)) || die "not healthy after ${START_TIMEOUT_S}s; see $DIR/n*.log"
+    ((SECONDS < deadline)) || die "$what after ${START_TIMEOUT_S}s; see $DIR/n*.log"
     sleep 0.2
   done
 }
 
+leader_exists() {
+  local i
+  for i in 1 2 3; do probe "$i"; [[ "$ROLE" == LEADER ]] && return 0; done
+  return 1
+}
+
 stop_member() {
   local i="$1" pid deadline
-  pid="$(pid_of "$i")"
   if ! alive "$i"; then rm -f "$(pid_file "$i")"; return; fi
-  kill -TERM "$pid" 2>/dev/null || true
-  kill -CONT "$pid" 2>/dev/null || true   # a paused member must run to handle SIGTERM
+  pid="$(pid_of "$i")"
+  kill -TERM "$pid"
+  kill -CONT "$pid"   # a paused member must run to handle SIGTERM
   deadline=$((SECONDS + 20))
   while kill -0 "$pid" 2>/dev/null; do
     if ((SECONDS >= deadline)); then echo "n$i did not stop in 20s; kill -9 $pid"; kill -KILL "$pid"; fi
@@ -102,58 +144,55 @@ stop_member() {
   echo "n$i stopped"
 }
 
-field() { # crude JSON field extraction for the flat /status document
-  sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" <<<"$2"
+signal_member() { # NAME SIGNAL: the member must be running
+  local i; i="$(member "$1")"
+  alive "$i" || die "n$i is not running"
+  kill "-$2" "$(pid_of "$i")"
+  echo "$i"
 }
 
 cmd="${1:-}"; shift || true
 case "$cmd" in
   start)
-    command -v curl >/dev/null || die "curl is needed to poll /health"
-    for i in $(seq 1 $N); do start_member "$i"; done
-    await_healthy $(seq 1 $N)
+    command -v curl >/dev/null || die "curl is needed to poll /status"
+    build_jar
+    for i in 1 2 3; do start_member "$i"; done
+    await "no leader" leader_exists
     echo
     echo "ROTA_ENDPOINTS=$(endpoints)"
     echo
-    echo "All three members are healthy. Next:"
+    echo "A leader is elected. Next:"
     echo "  export ROTA_ENDPOINTS=$(endpoints)"
     echo "  scripts/cluster.sh status          # who leads"
-    echo "  scripts/cluster.sh kill 1          # and watch another member take over"
+    echo "  scripts/cluster.sh kill n1         # and watch another member take over"
     echo "  scripts/cluster.sh stop"
     ;;
   stop)
-    for i in $(seq 1 $N); do stop_member "$i"; done
+    for i in 1 2 3; do stop_member "$i"; done
     ;;
   status)
-    printf '%-5s %-8s %-16s %-13s %-6s %s\n' NAME PID CLIENT_ENDPOINT ROLE TERM COMMIT_INDEX
-    for i in $(seq 1 $N); do
-      pid="$(pid_of "$i")"; role="down"; term="-"; commit="-"
-      if alive "$i"; then
-        if body="$(http_get "$i" /status)"; then
-          role="$(field role "$body")"; term="$(field term "$body")"; commit="$(field commit "$body")"
-        else
-          role="unreachable"
-        fi
-      fi
-      printf '%-5s %-8s %-16s %-13s %-6s %s\n' "n$i" "${pid:--}" "127.0.0.1:$(client_port "$i")" "$role" "$term" "$commit"
+    printf '%-5s %-8s %-16s %-10s %-5s %s\n' NAME PID CLIENT_ENDPOINT ROLE TERM COMMIT_INDEX
+    for i in 1 2 3; do
+      probe "$i"
+      pid="-"; if alive "$i"; then pid="$(pid_of "$i")"; fi
+      printf '%-5s %-8s %-16s %-10s %-5s %s\n' "n$i" "$pid" "127.0.0.1:$(client_port "$i")" "$ROLE" "$TERM_" "$COMMIT"
     done
     ;;
   kill)
-    member_arg "${1:-}"; alive "$1" || die "n$1 is not running"
-    kill -KILL "$(pid_of "$1")"; rm -f "$(pid_file "$1")"; echo "n$1 killed (kill -9)"
+    i="$(signal_member "${1:-}" KILL)"; rm -f "$(pid_file "$i")"; echo "n$i killed (kill -9)"
     ;;
   pause)
-    member_arg "${1:-}"; alive "$1" || die "n$1 is not running"
-    kill -STOP "$(pid_of "$1")"; echo "n$1 paused (SIGSTOP); resume with: scripts/cluster.sh resume $1"
+    i="$(signal_member "${1:-}" STOP)"; echo "n$i paused (SIGSTOP); resume with: scripts/cluster.sh resume n$i"
     ;;
   resume)
-    member_arg "${1:-}"; alive "$1" || die "n$1 is not running"
-    kill -CONT "$(pid_of "$1")"; echo "n$1 resumed"
+    i="$(signal_member "${1:-}" CONT)"; echo "n$i resumed"
     ;;
   restart)
-    member_arg "${1:-}"; stop_member "$1"; start_member "$1"; await_healthy "$1"; echo "n$1 is healthy"
+    i="$(member "${1:-}")"; build_jar; stop_member "$i"; start_member "$i"
+    await "n$i not healthy" http_get "$i" /health >/dev/null
+    echo "n$i is healthy"
     ;;
   *)
-    die "usage: scripts/cluster.sh start|stop|status|kill N|pause N|resume N|restart N"
+    usage
     ;;
 esac

@@ -75,8 +75,10 @@ public final class RotaServer implements AutoCloseable {
                 .withSnapshotCount(config.snapshotCount());
         nodeConfig = nodeConfig.withRaft(nodeConfig.raft().withTicks(config.electionMs() / config.heartbeatMs(), 1));
         NettyPeerTransport transport = new NettyPeerTransport(transportConfig);
+        // Built before the driver, which reports fsync latency and applied entries into it.
+        ServerMetrics metrics = new ServerMetrics();
         driver = RaftDriver.start(nodeConfig, RocksDbLogStore.open(StorageConfig.defaults(config.dataDir())),
-                transport, stateMachine, new SplittableRandom());
+                transport, stateMachine, new SplittableRandom(), metrics);
 
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rota-timer-" + config.name());
@@ -89,14 +91,13 @@ public final class RotaServer implements AutoCloseable {
                 LEASE_CHECKPOINT_INTERVAL, config.requestTimeout());
         view.addListener(leaseKeeper);
         watchHub.start(driver, stateMachine, timer, config.watchProgressInterval());
-        ServerMetrics metrics = new ServerMetrics();
         ClientServer clients = null;
         try {
             clients = new ClientServer(new ClientServer.Settings(config.listenClient(), config.maxFrameBytes(),
                     config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2), VERSION), driver,
                     stateMachine, view, leaseKeeper, watchHub, timer, metrics);
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
-                    new NodeReport(config.name(), driver, view, metrics, watchHub, transport::stats));
+                    new NodeReport(config.name(), driver, stateMachine, view, metrics, watchHub, transport::stats));
         } catch (RuntimeException e) {
             if (clients != null) {
                 clients.close();

@@ -10,28 +10,34 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A tiny test-only client of the frame protocol: a blocking socket, a reader thread that sorts responses
- * by call id (streams get several), and nothing else — no retries, no leader finding.
+ * by call id (streams get several), and nothing else — no retries, no leader finding. Public for the
+ * benchmark in {@code io.rota.server.bench}.
  */
-final class FrameClient implements AutoCloseable {
+public final class FrameClient implements AutoCloseable {
 
     static final Duration WAIT = Duration.ofSeconds(15);
 
     private final Socket socket;
     private final DataOutputStream out;
     private final Map<Long, BlockingQueue<Frame>> responses = new ConcurrentHashMap<>();
+    /** Streams whose responses are only counted: a long-running watch must not fill memory. */
+    private final Set<Long> discarded = ConcurrentHashMap.newKeySet();
+    private final LongAdder discardedResponses = new LongAdder();
     private final AtomicLong nextCallId = new AtomicLong(1);
     private final Thread reader;
     private volatile boolean closed;
 
-    FrameClient(InetSocketAddress address) {
+    public FrameClient(InetSocketAddress address) {
         this(address, 0, true);
     }
 
@@ -64,13 +70,28 @@ final class FrameClient implements AutoCloseable {
         reader.start();
     }
 
-    /** Send a request and wait for its (first) response. */
-    Frame call(Frame.Builder request) {
-        return next(send(request));
+    /** Send a request and wait for its (first) response; later ones on the same call id are not kept. */
+    public Frame call(Frame.Builder request) {
+        long callId = send(request);
+        try {
+            return next(callId);
+        } finally {
+            responses.remove(callId);   // a long-lived client makes millions of calls
+        }
+    }
+
+    /** From now on, responses on {@code callId} are counted in {@link #discardedResponses()} and dropped. */
+    public void discard(long callId) {
+        discarded.add(callId);
+        responses.remove(callId);
+    }
+
+    public long discardedResponses() {
+        return discardedResponses.sum();
     }
 
     /** Send with a fresh call id; returns it. */
-    long send(Frame.Builder request) {
+    public long send(Frame.Builder request) {
         long callId = request.getCallId() != 0 ? request.getCallId() : nextCallId.getAndIncrement();
         sendRaw(request.setCallId(callId).build().toByteArray());
         return callId;
@@ -98,7 +119,7 @@ final class FrameClient implements AutoCloseable {
     }
 
     /** The next response on {@code callId}. */
-    Frame next(long callId) {
+    public Frame next(long callId) {
         return next(callId, WAIT);
     }
 
@@ -121,7 +142,7 @@ final class FrameClient implements AutoCloseable {
         return queue(callId).poll(wait.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 
@@ -135,7 +156,11 @@ final class FrameClient implements AutoCloseable {
                 byte[] payload = new byte[in.readInt()];
                 in.readFully(payload);
                 Frame f = Frame.parseFrom(payload);
-                queue(f.getCallId()).add(f);
+                if (discarded.contains(f.getCallId())) {
+                    discardedResponses.increment();
+                } else {
+                    queue(f.getCallId()).add(f);
+                }
             }
         } catch (IOException e) {
             closed = true;

@@ -12,41 +12,41 @@ import io.rota.proto.WatchCreateRequest;
 import io.rota.proto.WatchRequest;
 
 /** Request frames for the tests, and a check that an answer is not an error. */
-final class Requests {
+public final class Requests {
 
     private Requests() {
     }
 
-    static ByteString bytes(String s) {
+    public static ByteString bytes(String s) {
         return ByteString.copyFromUtf8(s);
     }
 
-    static Frame.Builder put(String key, String value) {
+    public static Frame.Builder put(String key, String value) {
         return Frame.newBuilder().setPutRequest(PutRequest.newBuilder().setKey(bytes(key)).setValue(bytes(value)));
     }
 
-    static Frame.Builder put(String key, String value, long lease) {
+    public static Frame.Builder put(String key, String value, long lease) {
         return Frame.newBuilder().setPutRequest(PutRequest.newBuilder().setKey(bytes(key)).setValue(bytes(value))
                 .setLease(lease));
     }
 
-    static Frame.Builder inSession(Frame.Builder f, long clientId, long sequence) {
+    public static Frame.Builder inSession(Frame.Builder f, long clientId, long sequence) {
         return f.setSession(SessionRef.newBuilder().setClientId(clientId).setSequence(sequence));
     }
 
-    static Frame.Builder get(String key) {
+    public static Frame.Builder get(String key) {
         return Frame.newBuilder().setRangeRequest(RangeRequest.newBuilder().setKey(bytes(key)));
     }
 
-    static Frame.Builder grant(long ttlSeconds) {
+    public static Frame.Builder grant(long ttlSeconds) {
         return Frame.newBuilder().setLeaseGrantRequest(LeaseGrantRequest.newBuilder().setTTL(ttlSeconds));
     }
 
-    static Frame.Builder keepAlive(long lease) {
+    public static Frame.Builder keepAlive(long lease) {
         return Frame.newBuilder().setLeaseKeepAliveRequest(LeaseKeepAliveRequest.newBuilder().setID(lease));
     }
 
-    static Frame.Builder watchPrefix(String prefix, long startRevision) {
+    public static Frame.Builder watchPrefix(String prefix, long startRevision) {
         byte[] end = prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         end[end.length - 1]++;
         return Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder().setCreateRequest(
@@ -55,7 +55,7 @@ final class Requests {
     }
 
     /** The answer, which must not be an error. */
-    static Frame ok(Frame answer) {
+    public static Frame ok(Frame answer) {
         if (answer.hasError()) {
             Error e = answer.getError();
             throw new AssertionError("error " + e.getCode() + ": " + e.getMessage());

@@ -8,8 +8,11 @@ import io.rota.raft.node.RaftDriver;
 import io.rota.raft.transport.PeerStats;
 import io.rota.server.api.ServerMetrics;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.watch.WatchHub;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -25,17 +28,23 @@ public final class NodeReport {
     record Page(int status, String contentType, String body) {
     }
 
+    /** Sizes of the state, read on the driver thread (the state machine is not thread-safe). */
+    private record Sizes(int keys, int leases) {
+    }
+
     private final String name;
     private final RaftDriver<?> driver;
+    private final CoordinationStateMachine stateMachine;
     private final ClusterView view;
     private final ServerMetrics metrics;
     private final WatchHub watchHub;
     private final Supplier<Map<Long, PeerStats>> peerStats;
 
-    public NodeReport(String name, RaftDriver<?> driver, ClusterView view, ServerMetrics metrics, WatchHub watchHub,
-                      Supplier<Map<Long, PeerStats>> peerStats) {
+    public NodeReport(String name, RaftDriver<?> driver, CoordinationStateMachine stateMachine, ClusterView view,
+                      ServerMetrics metrics, WatchHub watchHub, Supplier<Map<Long, PeerStats>> peerStats) {
         this.name = name;
         this.driver = driver;
+        this.stateMachine = stateMachine;
         this.view = view;
         this.metrics = metrics;
         this.watchHub = watchHub;
@@ -82,7 +91,9 @@ public final class NodeReport {
 
     /** Prometheus text exposition format, version 0.0.4. */
     CompletableFuture<Page> metrics() {
-        return driver.status().thenApply(s -> {
+        CompletableFuture<Sizes> sizes = driver.readLocal(() -> new Sizes(stateMachine.keyCount(),
+                stateMachine.leaseCount()));
+        return driver.status().thenCombine(sizes, (s, size) -> {
             StringBuilder out = new StringBuilder();
             gauge(out, "rota_raft_term", "Current Raft term", s.term());
             gauge(out, "rota_raft_commit_index", "Highest log index known committed", s.commitIndex());
@@ -103,6 +114,20 @@ public final class NodeReport {
                     metrics.malformedFrames.sum());
             gauge(out, "rota_client_connections", "Open client connections", metrics.connections.sum());
             gauge(out, "rota_watches", "Live watches", watchHub.watchCount());
+            gauge(out, "rota_keys", "Live keys", size.keys());
+            gauge(out, "rota_leases", "Live leases", size.leases());
+            counter(out, "rota_raft_entries_applied_total", "Log entries applied to the state machine",
+                    metrics.entriesApplied.sum());
+            counter(out, "rota_raft_snapshots_total", "Snapshots taken (each compacts the log)",
+                    metrics.snapshots.sum());
+            metrics.fsync.writeTo(out, "rota_fsync_duration_seconds",
+                    "Time to persist a Raft Ready that must be durable (one fsync)");
+            MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+            gauge(out, "rota_jvm_heap_used_bytes", "JVM heap in use", heap.getUsed());
+            gauge(out, "rota_jvm_heap_committed_bytes", "JVM heap committed", heap.getCommitted());
+            gauge(out, "rota_jvm_heap_after_gc_bytes", "JVM heap in use after the last GC (-1: none yet)",
+                    HeapAfterGc.bytes());
+            gauge(out, "rota_jvm_heap_max_bytes", "JVM heap limit (-Xmx)", heap.getMax());
             Map<Long, PeerStats> peers = peerStats.get();
             peerFamily(out, "rota_peer_sent_total", "Messages sent to the peer", peers, PeerStats::sent);
             peerFamily(out, "rota_peer_dropped_total", "Messages dropped (queue full)", peers, PeerStats::dropped);

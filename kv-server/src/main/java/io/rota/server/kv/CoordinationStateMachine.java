@@ -429,6 +429,16 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return out;
     }
 
+    /** Live keys, for /metrics. */
+    public int keyCount() {
+        return store.size();
+    }
+
+    /** Live leases, for /metrics. */
+    public int leaseCount() {
+        return leases.size();
+    }
+
     /** The published members, by id. */
     public List<Member> members() {
         return List.copyOf(members.values());

@@ -74,7 +74,7 @@ public final class KvStore {
         return kvs.get(key);
     }
 
-    int size() {
+    public int size() {
         return kvs.size();
     }
 

@@ -17,6 +17,10 @@ public final class LeaseTable {
         this.maxLeases = maxLeases;
     }
 
+    public int size() {
+        return leases.size();
+    }
+
     public boolean isFull() {
         return leases.size() >= maxLeases;
     }

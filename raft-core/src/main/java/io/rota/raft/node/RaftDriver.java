@@ -90,6 +90,7 @@ public final class RaftDriver<R> implements AutoCloseable {
     private final LogStore store;
     private final PeerTransport transport;
     private final StateMachine<R> stateMachine;
+    private final DriverMetrics metrics;
     private final ArrayBlockingQueue<Input> inbox;
     private final AtomicInteger pendingTicks = new AtomicInteger();
     private final ScheduledExecutorService ticker;
@@ -109,8 +110,9 @@ public final class RaftDriver<R> implements AutoCloseable {
     private long lastDeadlineSweep;
 
     private RaftDriver(NodeConfig config, RaftNode core, LogStore store, PeerTransport transport,
-                       StateMachine<R> stateMachine, long appliedIndex) {
+                       StateMachine<R> stateMachine, DriverMetrics metrics, long appliedIndex) {
         this.config = config;
+        this.metrics = metrics;
         this.core = core;
         this.store = store;
         this.transport = transport;
@@ -134,6 +136,13 @@ public final class RaftDriver<R> implements AutoCloseable {
      */
     public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
                                           StateMachine<R> stateMachine, RandomGenerator random) {
+        return start(config, store, transport, stateMachine, random, DriverMetrics.NONE);
+    }
+
+    /** As above, reporting fsync latency, applied entries and snapshots to {@code metrics}. */
+    public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
+                                          StateMachine<R> stateMachine, RandomGenerator random,
+                                          DriverMetrics metrics) {
         PersistentState state = store.load();
         long applied = 0;
         if (state.snapshot() != null) {
@@ -143,7 +152,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         RaftNode core = new RaftNode(config.raft(), state, random);
         log.info("node {} starting: term {}, log [{}..{}], commit {}, snapshot at {}", config.raft().id(),
                 core.currentTerm(), core.firstIndex(), core.lastIndex(), core.commitIndex(), applied);
-        RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, applied);
+        RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, metrics, applied);
         transport.start(driver::onPeerMessage);
         driver.thread.start();
         long tickNanos = config.tick().toNanos();
@@ -378,7 +387,7 @@ public final class RaftDriver<R> implements AutoCloseable {
             Ready rd = core.ready();
             send(rd.leaderMessages(), unreachable);       // 1. may overlap our own write (§10.2.1)
             if (rd.hasWrites()) {
-                store.persist(rd);                         // 2. one fsync (none for a commit index alone)
+                persist(rd);                               // 2. one fsync (none for a commit index alone)
             }
             send(rd.messages(), unreachable);              // 3. votes and acks, now that they are true
             apply(rd);                                     // 4.
@@ -389,6 +398,17 @@ public final class RaftDriver<R> implements AutoCloseable {
         for (long peer : unreachable) {
             core.reportUnreachable(peer);
         }
+    }
+
+    /** Only synced writes are timed: an unsynced one costs no fsync, and would hide the ones that do. */
+    private void persist(Ready rd) {
+        if (!rd.mustSync()) {
+            store.persist(rd);
+            return;
+        }
+        long start = System.nanoTime();
+        store.persist(rd);
+        metrics.synced(System.nanoTime() - start);
     }
 
     private void send(List<Message> messages, Set<Long> unreachable) {
@@ -419,6 +439,7 @@ public final class RaftDriver<R> implements AutoCloseable {
             return;
         }
         List<R> results = stateMachine.apply(committed);
+        metrics.applied(committed.size());
         for (int k = 0; k < committed.size(); k++) {
             Entry e = committed.get(k);
             Pending p = proposals.remove(e.index());
@@ -459,6 +480,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         long newFirst = core.compact(appliedIndex, stateMachine.snapshot());
         store.compact(core.latestSnapshot(), newFirst);
         snapshotIndex = appliedIndex;
+        metrics.snapshotted();
         log.debug("node {} snapshot at {}, log now starts at {}", id(), appliedIndex, newFirst);
     }
 

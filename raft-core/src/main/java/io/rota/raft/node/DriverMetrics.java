@@ -1,0 +1,25 @@
+package io.rota.raft.node;
+
+/**
+ * What the driver thread reports about its own work, for a server's /metrics. Called on the driver
+ * thread, so an implementation must be cheap and must not block (counters, not I/O). It lives here, in
+ * the runtime, so the pure core ({@code io.rota.raft.core}) never learns that anyone is measuring it.
+ */
+public interface DriverMetrics {
+
+    /** Measures nothing: for tests and embedders that do not export metrics. */
+    DriverMetrics NONE = new DriverMetrics() {
+    };
+
+    /** A {@code LogStore.persist} that had to be durable (an fsync) took {@code nanos}. */
+    default void synced(long nanos) {
+    }
+
+    /** {@code entries} committed entries were applied to the state machine. */
+    default void applied(int entries) {
+    }
+
+    /** A snapshot was taken and the log compacted. */
+    default void snapshotted() {
+    }
+}
