@@ -9,6 +9,9 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,13 +45,28 @@ final class TestCluster implements AutoCloseable {
         }
     }
 
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /**
+     * A port that is free now, chosen below the kernel's ephemeral range (32768+ here): a port from that
+     * range, freed and reused a moment later, can meanwhile become the source port of one of the many
+     * outgoing peer connections, and the server's bind then fails. Ports are never handed out twice.
+     */
+    static synchronized int freePort() {
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(15_000, 32_000);
+            if (!HANDED_OUT.add(port)) {
+                continue;
+            }
+            try (ServerSocket s = new ServerSocket()) {
+                s.bind(new InetSocketAddress("127.0.0.1", port));
+                return port;
+            } catch (IOException taken) {
+                // in use by someone else: try another
+            }
         }
+        throw new UncheckedIOException(new IOException("no free port found in 15000-31999"));
     }
+
+    private static final Set<Integer> HANDED_OUT = new HashSet<>();
 
     void start(int index) {
         servers[index] = RotaServer.start(configs.get(index));
