@@ -13,7 +13,13 @@ import java.util.List;
  */
 public record DeleteResult(long deleted, List<KeyValue> prevKvs, long revision) implements OpResult {
 
-    /** Copies the list. */
+    /**
+     * Copies the list.
+     *
+     * @param deleted see the record component
+     * @param prevKvs see the record component
+     * @param revision see the record component
+     */
     public DeleteResult {
         prevKvs = List.copyOf(prevKvs);
     }

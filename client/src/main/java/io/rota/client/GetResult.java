@@ -15,7 +15,14 @@ import java.util.Optional;
  */
 public record GetResult(List<KeyValue> kvs, long count, boolean more, long revision) implements OpResult {
 
-    /** Copies the list. */
+    /**
+     * Copies the list.
+     *
+     * @param kvs see the record component
+     * @param count see the record component
+     * @param more see the record component
+     * @param revision see the record component
+     */
     public GetResult {
         kvs = List.copyOf(kvs);
     }

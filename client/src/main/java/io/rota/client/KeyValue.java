@@ -15,7 +15,16 @@ import java.util.Arrays;
  */
 public record KeyValue(byte[] key, byte[] value, long createRevision, long modRevision, long version, long lease) {
 
-    /** Copies the arrays. */
+    /**
+     * Copies the arrays.
+     *
+     * @param key see the record component
+     * @param value see the record component
+     * @param createRevision see the record component
+     * @param modRevision see the record component
+     * @param version see the record component
+     * @param lease see the record component
+     */
     public KeyValue {
         key = key.clone();
         value = value.clone();

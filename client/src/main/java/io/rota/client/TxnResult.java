@@ -11,7 +11,13 @@ import java.util.List;
  */
 public record TxnResult(boolean succeeded, List<OpResult> responses, long revision) {
 
-    /** Copies the list. */
+    /**
+     * Copies the list.
+     *
+     * @param succeeded see the record component
+     * @param responses see the record component
+     * @param revision see the record component
+     */
     public TxnResult {
         responses = List.copyOf(responses);
     }
