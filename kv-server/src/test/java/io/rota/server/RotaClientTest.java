@@ -9,7 +9,6 @@ import io.rota.client.PutResult;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.client.TxnResult;
-import io.rota.raft.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -153,8 +152,7 @@ class RotaClientTest {
             assertFalse(put.getMessage().isBlank());
             RotaException get = assertThrows(RotaException.class, () -> rota.kv().get(""));
             assertEquals(RotaException.Code.INVALID_ARGUMENT, get.code());
-            assertEquals("ok", rota.kv().put("after/invalid", "ok").prev().map(KeyValue::valueString).orElse("ok"),
-                    "the client stays usable");
+            assertTrue(rota.kv().put("after/invalid", "ok").revision() > 0, "the client stays usable");
         }
     }
 
@@ -247,10 +245,5 @@ class RotaClientTest {
         public void close() throws IOException {
             server.close();
         }
-    }
-
-    static void awaitValue(RotaClient rota, String key, String value) {
-        Await.until(TestCluster.TIMEOUT, () -> rota.kv().get(key).first()
-                .map(kv -> kv.valueString().equals(value)).orElse(false), key + " = " + value);
     }
 }
