@@ -1,0 +1,169 @@
+package io.rota.client;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.codec.MessageToByteEncoder;
+import io.netty.handler.codec.MessageToMessageDecoder;
+import io.rota.proto.Frame;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One Netty connection to one member: calls are multiplexed by call id, each completed by the response
+ * that echoes it. When the channel closes, every pending call fails with UNAVAILABLE (retryable).
+ */
+final class Connection {
+
+    static final int MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
+    final String endpoint;
+    private final Channel channel;
+    private final Map<Long, CompletableFuture<Frame>> pending = new ConcurrentHashMap<>();
+    private final AtomicLong nextCallId = new AtomicLong(1);
+    private volatile RotaException closeCause;
+
+    private Connection(String endpoint, Channel channel) {
+        this.endpoint = endpoint;
+        this.channel = channel;
+    }
+
+    /** Connects to {@code endpoint} ("host:port"); the future completes once the channel is active. */
+    static CompletableFuture<Connection> open(Bootstrap bootstrap, String endpoint, Runnable onClose) {
+        CompletableFuture<Connection> result = new CompletableFuture<>();
+        InetSocketAddress address;
+        try {
+            address = parse(endpoint);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new RotaException(RotaException.Code.INVALID_ARGUMENT,
+                    "bad endpoint '" + endpoint + "': " + e.getMessage()));
+            return result;
+        }
+        Connection[] holder = new Connection[1];
+        Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                Connection c = new Connection(endpoint, ch);
+                holder[0] = c;
+                ch.pipeline().addLast(
+                        new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4),
+                        new LengthFieldPrepender(4),
+                        new FrameDecoder(),
+                        new FrameEncoder(),
+                        c.new Dispatcher());
+                ch.closeFuture().addListener(f -> {
+                    c.failAll();
+                    onClose.run();
+                });
+            }
+        });
+        ChannelFuture connect = b.connect(address);
+        connect.addListener(f -> {
+            if (f.isSuccess()) {
+                result.complete(holder[0]);
+            } else {
+                result.completeExceptionally(new RotaException(RotaException.Code.UNAVAILABLE,
+                        "cannot connect to " + endpoint + ": " + f.cause(), f.cause()));
+            }
+        });
+        return result;
+    }
+
+    static InetSocketAddress parse(String endpoint) {
+        int colon = endpoint.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("expected host:port");
+        }
+        return InetSocketAddress.createUnresolved(endpoint.substring(0, colon).trim(),
+                Integer.parseInt(endpoint.substring(colon + 1).trim()));
+    }
+
+    boolean isActive() {
+        return channel.isActive();
+    }
+
+    /** Sends {@code request} with a fresh call id; the future completes with its response frame. */
+    CompletableFuture<Frame> call(Frame.Builder request) {
+        long callId = nextCallId.getAndIncrement();
+        CompletableFuture<Frame> response = new CompletableFuture<>();
+        pending.put(callId, response);
+        // A late answer after a client-side timeout must not leak its entry.
+        response.whenComplete((f, e) -> pending.remove(callId));
+        Frame frame = request.clone().setCallId(callId).build();
+        channel.writeAndFlush(frame).addListener(f -> {
+            if (!f.isSuccess()) {
+                response.completeExceptionally(new RotaException(RotaException.Code.UNAVAILABLE,
+                        "send to " + endpoint + " failed: " + f.cause(), f.cause()));
+            }
+        });
+        if (!channel.isActive()) {
+            failAll();
+        }
+        return response;
+    }
+
+    void close() {
+        channel.close();
+    }
+
+    private void failAll() {
+        RotaException cause = closeCause != null ? closeCause
+                : new RotaException(RotaException.Code.UNAVAILABLE, "connection to " + endpoint + " lost");
+        for (Long id : pending.keySet()) {
+            CompletableFuture<Frame> f = pending.remove(id);
+            if (f != null) {
+                f.completeExceptionally(cause);
+            }
+        }
+    }
+
+    /** Completes the call whose id the response echoes. */
+    private final class Dispatcher extends SimpleChannelInboundHandler<Frame> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+            if (frame.getCallId() == 0 && frame.hasError()) {
+                // A connection-level error (e.g. a frame too large): the server closes the channel next.
+                closeCause = RotaException.fromError(frame.getError());
+                return;
+            }
+            CompletableFuture<Frame> f = pending.remove(frame.getCallId());
+            if (f != null) {
+                f.complete(frame);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    private static final class FrameDecoder extends MessageToMessageDecoder<ByteBuf> {
+        @Override
+        protected void decode(ChannelHandlerContext ctx, ByteBuf msg, List<Object> out) throws IOException {
+            try (ByteBufInputStream in = new ByteBufInputStream(msg)) {
+                out.add(Frame.parseFrom(in));
+            }
+        }
+    }
+
+    private static final class FrameEncoder extends MessageToByteEncoder<Frame> {
+        @Override
+        protected void encode(ChannelHandlerContext ctx, Frame msg, ByteBuf out) {
+            out.writeBytes(msg.toByteArray());
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.rota.client;
+
+import com.google.protobuf.ByteString;
+import io.rota.proto.DeleteRangeRequest;
+import io.rota.proto.RangeRequest;
+import io.rota.proto.RequestOp;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One operation of a transaction branch; create with the static factories, e.g.
+ * {@code kv.txn().then(Op.put("k", "v")).orElse(Op.get("k"))}.
+ */
+public final class Op {
+
+    private final RequestOp proto;
+
+    private Op(RequestOp proto) {
+        this.proto = proto;
+    }
+
+    RequestOp proto() {
+        return proto;
+    }
+
+    /**
+     * Puts {@code key = value}.
+     *
+     * @param key   the key (UTF-8)
+     * @param value the value (UTF-8)
+     * @return the operation
+     */
+    public static Op put(String key, String value) {
+        return put(utf8(key), utf8(value));
+    }
+
+    /**
+     * Puts {@code key = value}.
+     *
+     * @param key   the key
+     * @param value the value
+     * @return the operation
+     */
+    public static Op put(byte[] key, byte[] value) {
+        return new Op(RequestOp.newBuilder().setRequestPut(Kv.putRequest(key, value, 0)).build());
+    }
+
+    /**
+     * Reads one key.
+     *
+     * @param key the key (UTF-8)
+     * @return the operation
+     */
+    public static Op get(String key) {
+        return get(utf8(key));
+    }
+
+    /**
+     * Reads one key.
+     *
+     * @param key the key
+     * @return the operation
+     */
+    public static Op get(byte[] key) {
+        return new Op(RequestOp.newBuilder().setRequestRange(
+                RangeRequest.newBuilder().setKey(ByteString.copyFrom(key))).build());
+    }
+
+    /**
+     * Deletes one key.
+     *
+     * @param key the key (UTF-8)
+     * @return the operation
+     */
+    public static Op delete(String key) {
+        return delete(utf8(key));
+    }
+
+    /**
+     * Deletes one key.
+     *
+     * @param key the key
+     * @return the operation
+     */
+    public static Op delete(byte[] key) {
+        return new Op(RequestOp.newBuilder().setRequestDeleteRange(
+                DeleteRangeRequest.newBuilder().setKey(ByteString.copyFrom(key)).setPrevKv(true)).build());
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** For humans: the operation as protobuf text. */
+    @Override
+    public String toString() {
+        return "Op[" + proto.toString().trim().replace('\n', ' ') + "]";
+    }
+}

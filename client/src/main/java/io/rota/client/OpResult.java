@@ -1,0 +1,12 @@
+package io.rota.client;
+
+/** The result of one operation: of a get, a put or a delete (also inside a transaction). */
+public sealed interface OpResult permits GetResult, PutResult, DeleteResult {
+
+    /**
+     * The store revision the operation observed or wrote.
+     *
+     * @return the revision
+     */
+    long revision();
+}

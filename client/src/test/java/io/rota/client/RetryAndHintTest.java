@@ -1,0 +1,144 @@
+package io.rota.client;
+
+import io.rota.proto.Error;
+import io.rota.proto.Frame;
+import io.rota.proto.Member;
+import io.rota.proto.PutResponse;
+import io.rota.proto.RegisterSessionResponse;
+import io.rota.proto.ResponseHeader;
+import io.rota.proto.SessionRef;
+import io.rota.proto.StatusResponse;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Leader finding and retries against scripted members (no real cluster). */
+class RetryAndHintTest {
+
+    static Frame.Builder session(long clientId) {
+        return Frame.newBuilder().setRegisterSessionResponse(RegisterSessionResponse.newBuilder().setClientId(clientId));
+    }
+
+    static Frame.Builder putOk(long revision) {
+        return Frame.newBuilder().setPutResponse(PutResponse.newBuilder()
+                .setHeader(ResponseHeader.newBuilder().setRevision(revision)));
+    }
+
+    static Frame.Builder error(Error.Code code, long leaderId, String leaderEndpoint) {
+        return Frame.newBuilder().setError(Error.newBuilder().setCode(code).setMessage("scripted " + code)
+                .setLeaderId(leaderId).setLeaderEndpoint(leaderEndpoint));
+    }
+
+    /** A leader that registers session 7 and acknowledges puts at revision 42. */
+    static FakeMember leader() throws Exception {
+        return new FakeMember(f -> f.hasRegisterSessionRequest() ? session(7) : putOk(42));
+    }
+
+    static List<SessionRef> puts(FakeMember m) {
+        return m.received.stream().filter(Frame::hasPutRequest).map(Frame::getSession).toList();
+    }
+
+    @Test
+    @DisplayName("NOT_LEADER with an endpoint: the write goes there, under the same session and sequence")
+    void followsTheLeaderEndpointHint() throws Exception {
+        try (FakeMember leader = leader();
+             FakeMember hinting = new FakeMember(f -> f.hasRegisterSessionRequest() ? session(7)
+                     : error(Error.Code.NOT_LEADER, 2, leader.endpoint()));
+             RotaClient rota = RotaClient.connect(hinting.endpoint())) {
+            assertEquals(42, rota.kv().put("k", "v").revision());
+            SessionRef ref = SessionRef.newBuilder().setClientId(7).setSequence(1).build();
+            assertEquals(List.of(ref), puts(hinting));
+            assertEquals(List.of(ref), puts(leader));
+        }
+    }
+
+    @Test
+    @DisplayName("NOT_LEADER with only the leader's id: its client address comes from a Status call")
+    void findsTheLeaderByStatusWhenTheHintHasOnlyAnId() throws Exception {
+        try (FakeMember leader = leader()) {
+            Member self = Member.newBuilder().setId(1).setClientAddress("127.0.0.1:1").build();
+            Member lead = Member.newBuilder().setId(3).setClientAddress(leader.endpoint()).build();
+            try (FakeMember follower = new FakeMember(f -> {
+                if (f.hasRegisterSessionRequest()) {
+                    return session(7);
+                }
+                if (f.hasStatusRequest()) {
+                    return Frame.newBuilder().setStatusResponse(StatusResponse.newBuilder().setLeader(3)
+                            .addMembers(self).addMembers(lead));
+                }
+                return error(Error.Code.NOT_LEADER, 3, "");
+            }); RotaClient rota = RotaClient.connect(follower.endpoint())) {
+                assertEquals(42, rota.kv().put("k", "v").revision());
+                assertEquals(1, puts(leader).size());
+                assertTrue(follower.received.stream().anyMatch(Frame::hasStatusRequest));
+                rota.kv().put("k2", "v");
+                assertEquals(2, puts(leader).size(), "the next write goes straight to the leader");
+                assertEquals(1, puts(follower).size());
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("UNAVAILABLE, then success: the retry reuses the sequence; the next write takes the next one")
+    void aRetryReusesTheSequence() throws Exception {
+        AtomicInteger puts = new AtomicInteger();
+        try (FakeMember m = new FakeMember(f -> f.hasRegisterSessionRequest() ? session(9)
+                : puts.incrementAndGet() <= 2 ? error(Error.Code.UNAVAILABLE, 0, "") : putOk(5));
+             RotaClient rota = RotaClient.connect(m.endpoint())) {
+            rota.kv().put("a", "1");
+            rota.kv().put("b", "2");
+            assertEquals(List.of(1L, 1L, 1L, 2L), puts(m).stream().map(SessionRef::getSequence).toList());
+            assertTrue(puts(m).stream().allMatch(s -> s.getClientId() == 9));
+        }
+    }
+
+    @Test
+    @DisplayName("a member that is down is skipped; INVALID_ARGUMENT is final and not retried")
+    void skipsADeadMemberAndDoesNotRetryAnInvalidArgument() throws Exception {
+        int deadPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            deadPort = s.getLocalPort();
+        }
+        try (FakeMember m = new FakeMember(f -> f.hasRegisterSessionRequest() ? session(1)
+                : error(Error.Code.INVALID_ARGUMENT, 0, ""));
+             RotaClient rota = RotaClient.connect("127.0.0.1:" + deadPort + "," + m.endpoint())) {
+            RotaException e = assertThrows(RotaException.class, () -> rota.kv().put("k", "v"));
+            assertEquals(RotaException.Code.INVALID_ARGUMENT, e.code());
+            assertTrue(e.getMessage().contains("scripted INVALID_ARGUMENT"), e.getMessage());
+            assertEquals(1, puts(m).size());
+        }
+    }
+
+    @Test
+    @DisplayName("no member reachable: the call fails with TIMEOUT at its deadline, not before, not much after")
+    void failsAtTheDeadlineWhenNothingAnswers() throws Exception {
+        try (FakeMember silent = new FakeMember(f -> null);
+             RotaClient rota = RotaClient.builder().endpoints(silent.endpoint())
+                     .callTimeout(Duration.ofMillis(600)).attemptTimeout(Duration.ofMillis(200)).build()) {
+            long start = System.nanoTime();
+            RotaException e = assertThrows(RotaException.class, () -> rota.kv().get("k"));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(RotaException.Code.TIMEOUT, e.code());
+            assertTrue(ms >= 550 && ms < 5_000, "took " + ms + " ms");
+            assertTrue(silent.received.size() >= 2, "retried: " + silent.received.size());
+        }
+    }
+
+    @Test
+    @DisplayName("prefix ends follow etcd: last byte below 0xff incremented, trailing 0xff dropped, none -> \\0")
+    void prefixEnd() {
+        assertArrayEquals("a/c".getBytes(), Kv.prefixEnd("a/b".getBytes()));
+        assertArrayEquals(new byte[] {'a' + 1}, Kv.prefixEnd(new byte[] {'a', (byte) 0xff}));
+        assertArrayEquals(new byte[] {0}, Kv.prefixEnd(new byte[] {(byte) 0xff, (byte) 0xff}));
+        assertArrayEquals(new byte[] {0}, Kv.prefixEnd(new byte[0]));
+    }
+}
