@@ -33,6 +33,7 @@ final class Connection {
     final String endpoint;
     private final Channel channel;
     private final Map<Long, CompletableFuture<Frame>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, Stream> streams = new ConcurrentHashMap<>();
     private final AtomicLong nextCallId = new AtomicLong(1);
     private volatile RotaException closeCause;
 
@@ -115,6 +116,35 @@ final class Connection {
         return response;
     }
 
+    /** A call answered by several frames (a watch): each goes to {@code onFrame}, a loss to {@code onLost}. */
+    record Stream(java.util.function.Consumer<Frame> onFrame, java.util.function.Consumer<RotaException> onLost) {
+    }
+
+    /**
+     * Opens a stream call: sends {@code request} with a fresh call id; every frame echoing it goes to the
+     * stream (on the event loop, in order) until {@link #endStream}; the channel's loss is reported once.
+     *
+     * @return the call id
+     */
+    long stream(Frame.Builder request, Stream stream) {
+        long callId = nextCallId.getAndIncrement();
+        streams.put(callId, stream);
+        channel.writeAndFlush(request.clone().setCallId(callId).build()).addListener(f -> {
+            if (!f.isSuccess()) {
+                channel.close();
+            }
+        });
+        if (!channel.isActive()) {
+            failAll();
+        }
+        return callId;
+    }
+
+    /** Stops routing frames of {@code callId} to its stream (later frames are dropped). */
+    void endStream(long callId) {
+        streams.remove(callId);
+    }
+
     void close() {
         channel.close();
     }
@@ -128,6 +158,12 @@ final class Connection {
                 f.completeExceptionally(cause);
             }
         }
+        for (Long id : streams.keySet()) {
+            Stream s = streams.remove(id);
+            if (s != null) {
+                s.onLost().accept(cause);
+            }
+        }
     }
 
     /** Completes the call whose id the response echoes. */
@@ -137,6 +173,11 @@ final class Connection {
             if (frame.getCallId() == 0 && frame.hasError()) {
                 // A connection-level error (e.g. a frame too large): the server closes the channel next.
                 closeCause = RotaException.fromError(frame.getError());
+                return;
+            }
+            Stream s = streams.get(frame.getCallId());
+            if (s != null) {
+                s.onFrame().accept(frame);
                 return;
             }
             CompletableFuture<Frame> f = pending.remove(frame.getCallId());

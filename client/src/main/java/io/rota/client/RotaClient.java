@@ -54,6 +54,13 @@ public final class RotaClient implements AutoCloseable {
     private final Bootstrap bootstrap;
     private final ConcurrentHashMap<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     private final Kv kv;
+    private final Leases leases;
+    private final Watches watches;
+    private final java.util.concurrent.ExecutorService callbacks = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "rota-client-callbacks");
+        t.setDaemon(true);
+        return t;
+    });
     private final Object sessionLock = new Object();
     private CompletableFuture<Session> session;
     /** The member calls go to first: the last one that answered, or the leader a hint named. */
@@ -75,6 +82,8 @@ public final class RotaClient implements AutoCloseable {
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
                         (int) Math.max(100, Math.min(Integer.MAX_VALUE, builder.attemptTimeout.toMillis())));
         this.kv = new Kv(this);
+        this.leases = new Leases(this);
+        this.watches = new Watches(this);
     }
 
     /**
@@ -107,6 +116,24 @@ public final class RotaClient implements AutoCloseable {
     }
 
     /**
+     * The lease API: grant, revoke, time-to-live and background keep-alive.
+     *
+     * @return the lease API of this client
+     */
+    public Leases leases() {
+        return leases;
+    }
+
+    /**
+     * The watch API: key and prefix watches that resume on another member after a failure.
+     *
+     * @return the watch API of this client
+     */
+    public Watches watches() {
+        return watches;
+    }
+
+    /**
      * The client addresses this client was configured with.
      *
      * @return the endpoints, in the order given
@@ -119,6 +146,9 @@ public final class RotaClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        watches.closeAll();
+        leases.closeAll();
+        callbacks.shutdown();
         for (CompletableFuture<Connection> c : connections.values()) {
             c.thenAccept(Connection::close);
         }
@@ -134,7 +164,12 @@ public final class RotaClient implements AutoCloseable {
      * the client's session with a sequence number that every retry of it reuses.
      */
     CompletableFuture<Frame> execute(Frame.Builder request, boolean mutating) {
-        Call call = new Call(request, mutating, System.nanoTime() + callTimeoutNanos);
+        return execute(request, mutating, callTimeoutNanos);
+    }
+
+    /** {@link #execute(Frame.Builder, boolean)} with its own deadline, {@code timeoutNanos} from now. */
+    CompletableFuture<Frame> execute(Frame.Builder request, boolean mutating, long timeoutNanos) {
+        Call call = new Call(request, mutating, System.nanoTime() + timeoutNanos);
         if (closed) {
             call.result.completeExceptionally(closedException());
             return call.result;
@@ -337,7 +372,38 @@ public final class RotaClient implements AutoCloseable {
         return new RotaException(RotaException.Code.UNAVAILABLE, "the client is closed");
     }
 
-    private CompletableFuture<Connection> connection(String endpoint) {
+    /** The member calls go to first. */
+    String preferredEndpoint() {
+        return preferred;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Runs {@code task} after {@code delayMs} on the client's thread; false if the client is closing. */
+    boolean schedule(Runnable task, long delayMs) {
+        if (closed) {
+            return false;
+        }
+        try {
+            group.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (RuntimeException rejected) {
+            return false;
+        }
+    }
+
+    /** Runs a listener callback on the client's callback thread (in submission order; it may block). */
+    void callback(Runnable task) {
+        try {
+            callbacks.execute(task);
+        } catch (RuntimeException rejected) {
+            // the client is closed: nobody listens any more
+        }
+    }
+
+    CompletableFuture<Connection> connection(String endpoint) {
         while (true) {
             CompletableFuture<Connection> existing = connections.get(endpoint);
             if (existing != null) {

@@ -32,6 +32,7 @@ public final class RotaException extends RuntimeException {
     }
 
     private final Code code;
+    private final long compactRevision;
 
     /**
      * Creates an exception.
@@ -40,8 +41,24 @@ public final class RotaException extends RuntimeException {
      * @param message a human-readable description
      */
     public RotaException(Code code, String message) {
-        super(code + ": " + message);
+        this(code, message, null);
+    }
+
+    /**
+     * Creates a COMPACTED exception naming the revision the history is compacted at.
+     *
+     * @param message         a human-readable description
+     * @param compactRevision the compact revision (read at it, watch from the next one)
+     * @return the exception
+     */
+    static RotaException compacted(String message, long compactRevision) {
+        return new RotaException(Code.COMPACTED, message, null, compactRevision);
+    }
+
+    private RotaException(Code code, String message, Throwable cause, long compactRevision) {
+        super(code + ": " + message, cause);
         this.code = code;
+        this.compactRevision = compactRevision;
     }
 
     /**
@@ -52,8 +69,16 @@ public final class RotaException extends RuntimeException {
      * @param cause   the underlying failure
      */
     public RotaException(Code code, String message, Throwable cause) {
-        super(code + ": " + message, cause);
-        this.code = code;
+        this(code, message, cause, 0);
+    }
+
+    /**
+     * For COMPACTED: the revision the history is compacted at (read at it, watch from the next one).
+     *
+     * @return the compact revision, or 0 when not known or not COMPACTED
+     */
+    public long compactRevision() {
+        return compactRevision;
     }
 
     /**
@@ -77,6 +102,6 @@ public final class RotaException extends RuntimeException {
             case SESSION_EXPIRED -> Code.SESSION_EXPIRED;
             default -> Code.UNAVAILABLE;
         };
-        return new RotaException(code, error.getMessage());
+        return new RotaException(code, error.getMessage(), null, error.getCompactRevision());
     }
 }

@@ -1,0 +1,18 @@
+package io.rota.client;
+
+/**
+ * Told when a kept-alive lease is lost. Called at most once per {@link KeepAlive}, on the client's
+ * callback thread (it may block, and may call the client).
+ */
+@FunctionalInterface
+public interface LeaseListener {
+
+    /**
+     * The lease is gone, or can no longer be assumed alive; its keys are (or soon will be) deleted.
+     *
+     * @param leaseId the lease
+     * @param reason  why: a {@link RotaException.Code#LEASE_NOT_FOUND} when the cluster reported it gone,
+     *                else the last failure of a keep-alive that could not succeed for a whole TTL
+     */
+    void onLost(long leaseId, RotaException reason);
+}

@@ -1,0 +1,214 @@
+package io.rota.client;
+
+import io.rota.proto.Frame;
+import io.rota.proto.LeaseGrantRequest;
+import io.rota.proto.LeaseKeepAliveRequest;
+import io.rota.proto.LeaseRevokeRequest;
+import io.rota.proto.LeaseTimeToLiveRequest;
+import io.rota.proto.LeaseTimeToLiveResponse;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The lease API. A lease has a TTL; keys put with it are deleted when it is revoked or expires, which it
+ * does unless kept alive. {@link #keepAlive} keeps one alive in the background. Obtain it from
+ * {@link RotaClient#leases()}; async forms fail with a {@link RotaException}, blocking forms throw it.
+ *
+ * <pre>{@code
+ * Lease lease = rota.leases().grant(Duration.ofSeconds(5));
+ * try (KeepAlive ka = rota.leases().keepAlive(lease.id(), (id, why) -> log.warn("lost " + id, why))) {
+ *     rota.kv().put("workers/app-1", "alive", lease.id());
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class Leases {
+
+    private final RotaClient client;
+    private final Set<KeepAliveTask> running = ConcurrentHashMap.newKeySet();
+
+    Leases(RotaClient client) {
+        this.client = client;
+    }
+
+    /**
+     * Grants a lease (applied once, retries included).
+     *
+     * @param ttl the TTL, rounded up to whole seconds (at least 1 s; the cluster may raise it further)
+     * @return the lease with its id and granted TTL
+     */
+    public CompletableFuture<Lease> grantAsync(Duration ttl) {
+        long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
+        return client.execute(Frame.newBuilder().setLeaseGrantRequest(LeaseGrantRequest.newBuilder().setTTL(seconds)),
+                true).thenApply(f -> new Lease(f.getLeaseGrantResponse().getID(),
+                        Duration.ofSeconds(f.getLeaseGrantResponse().getTTL())));
+    }
+
+    /**
+     * Grants a lease and waits.
+     *
+     * @param ttl the TTL, rounded up to whole seconds (at least 1 s; the cluster may raise it further)
+     * @return the lease with its id and granted TTL
+     * @throws RotaException on failure
+     */
+    public Lease grant(Duration ttl) {
+        return RotaClient.await(grantAsync(ttl));
+    }
+
+    /**
+     * Revokes a lease, deleting its keys in one revision.
+     *
+     * @param id the lease
+     * @return completes when revoked; fails with LEASE_NOT_FOUND if it does not exist
+     */
+    public CompletableFuture<Void> revokeAsync(long id) {
+        return client.execute(Frame.newBuilder().setLeaseRevokeRequest(LeaseRevokeRequest.newBuilder().setID(id)),
+                true).thenApply(f -> null);
+    }
+
+    /**
+     * Revokes a lease, deleting its keys, and waits.
+     *
+     * @param id the lease
+     * @throws RotaException on failure (LEASE_NOT_FOUND if it does not exist)
+     */
+    public void revoke(long id) {
+        RotaClient.await(revokeAsync(id));
+    }
+
+    /**
+     * Reads a lease's granted and remaining TTL (linearizable).
+     *
+     * @param id       the lease
+     * @param withKeys also list the keys attached to it
+     * @return the lease's state; fails with LEASE_NOT_FOUND if it does not exist
+     */
+    public CompletableFuture<LeaseTimeToLive> timeToLiveAsync(long id, boolean withKeys) {
+        return client.execute(Frame.newBuilder().setLeaseTimeToLiveRequest(
+                LeaseTimeToLiveRequest.newBuilder().setID(id).setKeys(withKeys)), false)
+                .thenApply(f -> {
+                    LeaseTimeToLiveResponse r = f.getLeaseTimeToLiveResponse();
+                    return new LeaseTimeToLive(r.getID(), Duration.ofSeconds(r.getGrantedTTL()),
+                            Duration.ofSeconds(Math.max(0, r.getTTL())),
+                            r.getKeysList().stream().map(k -> k.toString(StandardCharsets.UTF_8)).toList());
+                });
+    }
+
+    /**
+     * Reads a lease's granted and remaining TTL and waits.
+     *
+     * @param id       the lease
+     * @param withKeys also list the keys attached to it
+     * @return the lease's state
+     * @throws RotaException on failure (LEASE_NOT_FOUND if it does not exist)
+     */
+    public LeaseTimeToLive timeToLive(long id, boolean withKeys) {
+        return RotaClient.await(timeToLiveAsync(id, withKeys));
+    }
+
+    /**
+     * Keeps a lease alive in the background: a keep-alive now, then every TTL/3, each through the
+     * client's retrying call path on whatever member answers. The listener is told once if the cluster
+     * reports the lease gone, or if no keep-alive succeeded for a whole TTL; the keep-alives then stop.
+     *
+     * @param id       the lease
+     * @param listener told when the lease is lost
+     * @return the handle; close it to stop
+     */
+    public KeepAlive keepAlive(long id, LeaseListener listener) {
+        KeepAliveTask task = new KeepAliveTask(id, listener);
+        running.add(task);
+        task.send();
+        return task;
+    }
+
+    void closeAll() {
+        for (KeepAliveTask t : running) {
+            t.close();
+        }
+    }
+
+
+    private final class KeepAliveTask implements KeepAlive {
+        private final long id;
+        private final LeaseListener listener;
+        private final AtomicBoolean active = new AtomicBoolean(true);
+        /** Unknown until the first answer: the first keep-alive may take the whole call timeout. */
+        private volatile long ttlNanos;
+        private volatile long lastSuccess = System.nanoTime();
+
+        KeepAliveTask(long id, LeaseListener listener) {
+            this.id = id;
+            this.listener = listener;
+        }
+
+        void send() {
+            if (!active.get()) {
+                return;
+            }
+            long timeout = ttlNanos == 0 ? TimeUnit.SECONDS.toNanos(10)
+                    : Math.max(TimeUnit.MILLISECONDS.toNanos(50), lastSuccess + ttlNanos - System.nanoTime());
+            client.execute(Frame.newBuilder().setLeaseKeepAliveRequest(LeaseKeepAliveRequest.newBuilder().setID(id)),
+                    false, timeout).whenComplete((f, e) -> {
+                        if (!active.get()) {
+                            return;
+                        }
+                        if (e == null) {
+                            long ttl = f.getLeaseKeepAliveResponse().getTTL();
+                            if (ttl <= 0) {
+                                lost(new RotaException(RotaException.Code.LEASE_NOT_FOUND, "lease " + id + " is gone"));
+                                return;
+                            }
+                            lastSuccess = System.nanoTime();
+                            ttlNanos = TimeUnit.SECONDS.toNanos(ttl);
+                            next(TimeUnit.NANOSECONDS.toMillis(ttlNanos) / 3);
+                            return;
+                        }
+                        Throwable cause = RotaClient.unwrap(e);
+                        RotaException r = cause instanceof RotaException re ? re
+                                : new RotaException(RotaException.Code.UNAVAILABLE, String.valueOf(cause), cause);
+                        if (r.code() == RotaException.Code.LEASE_NOT_FOUND || ttlNanos == 0
+                                || System.nanoTime() - lastSuccess >= ttlNanos) {
+                            lost(r);
+                        } else {
+                            next(Math.max(10, TimeUnit.NANOSECONDS.toMillis(ttlNanos) / 10));
+                        }
+                    });
+        }
+
+        private void next(long delayMs) {
+            if (!client.schedule(this::send, delayMs)) {
+                close();
+            }
+        }
+
+        private void lost(RotaException reason) {
+            if (active.compareAndSet(true, false)) {
+                running.remove(this);
+                client.callback(() -> listener.onLost(id, reason));
+            }
+        }
+
+        @Override
+        public long leaseId() {
+            return id;
+        }
+
+        @Override
+        public boolean isActive() {
+            return active.get();
+        }
+
+        @Override
+        public void close() {
+            active.set(false);
+            running.remove(this);
+        }
+    }
+}

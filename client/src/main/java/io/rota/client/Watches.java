@@ -1,0 +1,297 @@
+package io.rota.client;
+
+import com.google.protobuf.ByteString;
+import io.rota.proto.Event;
+import io.rota.proto.Frame;
+import io.rota.proto.WatchCancelRequest;
+import io.rota.proto.WatchCreateRequest;
+import io.rota.proto.WatchRequest;
+import io.rota.proto.WatchResponse;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The watch API: a key or a prefix watched from a revision, its events delivered to a
+ * {@link WatchListener} in revision order, each once. A watch streams from one member; when that
+ * connection or member fails, the SDK reopens it on another member from the last delivered revision + 1.
+ * A start older than the retained history ends it with a COMPACTED {@link RotaException}. Obtain it from
+ * {@link RotaClient#watches()}.
+ *
+ * <pre>{@code
+ * try (Watch w = rota.watches().watchPrefix("jobs/", 0, e -> System.out.println(e.type() + " " + e.kv()))) {
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class Watches {
+
+    private static final long MIN_BACKOFF_MS = 20;
+    private static final long MAX_BACKOFF_MS = 1_000;
+    private static final Pattern RESUME_FROM = Pattern.compile("re-watch from revision (\\d+)");
+
+    private final RotaClient client;
+    private final Set<WatchTask> running = ConcurrentHashMap.newKeySet();
+
+    Watches(RotaClient client) {
+        this.client = client;
+    }
+
+    /**
+     * Watches one key.
+     *
+     * @param key          the key (UTF-8)
+     * @param fromRevision the first revision to deliver (0: the next one)
+     * @param listener     receives the events
+     * @return the running watch; close it to cancel
+     */
+    public Watch watch(String key, long fromRevision, WatchListener listener) {
+        return start(Op.utf8(key), new byte[0], fromRevision, listener);
+    }
+
+    /**
+     * Watches every key that starts with {@code prefix}.
+     *
+     * @param prefix       the prefix (UTF-8; empty: every key)
+     * @param fromRevision the first revision to deliver (0: the next one)
+     * @param listener     receives the events
+     * @return the running watch; close it to cancel
+     */
+    public Watch watchPrefix(String prefix, long fromRevision, WatchListener listener) {
+        byte[] p = Op.utf8(prefix);
+        return start(p.length == 0 ? new byte[] {0} : p, Kv.prefixEnd(p), fromRevision, listener);
+    }
+
+    private Watch start(byte[] key, byte[] rangeEnd, long fromRevision, WatchListener listener) {
+        if (key.length == 0) {
+            throw new IllegalArgumentException("empty key");
+        }
+        if (fromRevision < 0) {
+            throw new IllegalArgumentException("negative revision");
+        }
+        WatchTask task = new WatchTask(ByteString.copyFrom(key), ByteString.copyFrom(rangeEnd), fromRevision, listener);
+        running.add(task);
+        task.open(client.preferredEndpoint());
+        return task;
+    }
+
+    void closeAll() {
+        for (WatchTask t : running) {
+            t.close();
+        }
+    }
+
+    /** One watch. Its state changes under its own lock; frames arrive on the client's event loop. */
+    private final class WatchTask implements Watch {
+        private final ByteString key;
+        private final ByteString rangeEnd;
+        private final WatchListener listener;
+        /** The next revision to deliver; 0 until known (a watch from "now" learns it from its creation). */
+        private long next;
+        private boolean active = true;
+        private Connection connection;
+        private long callId;
+        private long watchId = -1;
+        private boolean closedByApp;
+        private String endpoint;
+        private int failures;
+
+        WatchTask(ByteString key, ByteString rangeEnd, long fromRevision, WatchListener listener) {
+            this.key = key;
+            this.rangeEnd = rangeEnd;
+            this.next = fromRevision;
+            this.listener = listener;
+        }
+
+        private void open(String target) {
+            synchronized (this) {
+                if (!active) {
+                    return;
+                }
+                endpoint = null;
+            }
+            client.connection(target).whenComplete((c, e) -> {
+                if (e != null) {
+                    reopenLater(target);
+                    return;
+                }
+                synchronized (this) {
+                    if (!active) {
+                        return;
+                    }
+                    WatchCreateRequest.Builder create = WatchCreateRequest.newBuilder().setKey(key).setStartRevision(next);
+                    if (!rangeEnd.isEmpty()) {
+                        create.setRangeEnd(rangeEnd);
+                    }
+                    connection = c;
+                    endpoint = target;
+                    watchId = -1;
+                    Connection.Stream stream = new Connection.Stream(f -> onFrame(c, target, f),
+                            lost -> onLost(c, target));
+                    callId = c.stream(Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder().setCreateRequest(create)),
+                            stream);
+                }
+            });
+        }
+
+        private synchronized boolean current(Connection c) {
+            return active && connection == c;
+        }
+
+        private void onLost(Connection c, String target) {
+            synchronized (this) {
+                if (!current(c)) {
+                    return;
+                }
+                connection = null;
+                endpoint = null;
+            }
+            reopenLater(target);
+        }
+
+        /** Reopen on the member after {@code failed}, after a backoff that grows with consecutive failures. */
+        private void reopenLater(String failed) {
+            long delay;
+            synchronized (this) {
+                if (!active) {
+                    return;
+                }
+                failures++;
+                delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(10, failures - 1));
+            }
+            List<String> all = client.endpoints();
+            String target = all.get((all.indexOf(failed) + 1) % all.size());
+            if (!client.schedule(() -> open(target), delay)) {
+                close();
+            }
+        }
+
+        private void onFrame(Connection c, String target, Frame frame) {
+            RotaException end = null;
+            boolean reopen = false;
+            synchronized (this) {
+                if (!current(c)) {
+                    return;
+                }
+                if (frame.hasError()) {
+                    RotaException error = RotaException.fromError(frame.getError());
+                    if (error.code() == RotaException.Code.COMPACTED) {
+                        end = error;
+                    } else if (error.code() == RotaException.Code.UNAVAILABLE
+                            || error.code() == RotaException.Code.TIMEOUT
+                            || error.code() == RotaException.Code.NOT_LEADER) {
+                        reopen = true;
+                    } else {
+                        end = error;
+                    }
+                } else {
+                    WatchResponse r = frame.getWatchResponse();
+                    if (r.getCreated()) {
+                        watchId = r.getWatchId();
+                        if (next == 0) {
+                            next = r.getHeader().getRevision() + 1;
+                        }
+                    }
+                    if (r.getEventsCount() > 0) {
+                        failures = 0;
+                    }
+                    long max = 0;
+                    for (Event e : r.getEventsList()) {
+                        long rev = e.getKv().getModRevision();
+                        if (rev >= next) {
+                            WatchEvent event = WatchEvent.of(e);
+                            client.callback(() -> deliver(event));
+                            max = Math.max(max, rev);
+                        }
+                    }
+                    if (max > 0) {
+                        next = max + 1;
+                    }
+                    if (r.getCanceled()) {
+                        Matcher m = RESUME_FROM.matcher(r.getCancelReason());
+                        if (r.getCompactRevision() > 0 || r.getCancelReason().startsWith("COMPACTED")) {
+                            end = RotaException.compacted(r.getCancelReason(), r.getCompactRevision());
+                        } else if (m.find() && Long.parseLong(m.group(1)) <= Math.max(next, 1)) {
+                            reopen = true;   // a slow-watcher cancel: everything before `next` was delivered
+                        } else {
+                            end = new RotaException(RotaException.Code.UNAVAILABLE,
+                                    "watch canceled by the server: " + r.getCancelReason());
+                        }
+                    }
+                }
+                if (end != null || reopen) {
+                    c.endStream(callId);
+                    connection = null;
+                    endpoint = null;
+                }
+                if (end != null) {
+                    active = false;
+                    running.remove(this);
+                }
+            }
+            if (end != null) {
+                RotaException error = end;
+                client.callback(() -> listener.onError(error));
+            } else if (reopen) {
+                if (!client.schedule(() -> open(target), MIN_BACKOFF_MS)) {
+                    close();
+                }
+            }
+        }
+
+        private void deliver(WatchEvent event) {
+            synchronized (this) {
+                if (closedByApp) {
+                    return;
+                }
+            }
+            listener.onEvent(event);
+        }
+
+        @Override
+        public synchronized long nextRevision() {
+            return next;
+        }
+
+        @Override
+        public synchronized String endpoint() {
+            return endpoint;
+        }
+
+        @Override
+        public synchronized boolean isActive() {
+            return active;
+        }
+
+        @Override
+        public void close() {
+            Connection c;
+            long id;
+            long stream;
+            synchronized (this) {
+                if (!active) {
+                    return;
+                }
+                active = false;
+                closedByApp = true;
+                c = connection;
+                id = watchId;
+                stream = callId;
+                connection = null;
+                endpoint = null;
+            }
+            running.remove(this);
+            if (c != null) {
+                c.endStream(stream);
+                if (id >= 0 && !client.isClosed() && c.isActive()) {
+                    // The answer (and the final `canceled` on the watch's call id) is not needed.
+                    c.call(Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder()
+                            .setCancelRequest(WatchCancelRequest.newBuilder().setWatchId(id))));
+                }
+            }
+        }
+    }
+}
