@@ -1,0 +1,93 @@
+package io.rota.server;
+
+import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
+import io.rota.client.Watch;
+import io.rota.raft.testing.Await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** An SDK watch resumes on another member when its member stops (own cluster: it stops a member). */
+class RotaClientWatchFailoverTest {
+
+    @TempDir
+    static Path dir;
+    static TestCluster cluster;
+
+    @BeforeAll
+    static void start() {
+        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
+        cluster.awaitLeader();
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    static String endpoint(int m) {
+        InetSocketAddress a = cluster.client(m);
+        return a.getHostString() + ":" + a.getPort();
+    }
+
+    @Test
+    @DisplayName("stopping the watch's member: the watch resumes on another and sees every revision once, in order, under concurrent writes")
+    void watchResumesOnAnotherMember() throws Exception {
+        String all = endpoint(0) + "," + endpoint(1) + "," + endpoint(2);
+        try (RotaClient watcher = RotaClient.connect(all);
+             RotaClient writer = RotaClient.builder().endpoints(all).callTimeout(Duration.ofSeconds(20)).build()) {
+            long from = writer.kv().put("wf/0", "v").revision();
+            List<Long> expected = Collections.synchronizedList(new ArrayList<>(List.of(from)));
+            RotaClientLeaseWatchTest.Collector c = new RotaClientLeaseWatchTest.Collector();
+            try (Watch w = watcher.watches().watchPrefix("wf/", from, c)) {
+                for (int i = 1; i <= 20; i++) {
+                    expected.add(writer.kv().put("wf/" + i, "v" + i).revision());
+                }
+                Await.until(Duration.ofSeconds(20), () -> c.size() >= expected.size() && w.endpoint() != null,
+                        "the watch streams");
+                CompletableFuture<Void> writes = CompletableFuture.runAsync(() -> {
+                    for (int i = 21; i <= 60; i++) {
+                        expected.add(writer.kv().put("wf/" + i, "v" + i).revision());
+                    }
+                });
+                String streaming = w.endpoint();
+                int member = -1;
+                for (int m = 0; m < 3; m++) {
+                    if (endpoint(m).equals(streaming)) {
+                        member = m;
+                    }
+                }
+                assertTrue(member >= 0, streaming);
+                cluster.stop(member);
+                writes.get(60, TimeUnit.SECONDS);
+                for (int i = 61; i <= 70; i++) {   // surely after the stop
+                    expected.add(writer.kv().put("wf/" + i, "v" + i).revision());
+                }
+                Await.until(Duration.ofSeconds(30), () -> c.size() >= expected.size(), "every event after the stop");
+                assertEquals(expected.stream().sorted().toList(), c.revisions(), "each revision once, in order");
+                assertNotNull(w.endpoint());
+                assertNotEquals(streaming, w.endpoint());
+                assertTrue(w.isActive());
+                assertFalse(c.error.isDone(), () -> String.valueOf(c.error.getNow((RotaException) null)));
+            }
+        }
+    }
+}
