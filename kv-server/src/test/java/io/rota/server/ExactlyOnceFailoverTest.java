@@ -2,13 +2,10 @@ package io.rota.server;
 
 import io.rota.proto.Frame;
 import io.rota.proto.RegisterSessionRequest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 import static io.rota.server.Requests.get;
@@ -21,30 +18,18 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 /** Exactly-once over the client protocol, across members and across a leader change (own cluster: it stops the leader). */
 class ExactlyOnceFailoverTest {
 
-    @TempDir
-    static Path dir;
-    static TestCluster cluster;
-
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
 
     @Test
     @DisplayName("Raft thesis §6.3: a (client_id, sequence) write retried on the same member, on a follower "
             + "(forwarded) and after the leader is stopped is applied once; every retry gets the first answer")
     void aRetriedWriteIsAppliedOnceAcrossMembersAndALeaderChange() {
-        int leader = cluster.awaitLeader();
-        int follower = cluster.follower();
+        int leader = CLUSTER.get().awaitLeader();
+        int follower = CLUSTER.get().follower();
         long clientId;
         Frame first;
-        try (FrameClient c = new FrameClient(cluster.client(leader))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(leader))) {
             clientId = ok(c.call(Frame.newBuilder().setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance())))
                     .getRegisterSessionResponse().getClientId();
             first = ok(c.call(inSession(put("once/x", "v"), clientId, 1)));
@@ -52,7 +37,7 @@ class ExactlyOnceFailoverTest {
             assertEquals(first.getPutResponse(), again.getPutResponse(), "the same member, the same answer");
         }
         long revision = first.getPutResponse().getHeader().getRevision();
-        try (FrameClient c = new FrameClient(cluster.client(follower))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(follower))) {
             Frame forwarded = ok(c.call(inSession(put("once/x", "v"), clientId, 1)));
             // The header names the member asked (S3); the rest of the answer is the remembered one.
             assertEquals(first.getPutResponse().getHeader().getRevision(),
@@ -60,14 +45,14 @@ class ExactlyOnceFailoverTest {
             assertEquals(first.getPutResponse().getPrevKv(), forwarded.getPutResponse().getPrevKv());
         }
 
-        cluster.stop(leader);
-        int newLeader = cluster.awaitLeader();
+        CLUSTER.get().stop(leader);
+        int newLeader = CLUSTER.get().awaitLeader();
         assertNotEquals(leader, newLeader);
         for (int member = 0; member < 3; member++) {
             if (member == leader) {
                 continue;
             }
-            try (FrameClient c = new FrameClient(cluster.client(member))) {
+            try (FrameClient c = new FrameClient(CLUSTER.get().client(member))) {
                 Frame after = ok(c.call(inSession(put("once/x", "v"), clientId, 1)));
                 assertEquals(revision, after.getPutResponse().getHeader().getRevision(),
                         "member " + (member + 1) + " after the leader change: the remembered answer");
@@ -78,7 +63,7 @@ class ExactlyOnceFailoverTest {
             }
         }
         // The next sequence is a new write: applied.
-        try (FrameClient c = new FrameClient(cluster.client(newLeader))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(newLeader))) {
             Frame next = ok(c.call(inSession(put("once/x", "w"), clientId, 2)));
             assertEquals(2, ok(c.call(get("once/x"))).getRangeResponse().getKvs(0).getVersion(),
                     "sequence 2 is a new write: " + next);

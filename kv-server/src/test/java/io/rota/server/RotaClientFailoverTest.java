@@ -2,14 +2,11 @@ package io.rota.server;
 
 import io.rota.client.KeyValue;
 import io.rota.client.RotaClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -19,39 +16,27 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 /** The SDK recovers by itself when the leader stops (own cluster: it stops the leader). */
 class RotaClientFailoverTest {
 
-    @TempDir
-    static Path dir;
-    static TestCluster cluster;
-
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
 
     @Test
     @DisplayName("after the leader stops, the same client's later writes succeed without help and are all there")
     void theClientRecoversWhenTheLeaderStops() {
-        int leader = cluster.awaitLeader();
+        int leader = CLUSTER.get().awaitLeader();
         StringBuilder endpoints = new StringBuilder();
         // The leader first, so the client is connected to it when it stops.
         for (int m : new int[] {leader, (leader + 1) % 3, (leader + 2) % 3}) {
-            InetSocketAddress a = cluster.client(m);
+            InetSocketAddress a = CLUSTER.get().client(m);
             endpoints.append(endpoints.length() == 0 ? "" : ",").append(a.getHostString()).append(':').append(a.getPort());
         }
         try (RotaClient rota = RotaClient.builder().endpoints(endpoints.toString())
                 .callTimeout(Duration.ofSeconds(20)).build()) {
             rota.kv().put("failover/0", "before");
-            cluster.stop(leader);
+            CLUSTER.get().stop(leader);
             for (int i = 1; i <= 5; i++) {
                 rota.kv().put("failover/" + i, "after");   // blocks through the election, no help from the test
             }
-            assertNotEquals(leader, cluster.awaitLeader());
+            assertNotEquals(leader, CLUSTER.get().awaitLeader());
             List<KeyValue> kvs = rota.kv().getPrefix("failover/").kvs();
             assertEquals(6, kvs.size());
             for (KeyValue kv : kvs) {

@@ -12,14 +12,11 @@ import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 import io.rota.raft.testing.Await;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,25 +31,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The SDK's leases (keep-alive, revoke, time-to-live) and watches against three in-JVM servers. */
 class RotaClientLeaseWatchTest {
 
-    @TempDir
-    static Path dir;
-    static TestCluster cluster;
-
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
 
     static String all() {
         StringBuilder b = new StringBuilder();
         for (int m = 0; m < 3; m++) {
-            InetSocketAddress a = cluster.client(m);
+            InetSocketAddress a = CLUSTER.get().client(m);
             b.append(m == 0 ? "" : ",").append(a.getHostString()).append(':').append(a.getPort());
         }
         return b.toString();

@@ -9,11 +9,9 @@ import io.rota.client.PutResult;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.client.TxnResult;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +19,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -37,29 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The Java SDK ({@code io.rota.client}) against three real in-JVM servers. */
 class RotaClientTest {
 
-    @TempDir
-    static Path dir;
-    static TestCluster cluster;
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
 
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
-
-    static String endpoint(int member) {
-        InetSocketAddress a = cluster.client(member);
-        return a.getHostString() + ":" + a.getPort();
-    }
 
     /** All members, in reverse id order (the SDK must not assume the list is in id order). */
     static String all() {
-        return endpoint(2) + "," + endpoint(1) + "," + endpoint(0);
+        return CLUSTER.get().endpoint(2) + "," + CLUSTER.get().endpoint(1) + "," + CLUSTER.get().endpoint(0);
     }
 
     @Test
@@ -131,14 +112,14 @@ class RotaClientTest {
     @Test
     @DisplayName("a client that knows only a follower writes and reads through it")
     void writeThroughAFollower() {
-        int follower = cluster.follower();
-        try (RotaClient rota = RotaClient.builder().endpoints(endpoint(follower))
+        int follower = CLUSTER.get().follower();
+        try (RotaClient rota = RotaClient.builder().endpoints(CLUSTER.get().endpoint(follower))
                 .callTimeout(Duration.ofSeconds(15)).build()) {
             PutResult put = rota.kv().put("follower/k", "v");
             assertTrue(put.revision() > 0);
             assertEquals("v", rota.kv().get("follower/k").first().orElseThrow().valueString());
         }
-        try (RotaClient rota = RotaClient.connect(endpoint(cluster.awaitLeader()))) {
+        try (RotaClient rota = RotaClient.connect(CLUSTER.get().endpoint(CLUSTER.get().awaitLeader()))) {
             assertEquals("v", rota.kv().get("follower/k").first().orElseThrow().valueString());
         }
     }
@@ -159,8 +140,8 @@ class RotaClientTest {
     @Test
     @DisplayName("a write whose answer is lost with its connection is retried under the same sequence and applied once")
     void aWriteRetriedAfterALostAnswerIsAppliedOnce() throws Exception {
-        int leader = cluster.awaitLeader();
-        try (DroppingProxy proxy = new DroppingProxy(cluster.client(leader));
+        int leader = CLUSTER.get().awaitLeader();
+        try (DroppingProxy proxy = new DroppingProxy(CLUSTER.get().client(leader));
              RotaClient rota = RotaClient.builder().endpoints("127.0.0.1:" + proxy.port())
                      .callTimeout(Duration.ofSeconds(15)).build()) {
             rota.kv().put("once/warmup", "w");          // session registered, connection open

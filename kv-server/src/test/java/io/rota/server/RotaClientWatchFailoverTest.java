@@ -4,14 +4,10 @@ import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.client.Watch;
 import io.rota.raft.testing.Await;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,30 +24,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** An SDK watch resumes on another member when its member stops (own cluster: it stops a member). */
 class RotaClientWatchFailoverTest {
 
-    @TempDir
-    static Path dir;
-    static TestCluster cluster;
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
 
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
-
-    static String endpoint(int m) {
-        InetSocketAddress a = cluster.client(m);
-        return a.getHostString() + ":" + a.getPort();
-    }
 
     @Test
     @DisplayName("stopping the watch's member: the watch resumes on another and sees every revision once, in order, under concurrent writes")
     void watchResumesOnAnotherMember() throws Exception {
-        String all = endpoint(0) + "," + endpoint(1) + "," + endpoint(2);
+        String all = CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + "," + CLUSTER.get().endpoint(2);
         try (RotaClient watcher = RotaClient.connect(all);
              RotaClient writer = RotaClient.builder().endpoints(all).callTimeout(Duration.ofSeconds(20)).build()) {
             long from = writer.kv().put("wf/0", "v").revision();
@@ -71,12 +51,12 @@ class RotaClientWatchFailoverTest {
                 String streaming = w.endpoint();
                 int member = -1;
                 for (int m = 0; m < 3; m++) {
-                    if (endpoint(m).equals(streaming)) {
+                    if (CLUSTER.get().endpoint(m).equals(streaming)) {
                         member = m;
                     }
                 }
                 assertTrue(member >= 0, streaming);
-                cluster.stop(member);
+                CLUSTER.get().stop(member);
                 writes.get(60, TimeUnit.SECONDS);
                 for (int i = 61; i <= 70; i++) {   // surely after the stop
                     expected.add(writer.kv().put("wf/" + i, "v" + i).revision());

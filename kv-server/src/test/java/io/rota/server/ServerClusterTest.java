@@ -17,12 +17,9 @@ import io.rota.proto.WatchCancelRequest;
 import io.rota.proto.WatchRequest;
 import io.rota.proto.WatchResponse;
 import io.rota.raft.testing.Await;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,28 +38,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Three in-JVM servers over the real client protocol (the tiny {@link FrameClient}). */
 class ServerClusterTest {
 
-    @TempDir
-    static Path dir;
-    static TestCluster cluster;
-
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofMillis(300));
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofMillis(300));
 
     @Test
     void writeThroughAFollowerIsForwardedAndALinearizableReadOnTheOtherFollowerSeesIt() {
-        int leader = cluster.awaitLeader();
-        int follower = cluster.follower();
+        int leader = CLUSTER.get().awaitLeader();
+        int follower = CLUSTER.get().follower();
         int other = 3 - leader - follower;
-        try (FrameClient a = new FrameClient(cluster.client(follower));
-             FrameClient b = new FrameClient(cluster.client(other))) {
+        try (FrameClient a = new FrameClient(CLUSTER.get().client(follower));
+             FrameClient b = new FrameClient(CLUSTER.get().client(other))) {
             Frame put = ok(a.call(put("fwd/k", "v1")));
             long revision = put.getPutResponse().getHeader().getRevision();
             assertTrue(revision > 0);
@@ -79,7 +64,7 @@ class ServerClusterTest {
     @Test
     void everyMemberAcceptsWritesWithoutNotLeader() {
         for (int i = 0; i < 3; i++) {
-            try (FrameClient c = new FrameClient(cluster.client(i))) {
+            try (FrameClient c = new FrameClient(CLUSTER.get().client(i))) {
                 List<Long> calls = new ArrayList<>();
                 for (int k = 0; k < 50; k++) {
                     calls.add(c.send(put("all/" + i + "/" + k, "x")));
@@ -93,7 +78,7 @@ class ServerClusterTest {
 
     @Test
     void txnComparesAndAppliesAtomically() {
-        try (FrameClient c = new FrameClient(cluster.client(cluster.follower()))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(CLUSTER.get().follower()))) {
             Frame.Builder txn = Frame.newBuilder().setTxnRequest(TxnRequest.newBuilder()
                     .addCompare(Compare.newBuilder().setKey(bytes("txn/owner")).setTarget(Compare.Target.VERSION)
                             .setResult(Compare.Result.EQUAL).setVersion(0))
@@ -106,7 +91,7 @@ class ServerClusterTest {
 
     @Test
     void aRetriedSequenceIsAppliedOnce() {
-        try (FrameClient a = new FrameClient(cluster.client(0)); FrameClient b = new FrameClient(cluster.client(1))) {
+        try (FrameClient a = new FrameClient(CLUSTER.get().client(0)); FrameClient b = new FrameClient(CLUSTER.get().client(1))) {
             long clientId = ok(a.call(Frame.newBuilder().setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance())))
                     .getRegisterSessionResponse().getClientId();
             Frame first = ok(a.call(inSession(put("once/k", "v"), clientId, 1)));
@@ -119,7 +104,7 @@ class ServerClusterTest {
 
     @Test
     void aMalformedFrameClosesOnlyThatConnection() {
-        try (FrameClient bad = new FrameClient(cluster.client(0)); FrameClient good = new FrameClient(cluster.client(0))) {
+        try (FrameClient bad = new FrameClient(CLUSTER.get().client(0)); FrameClient good = new FrameClient(CLUSTER.get().client(0))) {
             bad.sendRaw(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01, 0x02});
             Await.until(Duration.ofSeconds(10), bad::isClosed, "the malformed connection to close");
             ok(good.call(put("malformed/k", "still fine")));
@@ -128,7 +113,7 @@ class ServerClusterTest {
 
     @Test
     void aTooLargeFrameGetsRequestTooLargeThenTheConnectionCloses() {
-        try (FrameClient c = new FrameClient(cluster.client(1))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(1))) {
             c.sendLength(10 << 20);
             Frame answer = c.next(0);
             assertEquals(Error.Code.REQUEST_TOO_LARGE, answer.getError().getCode());
@@ -138,7 +123,7 @@ class ServerClusterTest {
 
     @Test
     void aTypedErrorLeavesTheConnectionUsable() {
-        try (FrameClient c = new FrameClient(cluster.client(0))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(0))) {
             Frame e = c.call(put("lease/none", "v", 424242));
             assertEquals(Error.Code.LEASE_NOT_FOUND, e.getError().getCode());
             ok(c.call(put("lease/none", "v")));
@@ -147,7 +132,7 @@ class ServerClusterTest {
 
     @Test
     void aLeaseThatIsNotKeptAliveExpiresAfterItsTtl() {
-        try (FrameClient c = new FrameClient(cluster.client(cluster.follower()))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(CLUSTER.get().follower()))) {
             long lease = ok(c.call(grant(1))).getLeaseGrantResponse().getID();
             ok(c.call(put("lease/expiring", "v", lease)));
             long start = System.nanoTime();
@@ -160,7 +145,7 @@ class ServerClusterTest {
 
     @Test
     void leaseReadsAndSerializableRangesAnswerOnAFollower() {
-        try (FrameClient c = new FrameClient(cluster.client(cluster.follower()))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(CLUSTER.get().follower()))) {
             long lease = ok(c.call(grant(30))).getLeaseGrantResponse().getID();
             ok(c.call(put("ttl/k", "v", lease)));
             LeaseTimeToLiveResponse ttl = ok(c.call(Frame.newBuilder().setLeaseTimeToLiveRequest(
@@ -179,8 +164,8 @@ class ServerClusterTest {
 
     @Test
     void statusNamesTheLeaderAndEveryMember() {
-        int leader = cluster.awaitLeader();
-        try (FrameClient c = new FrameClient(cluster.client(0))) {
+        int leader = CLUSTER.get().awaitLeader();
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(0))) {
             Frame s = ok(c.call(Frame.newBuilder().setStatusRequest(StatusRequest.getDefaultInstance())));
             assertEquals(leader + 1, s.getStatusResponse().getLeader());
             assertEquals(3, s.getStatusResponse().getMembersCount());
@@ -189,7 +174,7 @@ class ServerClusterTest {
 
     @Test
     void aWatchFromAPastRevisionReplaysThenStreams() {
-        try (FrameClient c = new FrameClient(cluster.client(cluster.follower()))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(CLUSTER.get().follower()))) {
             long first = ok(c.call(put("w/a", "1"))).getPutResponse().getHeader().getRevision();
             ok(c.call(put("other/x", "ignored")));
             ok(c.call(put("w/b", "2")));
@@ -214,7 +199,7 @@ class ServerClusterTest {
 
     @Test
     void aCanceledWatchGetsItsLastResponseAndNoMoreEvents() throws InterruptedException {
-        try (FrameClient c = new FrameClient(cluster.client(1))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(1))) {
             long watch = c.send(watchPrefix("cancel/", 0));
             WatchResponse created = c.next(watch).getWatchResponse();
             ok(c.call(put("cancel/a", "1")));
@@ -231,7 +216,7 @@ class ServerClusterTest {
 
     @Test
     void watchersThatAskGetProgressNotifications() {
-        try (FrameClient c = new FrameClient(cluster.client(0))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(0))) {
             long revision = ok(c.call(put("p/k", "v"))).getPutResponse().getHeader().getRevision();
             Frame.Builder create = watchPrefix("p/", 0);
             create.getWatchRequestBuilder().getCreateRequestBuilder().setProgressNotify(true);
@@ -245,7 +230,7 @@ class ServerClusterTest {
 
     @Test
     void aWatchOlderThanTheHistoryIsCanceledWithCompacted() {
-        try (FrameClient c = new FrameClient(cluster.client(cluster.awaitLeader()))) {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(CLUSTER.get().awaitLeader()))) {
             long first = ok(c.call(put("c/first", "v"))).getPutResponse().getHeader().getRevision();
             // 80 transactions of 128 puts: more events than the history keeps (10,000).
             List<Long> calls = new ArrayList<>();

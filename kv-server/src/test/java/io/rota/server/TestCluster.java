@@ -89,6 +89,12 @@ final class TestCluster implements AutoCloseable {
         return servers[index].clientAddress();
     }
 
+    /** Member {@code index}'s client address as {@code host:port}, the form the SDK takes. */
+    String endpoint(int index) {
+        InetSocketAddress a = client(index);
+        return a.getHostString() + ":" + a.getPort();
+    }
+
     /** Wait until the live servers agree on a leader that every live member has published; its index. */
     int awaitLeader() {
         int[] leader = {-1};

@@ -8,11 +8,9 @@ import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchResponse;
 import io.rota.raft.testing.Await;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,7 +18,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -44,30 +41,18 @@ class WatchEndToEndTest {
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    @TempDir
-    static Path dir;
-    static TestCluster cluster;
-
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
 
     @Test
     @DisplayName("etcd watch resume: watch from r on member A, disconnect, watch from last_seen + 1 on member B; "
             + "under concurrent writes the union is every revision of the prefix, in order, no gap, no duplicate")
     void aWatchResumedOnAnotherMemberMissesNothingAndRepeatsNothing() throws Exception {
-        int a = cluster.follower();
-        int b = cluster.awaitLeader();
+        int a = CLUSTER.get().follower();
+        int b = CLUSTER.get().awaitLeader();
         List<Long> expected = new CopyOnWriteArrayList<>();
         AtomicBoolean writerDone = new AtomicBoolean();
-        try (FrameClient writer = new FrameClient(cluster.client(3 - a - b))) {
+        try (FrameClient writer = new FrameClient(CLUSTER.get().client(3 - a - b))) {
             long r = ok(writer.call(put("resume/start", "0"))).getPutResponse().getHeader().getRevision();
             expected.add(r);
             CompletableFuture<Void> writes = CompletableFuture.runAsync(() -> {
@@ -81,7 +66,7 @@ class WatchEndToEndTest {
                 writerDone.set(true);
             });
             List<Long> seen = new ArrayList<>();
-            try (FrameClient first = new FrameClient(cluster.client(a))) {
+            try (FrameClient first = new FrameClient(CLUSTER.get().client(a))) {
                 long watch = first.send(watchPrefix("resume/", r));
                 assertTrue(first.next(watch).getWatchResponse().getCreated());
                 while (seen.size() < 60) {
@@ -89,7 +74,7 @@ class WatchEndToEndTest {
                 }
             }
             long lastSeen = seen.get(seen.size() - 1);
-            try (FrameClient second = new FrameClient(cluster.client(b))) {
+            try (FrameClient second = new FrameClient(CLUSTER.get().client(b))) {
                 long watch = second.send(watchPrefix("resume/", lastSeen + 1));
                 assertTrue(second.next(watch).getWatchResponse().getCreated());
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -115,7 +100,7 @@ class WatchEndToEndTest {
     private static long liveWatches(int member) {
         try {
             String body = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + cluster.http(member).getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+                    + CLUSTER.get().http(member).getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
             return body.lines().filter(l -> l.startsWith("rota_watches ")).mapToLong(l -> Long.parseLong(l.substring(13).strip()))
                     .findFirst().orElseThrow(() -> new AssertionError("no rota_watches in /metrics"));
         } catch (IOException e) {
@@ -147,16 +132,16 @@ class WatchEndToEndTest {
     @DisplayName("etcd slow watchers: a client that stops reading is canceled with a reason naming where to "
             + "resume; other watchers get every event and writes stay fast (the apply path never waits)")
     void aWatcherThatNeverReadsIsCanceledWhileOthersAndWritesCarryOn() throws Exception {
-        int leader = cluster.awaitLeader();
-        int follower = cluster.follower();
+        int leader = CLUSTER.get().awaitLeader();
+        int follower = CLUSTER.get().follower();
         int maxTxns = 1_500; // 75 MB: far beyond any socket buffers plus the watcher's bound
         int putsPerTxn = 100;
         ByteString value = ByteString.copyFrom(new byte[500]);
-        try (FrameClient writer = new FrameClient(cluster.client(leader));
-             FrameClient probe = new FrameClient(cluster.client(follower));
-             FrameClient good = new FrameClient(cluster.client(follower));
+        try (FrameClient writer = new FrameClient(CLUSTER.get().client(leader));
+             FrameClient probe = new FrameClient(CLUSTER.get().client(follower));
+             FrameClient good = new FrameClient(CLUSTER.get().client(follower));
              // A 4 KiB receive window and no reader: the server's socket, then its channel, then the watcher fill up.
-             FrameClient slow = new FrameClient(cluster.client(follower), 4096, false)) {
+             FrameClient slow = new FrameClient(CLUSTER.get().client(follower), 4096, false)) {
             long r0 = ok(writer.call(put("flood/start", "0"))).getPutResponse().getHeader().getRevision();
             long slowWatch = slow.send(watchPrefix("flood/", r0));
             long goodWatch = good.send(watchPrefix("flood/", r0));

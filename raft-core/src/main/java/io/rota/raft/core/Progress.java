@@ -88,14 +88,15 @@ final class Progress {
 
     /**
      * A rejection of the AppendEntries whose prevLogIndex was {@code rejectedIndex}; {@code hintNext} is
-     * where the conflict hint says to continue. Returns false for a stale rejection (an answer to an
-     * older message), which must change nothing.
+     * where the conflict hint says to continue (§5.3). A pipelining follower that rejects falls back to
+     * probing. Returns false for a stale rejection (an answer to an older message), which changes nothing.
      */
     boolean maybeDecreaseTo(long rejectedIndex, long hintNext) {
         if (state == State.REPLICATE) {
             if (rejectedIndex <= matchIndex) {
                 return false;
             }
+            becomeProbe();
         } else if (rejectedIndex != nextIndex - 1) {
             return false;
         }

@@ -747,10 +747,6 @@ public final class RaftNode {
         pr.recentActive = true;
         if (!m.success()) {
             if (pr.maybeDecreaseTo(m.rejectedIndex(), nextIndexFromHint(m))) {
-                if (pr.state == Progress.State.REPLICATE) {
-                    pr.becomeProbe();
-                    pr.nextIndex = Math.max(pr.matchIndex + 1, Math.min(m.rejectedIndex(), nextIndexFromHint(m)));
-                }
                 sendAppend(m.from(), true);
             }
             return;

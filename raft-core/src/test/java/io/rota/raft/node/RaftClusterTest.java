@@ -170,7 +170,6 @@ class RaftClusterTest {
         Semaphore window = new Semaphore(inFlight);
         List<String> acked = java.util.Collections.synchronizedList(new ArrayList<>());
         List<CompletableFuture<?>> all = new ArrayList<>();
-        int next = 0;
         long deadline = System.nanoTime() + LocalCluster.TIMEOUT.toNanos() * 4;
         List<String> pending = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -209,7 +208,6 @@ class RaftClusterTest {
                     acked.add(cmd);
                 }
             }
-            next++;
         }
         return new ArrayList<>(acked);
     }
