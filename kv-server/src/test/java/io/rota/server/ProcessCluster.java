@@ -1,0 +1,282 @@
+package io.rota.server;
+
+import io.rota.raft.testing.Await;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+
+/**
+ * A cluster of real {@code java -jar rota-server.jar server ...} processes on 127.0.0.1, for the
+ * failsafe tests ({@code *ProcessTest}) and the chaos harness. Members are {@code n1..nN}; index i is
+ * {@code n(i+1)}. Each member has a client port, a peer port and an HTTP port, all chosen by
+ * {@link TestCluster#freePort()}. Processes are stopped by PID in {@link #close()}.
+ *
+ * <p>{@code peerAddress} lets a test route member i's connections to member j through something else
+ * (a fault-injecting proxy): it returns the {@code host:port} member i should dial for member j. By
+ * default it is j's own peer address.
+ */
+public final class ProcessCluster implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Path jar;
+    private final Path dir;
+    private final int size;
+    private final int[] clientPort;
+    private final int[] peerPort;
+    private final int[] httpPort;
+    private final List<String> extraArgs;
+    private final BiFunction<Integer, Integer, String> peerAddress;
+    private final Process[] processes;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    /**
+     * Starts {@code size} members with the server's default timings and waits until each is healthy.
+     *
+     * @param dir       a temporary directory: data dirs and one log file per member go there
+     * @param size      the number of members
+     * @param extraArgs extra server flags for every member (e.g. {@code --election-ms 500})
+     * @return the running cluster
+     */
+    public static ProcessCluster start(Path dir, int size, String... extraArgs) {
+        return start(dir, size, null, extraArgs);
+    }
+
+    /**
+     * As {@link #start(Path, int, String...)}, with member i dialling member j at {@code peerAddress(i, j)}.
+     *
+     * @param peerAddress the address member i uses for member j, or null for j's own peer address
+     */
+    public static ProcessCluster start(Path dir, int size, BiFunction<Integer, Integer, String> peerAddress,
+                                       String... extraArgs) {
+        ProcessCluster c = new ProcessCluster(dir, size, peerAddress, List.of(extraArgs));
+        try {
+            for (int i = 0; i < size; i++) {
+                c.startMember(i);
+            }
+            for (int i = 0; i < size; i++) {
+                c.awaitHealthy(i);
+            }
+            return c;
+        } catch (RuntimeException | Error e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** The packaged server jar (set by failsafe as {@code rota.jar}); tests assume it exists. */
+    public static Path jar() {
+        return Path.of(System.getProperty("rota.jar", "target/rota-server.jar")).toAbsolutePath();
+    }
+
+    private ProcessCluster(Path dir, int size, BiFunction<Integer, Integer, String> peerAddress, List<String> extraArgs) {
+        this.jar = jar();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("needs the packaged " + jar + ": run ./mvnw -B verify");
+        }
+        this.dir = dir;
+        this.size = size;
+        this.extraArgs = extraArgs;
+        this.clientPort = new int[size];
+        this.peerPort = new int[size];
+        this.httpPort = new int[size];
+        for (int i = 0; i < size; i++) {
+            clientPort[i] = TestCluster.freePort();
+            peerPort[i] = TestCluster.freePort();
+            httpPort[i] = TestCluster.freePort();
+        }
+        this.peerAddress = peerAddress != null ? peerAddress : (i, j) -> "127.0.0.1:" + peerPort[j];
+        this.processes = new Process[size];
+    }
+
+    /** Starts (or restarts, on its existing data dir) member {@code i}; does not wait for it. */
+    public synchronized void startMember(int i) {
+        if (processes[i] != null && processes[i].isAlive()) {
+            throw new IllegalStateException(name(i) + " is already running");
+        }
+        StringBuilder cluster = new StringBuilder();
+        for (int j = 0; j < size; j++) {
+            cluster.append(j == 0 ? "" : ",").append(name(j)).append('=')
+                    .append(j == i ? "127.0.0.1:" + peerPort[j] : peerAddress.apply(i, j));
+        }
+        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx256m", "-XX:+UseSerialGC", "-jar", jar.toString(),
+                "server", "--name", name(i), "--data-dir", dir.resolve(name(i)).toString(),
+                "--listen-client", "127.0.0.1:" + clientPort[i], "--listen-peer", "127.0.0.1:" + peerPort[i],
+                "--http", "127.0.0.1:" + httpPort[i], "--initial-cluster", cluster.toString()));
+        cmd.addAll(extraArgs);
+        try {
+            processes[i] = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(name(i) + ".log").toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Waits until member {@code i} answers /health with 200. */
+    public void awaitHealthy(int i) {
+        Await.until(START_TIMEOUT, () -> httpGet(i, "/health").status() == 200, name(i) + " healthy");
+    }
+
+    /** Kills member {@code i} with SIGKILL and waits for it to be gone. */
+    public synchronized void kill(int i) {
+        Process p = processes[i];
+        if (p == null) {
+            return;
+        }
+        resume(i); // a stopped process still dies of SIGKILL, but be explicit
+        p.destroyForcibly();
+        try {
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(name(i) + " (pid " + p.pid() + ") did not die of SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Pauses member {@code i} with SIGSTOP (a long GC pause, seen from outside). */
+    public void pause(int i) {
+        signal(i, "STOP");
+    }
+
+    /** Resumes a paused member with SIGCONT. */
+    public void resume(int i) {
+        signal(i, "CONT");
+    }
+
+    private void signal(int i, String signal) {
+        Process p = processes[i];
+        if (p == null || !p.isAlive()) {
+            return;
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether member {@code i}'s process is alive (paused counts as alive). */
+    public boolean isAlive(int i) {
+        return processes[i] != null && processes[i].isAlive();
+    }
+
+    /** The PID of member {@code i}'s current process. */
+    public long pid(int i) {
+        return processes[i].pid();
+    }
+
+    /**
+     * The index of the member whose /status says it is the leader, or -1 if none answers so right now.
+     * Members that do not answer (dead, paused) are skipped.
+     */
+    public int leader() {
+        for (int i = 0; i < size; i++) {
+            if (isAlive(i) && httpGet(i, "/status").body().contains("\"role\":\"leader\"")) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Waits until some member reports itself leader and returns its index. */
+    public int awaitLeader() {
+        int[] found = {-1};
+        Await.until(START_TIMEOUT, () -> (found[0] = leader()) >= 0, "a leader");
+        return found[0];
+    }
+
+    /** {@code 127.0.0.1:port,...} of every member's client port, in member order. */
+    public String endpoints() {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < size; i++) {
+            s.append(i == 0 ? "" : ",").append(endpoint(i));
+        }
+        return s.toString();
+    }
+
+    /** {@code 127.0.0.1:port} of member {@code i}'s client port. */
+    public String endpoint(int i) {
+        return "127.0.0.1:" + clientPort[i];
+    }
+
+    /** Member i's client port. */
+    public int clientPort(int i) {
+        return clientPort[i];
+    }
+
+    /** Member i's own peer port (where it listens for Raft peers). */
+    public int peerPort(int i) {
+        return peerPort[i];
+    }
+
+    /** Member i's HTTP port (/health, /status, /metrics). */
+    public int httpPort(int i) {
+        return httpPort[i];
+    }
+
+    /** The number of members. */
+    public int size() {
+        return size;
+    }
+
+    /** The member's name, {@code n(i+1)}. */
+    public static String name(int i) {
+        return "n" + (i + 1);
+    }
+
+    /** Member i's log file (stdout and stderr of every run of it). */
+    public Path logFile(int i) {
+        return dir.resolve(name(i) + ".log");
+    }
+
+    /** An HTTP answer; status 0 when the member did not answer (not started, paused or dead). */
+    public record Reply(int status, String body) {
+    }
+
+    /** GET {@code path} on member i's HTTP port with a 2 s timeout. */
+    public Reply httpGet(int i, String path) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort[i] + path))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            return new Reply(r.statusCode(), r.body());
+        } catch (IOException e) {
+            return new Reply(0, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Kills every member (SIGKILL, after SIGCONT for paused ones) and waits for them. */
+    @Override
+    public synchronized void close() {
+        for (int i = 0; i < size; i++) {
+            if (processes[i] != null && processes[i].isAlive()) {
+                kill(i);
+            }
+        }
+    }
+
+    private static String javaBin() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+}
