@@ -298,7 +298,7 @@ final class Contender {
 
     /** A txn that applies only while this contender's key exists with its create_revision. */
     Txn guardedTxn() {
-        return rota.kv().txn().ifCreateRevision(key, CompareOp.EQUAL, token);
+        return Fencing.guard(rota.kv().txn(), key, token);
     }
 
     /**
