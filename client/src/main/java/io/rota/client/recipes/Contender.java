@@ -316,6 +316,9 @@ final class Contender {
             stopWatching();
         }
         keepAlive.close();
+        // A clean-up must run even on an interrupted thread (a closing job): the SDK's blocking calls give up
+        // at once when interrupted, and a key left behind would block the queue for a whole TTL.
+        boolean interrupted = Thread.interrupted();
         try {
             List<Op> ops = new ArrayList<>();
             ops.add(Op.delete(key));
@@ -323,6 +326,9 @@ final class Contender {
             return !lost.isDone() && guardedTxn().then(ops.toArray(Op[]::new)).commit().succeeded();
         } finally {
             revokeQuietly();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -336,7 +342,14 @@ final class Contender {
             stopWatching();
         }
         keepAlive.close();
-        revokeQuietly();
+        boolean interrupted = Thread.interrupted();   // see retire
+        try {
+            revokeQuietly();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private void revokeQuietly() {
