@@ -8,6 +8,7 @@ import io.rota.client.recipes.Leader;
 import io.rota.client.recipes.LockLostException;
 import io.rota.client.recipes.LockOptions;
 import io.rota.raft.testing.Await;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,6 +37,14 @@ class ElectionRecipeTest {
 
     static final LockOptions OPTIONS = LockOptions.defaults().withPrefix("rota/election").withTtl(Duration.ofSeconds(2));
     static final Duration WAIT = Duration.ofSeconds(30);
+
+    /** Threads for the concurrent contenders (the common pool has one thread on two cores). */
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        pool.shutdownNow();
+    }
 
     static RotaClient client() {
         return RotaClient.connect(CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + ","
@@ -69,7 +79,7 @@ class ElectionRecipeTest {
                     } catch (InterruptedException ex) {
                         throw new IllegalStateException(ex);
                     }
-                }, Executors.newSingleThreadExecutor()));
+                }, pool));
                 int queued = i + 1;
                 Await.until(WAIT, () -> watcher.kv().getPrefix("rota/election/ordered/").count() == queued,
                         "candidate " + queued + " queued");
@@ -141,7 +151,7 @@ class ElectionRecipeTest {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-            });
+            }, pool);
             dying.close();
             Leader now = campaign.get(30, TimeUnit.SECONDS);
             assertTrue(now.epoch() > old.epoch());

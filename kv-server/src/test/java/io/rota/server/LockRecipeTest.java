@@ -7,10 +7,12 @@ import io.rota.client.recipes.FenceGuard;
 import io.rota.client.recipes.Fencing;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
+import io.rota.client.recipes.LockLostException;
 import io.rota.client.recipes.LockOptions;
 import io.rota.client.recipes.LockTimeoutException;
 import io.rota.client.recipes.StaleTokenException;
 import io.rota.raft.testing.Await;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +26,8 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,6 +48,14 @@ class LockRecipeTest {
     static final LockOptions OPTIONS = LockOptions.defaults().withTtl(Duration.ofSeconds(2));
     static final Duration WAIT = Duration.ofSeconds(30);
 
+    /** Threads for the concurrent contenders (the common pool has one thread on two cores). */
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        pool.shutdownNow();
+    }
+
     static RotaClient client() {
         return RotaClient.connect(CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + ","
                 + CLUSTER.get().endpoint(2));
@@ -53,13 +65,17 @@ class LockRecipeTest {
         return rota.kv().getPrefix("rota/lock/" + name + "/").count();
     }
 
+    /** Read by every critical section and written back one yield later: a second holder would lose updates. */
+    private static int unguardedCounter;
+
     @Test
-    @DisplayName("8 clients x 5 acquisitions: never two in the critical section; tokens strictly increase")
+    @DisplayName("8 clients x 5 acquisitions: never two in the critical section, no lost update; tokens strictly increase")
     void mutualExclusionUnderContention() throws Exception {
         long seed = new Random().nextLong();
         Random random = new Random(seed);
         int clients = 8;
         int rounds = 5;
+        unguardedCounter = 0;
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
         List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
@@ -70,7 +86,7 @@ class LockRecipeTest {
             for (int c = 0; c < clients; c++) {
                 RotaClient rota = client();
                 rotas.add(rota);
-                int spin = 1 + random.nextInt(2_000);
+                int yields = 1 + random.nextInt(50);
                 workers.add(CompletableFuture.runAsync(() -> {
                     Lock lock = Lock.of(rota, "contended", OPTIONS);
                     for (int r = 0; r < rounds; r++) {
@@ -80,32 +96,28 @@ class LockRecipeTest {
                             }
                             tokens.add(held.fencingToken());
                             resource.check(held.fencingToken());
-                            Await.until(Duration.ofSeconds(5), () -> spinFor(spin), "spin");
+                            int read = unguardedCounter;
+                            for (int y = 0; y < yields; y++) {
+                                Thread.yield();
+                            }
+                            unguardedCounter = read + 1;
                             inside.decrementAndGet();
                         } catch (InterruptedException e) {
                             throw new IllegalStateException(e);
                         }
                     }
-                }, java.util.concurrent.Executors.newSingleThreadExecutor()));
+                }, pool));
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
         } finally {
             rotas.forEach(RotaClient::close);
         }
         assertEquals(0, overlaps.get(), "two holders at once (seed " + seed + ")");
+        assertEquals(clients * rounds, unguardedCounter, "lost updates (seed " + seed + ")");
         assertEquals(clients * rounds, tokens.size(), "seed " + seed);
         for (int i = 1; i < tokens.size(); i++) {
             assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens not increasing: " + tokens + " (seed " + seed + ")");
         }
-    }
-
-    /** A busy critical section of a few hundred microseconds: true once {@code iterations} were counted. */
-    private static boolean spinFor(int iterations) {
-        long x = 0;
-        for (int i = 0; i < iterations * 100; i++) {
-            x += i;
-        }
-        return x >= 0;
     }
 
     @Test
@@ -125,7 +137,7 @@ class LockRecipeTest {
                     } catch (InterruptedException e) {
                         throw new IllegalStateException(e);
                     }
-                }, java.util.concurrent.Executors.newSingleThreadExecutor()));
+                }, pool));
                 long expected = w + 2;
                 Await.until(WAIT, () -> queued(rota, "fifo") == expected, "waiter " + me + " queued");
             }
@@ -206,13 +218,13 @@ class LockRecipeTest {
                 } catch (Exception e) {
                     return e;
                 }
-            });
+            }, pool);
             // The pause: keep-alives stop (and the holder never releases), its task keeps running.
             paused.close();
             LockHandle next = Lock.of(b, "paused", OPTIONS).acquire(WAIT);
             long acquiredAt = System.nanoTime();
             Exception ended = task.get(10, TimeUnit.SECONDS);
-            assertTrue(ended instanceof io.rota.client.recipes.LockLostException, "task ended with " + ended);
+            assertTrue(ended instanceof LockLostException, "task ended with " + ended);
             assertTrue(interruptedAt.get() != 0 && interruptedAt.get() - acquiredAt < 0,
                     "the old task was interrupted before the next holder acquired");
             assertTrue(lost.get() != null && lost.get().contains("safe-until"), "lost: " + lost.get());

@@ -7,6 +7,7 @@ import io.rota.client.recipes.OnceRecord;
 import io.rota.client.recipes.OnceState;
 import io.rota.client.recipes.OnceStatus;
 import io.rota.raft.testing.Await;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
@@ -32,6 +34,14 @@ class OnceRecipeTest {
 
     static final OnceOptions OPTIONS = OnceOptions.defaults().withClaimTtl(Duration.ofSeconds(2));
     static final Duration WAIT = Duration.ofSeconds(30);
+
+    /** Threads for the concurrent contenders (the common pool has one thread on two cores). */
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        pool.shutdownNow();
+    }
 
     static RotaClient client() {
         return RotaClient.connect(CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + ","
@@ -59,7 +69,7 @@ class OnceRecipeTest {
                         throw new IllegalStateException(e);
                     }
                     return r.claim();
-                }, Executors.newSingleThreadExecutor()));
+                }, pool));
             }
             go.countDown();
             int winner = -1;
