@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -83,7 +84,7 @@ final class Contender {
      * @param margin the safety margin for a TTL (see {@link LockOptions#effectiveMargin})
      */
     static Contender enter(RotaClient rota, String queue, String value, Duration ttl,
-                           java.util.function.Function<Duration, Duration> margin) {
+                           Function<Duration, Duration> margin) {
         long sentAt = System.nanoTime();
         Lease lease = rota.leases().grant(ttl);
         Contender c = new Contender(rota, queue, lease, sentAt, margin.apply(lease.ttl()));
@@ -111,10 +112,6 @@ final class Contender {
 
     long token() {
         return token;
-    }
-
-    Duration ttl() {
-        return Duration.ofNanos(ttlNanos);
     }
 
     /** The contenders of {@code queue} in queue order (lowest create_revision first), from one read. */

@@ -8,7 +8,7 @@ package io.rota.client.recipes;
 public enum MissedRunPolicy {
     /** Run the most recent due fire time once; skip the older missed ones (cron's usual catch-up). */
     RUN_ONCE,
-    /** Run every due fire time, oldest first (at most {@link SingletonJob#MAX_CATCH_UP} of them). */
+    /** Run every due fire time, oldest first (the most recent {@link SingletonJob#MAX_CATCH_UP} of them). */
     RUN_ALL,
     /** Run none of the missed fire times; only fire times reached within the grace run. */
     SKIP

@@ -4,7 +4,6 @@ import io.rota.client.GetResult;
 import io.rota.client.KeyValue;
 import io.rota.client.Op;
 import io.rota.client.RotaClient;
-import io.rota.client.RotaException;
 import io.rota.client.Txn;
 
 import java.time.Clock;
@@ -12,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneId;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SingletonJob implements AutoCloseable {
 
-    /** At most this many due fire times are looked at in one go; older ones are neither run nor recorded. */
+    /** Only the most recent this many due fire times are looked at; older ones are neither run nor recorded. */
     public static final int MAX_CATCH_UP = 1_000;
     /** At most this many SKIPPED records are written per decision (one transaction). */
     static final int MAX_SKIPPED_RECORDS = 32;
@@ -252,12 +252,18 @@ public final class SingletonJob implements AutoCloseable {
             run(held, s.cursor(), claim);
             return;
         }
-        List<Instant> due = new ArrayList<>();
+        // The most recent MAX_CATCH_UP due fire times (a window: after a long outage the policy still
+        // applies to the latest ones, not to the oldest).
+        ArrayDeque<Instant> window = new ArrayDeque<>();
         Instant f = schedule.next(s.cursor() != null ? s.cursor() : started);
-        while (!f.isAfter(now) && due.size() < MAX_CATCH_UP) {
-            due.add(f);
+        while (!f.isAfter(now)) {
+            window.addLast(f);
+            if (window.size() > MAX_CATCH_UP) {
+                window.removeFirst();
+            }
             f = schedule.next(f);
         }
+        List<Instant> due = new ArrayList<>(window);
         if (due.isEmpty()) {
             return;
         }
