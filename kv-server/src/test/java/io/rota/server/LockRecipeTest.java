@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -168,6 +169,21 @@ class LockRecipeTest {
             assertTrue(next.fencingToken() > held.fencingToken());
             next.release();
             assertEquals(0, queued(a, "try"));
+        }
+    }
+
+    @Test
+    @DisplayName("an interrupted waiter leaves the queue at once (its key is removed, not left to expire)")
+    void interruptedWaiterLeaves() throws Exception {
+        try (RotaClient a = client(); RotaClient b = client()) {
+            LockHandle held = Lock.of(a, "interrupted", OPTIONS).acquire(WAIT);
+            Future<LockHandle> waiter = pool.submit(() -> Lock.of(b, "interrupted", OPTIONS).acquire(WAIT));
+            Await.until(WAIT, () -> queued(a, "interrupted") == 2, "the waiter queued");
+            waiter.cancel(true);
+            Await.until(Duration.ofMillis(1_500), () -> queued(a, "interrupted") == 1,
+                    "the waiter's key removed well before its 2 s lease could expire");
+            assertTrue(held.isHeld());
+            held.release();
         }
     }
 
