@@ -9,6 +9,7 @@ import io.rota.proto.LeaseTimeToLiveResponse;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -142,6 +143,9 @@ public final class Leases {
         /** Unknown until the first answer: the first keep-alive may take the whole call timeout. */
         private volatile long ttlNanos;
         private volatile long lastSuccess = System.nanoTime();
+        /** When the last keep-alive the cluster confirmed was sent; 0 until one was (see confirmed). */
+        private volatile long confirmedSentAt;
+        private volatile boolean confirmed;
 
         KeepAliveTask(long id, LeaseListener listener) {
             this.id = id;
@@ -154,6 +158,7 @@ public final class Leases {
             }
             long timeout = ttlNanos == 0 ? TimeUnit.SECONDS.toNanos(10)
                     : Math.max(TimeUnit.MILLISECONDS.toNanos(50), lastSuccess + ttlNanos - System.nanoTime());
+            long sentAt = System.nanoTime();
             client.execute(Frame.newBuilder().setLeaseKeepAliveRequest(LeaseKeepAliveRequest.newBuilder().setID(id)),
                     false, timeout).whenComplete((f, e) -> {
                         if (!active.get()) {
@@ -166,6 +171,8 @@ public final class Leases {
                                 return;
                             }
                             lastSuccess = System.nanoTime();
+                            confirmedSentAt = sentAt;
+                            confirmed = true;
                             ttlNanos = TimeUnit.SECONDS.toNanos(ttl);
                             next(TimeUnit.NANOSECONDS.toMillis(ttlNanos) / 3);
                             return;
@@ -203,6 +210,11 @@ public final class Leases {
         @Override
         public boolean isActive() {
             return active.get();
+        }
+
+        @Override
+        public OptionalLong lastConfirmedSendNanos() {
+            return confirmed ? OptionalLong.of(confirmedSentAt) : OptionalLong.empty();
         }
 
         @Override

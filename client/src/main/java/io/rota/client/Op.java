@@ -87,6 +87,18 @@ public final class Op {
                 DeleteRangeRequest.newBuilder().setKey(ByteString.copyFrom(key)).setPrevKv(true)).build());
     }
 
+    /**
+     * Puts {@code key = value} attached to a lease (deleted with it).
+     *
+     * @param key   the key (UTF-8)
+     * @param value the value (UTF-8)
+     * @param lease a lease id, or 0 for none
+     * @return the operation
+     */
+    public static Op put(String key, String value, long lease) {
+        return new Op(RequestOp.newBuilder().setRequestPut(Kv.putRequest(utf8(key), utf8(value), lease)).build());
+    }
+
     static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

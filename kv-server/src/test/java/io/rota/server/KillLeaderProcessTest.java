@@ -75,10 +75,18 @@ class KillLeaderProcessTest {
             int port = httpPort[i];
             Await.until(TIMEOUT, () -> httpGet(port, "/health").statusCode() == 200, "n" + (i + 1) + " healthy");
         }
-        int leader = -1;
-        for (int i = 0; i < 3 && leader < 0; i++) {
-            leader = httpGet(httpPort[i], "/status").body().contains("\"role\":\"leader\"") ? i : -1;
-        }
+        // Healthy is not yet elected: wait until some member reports itself leader.
+        int[] found = {-1};
+        Await.until(TIMEOUT, () -> {
+            for (int i = 0; i < 3; i++) {
+                if (httpGet(httpPort[i], "/status").body().contains("\"role\":\"leader\"")) {
+                    found[0] = i;
+                    return true;
+                }
+            }
+            return false;
+        }, "a leader");
+        int leader = found[0];
         int a = (leader + 1) % 3;
         int b = (leader + 2) % 3;
 

@@ -1,0 +1,290 @@
+package io.rota.client.recipes;
+
+import io.rota.client.GetResult;
+import io.rota.client.KeyValue;
+import io.rota.client.Op;
+import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
+import io.rota.client.Watch;
+import io.rota.client.WatchEvent;
+import io.rota.client.WatchListener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Leader election (etcd's concurrency.Election): the same FIFO queue as {@link Lock} under
+ * {@code <prefix>/<name>/} (default prefix {@code rota/election}). The contender with the lowest
+ * create_revision leads; its value is the leader's announcement; the create_revision is the leader's
+ * {@linkplain #epoch() epoch} and fencing token.
+ *
+ * <pre>{@code
+ * Election election = Election.of(rota, "scheduler");
+ * election.campaign("app-1:8080");          // blocks until elected
+ * ... lead, passing election.epoch() to the resources ...
+ * election.resign();
+ * }</pre>
+ *
+ * <p>One object is one contender: one campaign at a time. {@link #leader()} and {@link #observe} work
+ * without campaigning. Thread-safe.
+ */
+public final class Election {
+
+    private final RotaClient rota;
+    private final String name;
+    private final LockOptions options;
+    private final String queue;
+    private final List<ElectionListener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicLong wakeups = new AtomicLong();
+    /** The current campaign's place, or null. */
+    private volatile Contender contender;
+
+    private Election(RotaClient rota, String name, LockOptions options) {
+        this.rota = Objects.requireNonNull(rota, "rota");
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("an election needs a non-empty name");
+        }
+        this.name = name;
+        this.options = Objects.requireNonNull(options, "options");
+        this.queue = options.prefix() + "/" + name + "/";
+    }
+
+    /**
+     * An election with prefix {@code rota/election} and a 10 s lease.
+     *
+     * @param rota the client
+     * @param name the election's name
+     * @return the election
+     */
+    public static Election of(RotaClient rota, String name) {
+        return of(rota, name, LockOptions.defaults().withPrefix("rota/election"));
+    }
+
+    /**
+     * An election with the given options (prefix, TTL, clock drift, safety margin; the lock-delay is not used).
+     *
+     * @param rota    the client
+     * @param name    the election's name
+     * @param options the options
+     * @return the election
+     */
+    public static Election of(RotaClient rota, String name, LockOptions options) {
+        return new Election(rota, name, options);
+    }
+
+    /**
+     * Registers a listener for this contender's gains and losses of leadership.
+     *
+     * @param listener the listener
+     * @return this election
+     */
+    public Election addListener(ElectionListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    /**
+     * Campaigns with {@code value} and blocks until elected.
+     *
+     * @param value the value to announce as leader
+     * @return the leadership
+     * @throws InterruptedException if interrupted (the campaign is withdrawn)
+     * @throws IllegalStateException if this object already campaigns
+     */
+    public Leader campaign(String value) throws InterruptedException {
+        return campaign(value, Duration.ofNanos(Long.MAX_VALUE / 4)).orElseThrow();
+    }
+
+    /**
+     * Campaigns with {@code value} for at most {@code timeout}.
+     *
+     * @param value   the value to announce as leader
+     * @param timeout how long to wait at most
+     * @return the leadership, or empty if not elected in time (the campaign is withdrawn)
+     * @throws InterruptedException if interrupted (the campaign is withdrawn)
+     * @throws IllegalStateException if this object already campaigns
+     */
+    public Optional<Leader> campaign(String value, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Contender c;
+        synchronized (this) {
+            if (contender != null) {
+                throw new IllegalStateException("election '" + name + "' already campaigns as " + contender.key()
+                        + "; resign first");
+            }
+            c = Contender.enter(rota, queue, value, options.ttl(), options::effectiveMargin);
+            contender = c;
+        }
+        boolean elected = false;
+        try {
+            if (!c.awaitFirst(deadline, wakeups)) {
+                return Optional.empty();
+            }
+            c.watchTenure();
+            c.onLost(this::lost);
+            elected = true;
+        } finally {
+            if (!elected) {
+                withdraw(c);
+            }
+        }
+        Leader me = new Leader(name, c.key(), value, c.token(), c.token());
+        for (ElectionListener l : listeners) {
+            l.gained(me);
+        }
+        return Optional.of(me);
+    }
+
+    /**
+     * Announces a new value while leading; the write is guarded by the own key, so a deposed leader's
+     * proclaim does not apply.
+     *
+     * @param value the new value
+     * @throws LockLostException if this contender does not lead (any more)
+     */
+    public void proclaim(String value) {
+        Contender c = contender;
+        if (c == null || !isLeader()) {
+            throw new LockLostException(c == null ? queue : c.key(), "not the leader of '" + name + "'");
+        }
+        if (!c.guardedTxn().then(Op.put(c.key(), value, c.leaseId())).commit().succeeded()) {
+            c.lose("key " + c.key() + " is gone");
+            throw new LockLostException(c.key(), "the leader key is gone");
+        }
+    }
+
+    /** Gives up leadership (or the campaign): deletes the own key and revokes the lease. Idempotent. */
+    public void resign() {
+        Contender c = contender;
+        if (c != null) {
+            withdrawAfterRetire(c);
+        }
+    }
+
+    /**
+     * Whether this contender leads now: elected, not lost, safe-until not passed.
+     *
+     * @return true while leading
+     */
+    public boolean isLeader() {
+        Contender c = contender;
+        return c != null && c.hasTenure() && !c.isLost() && System.nanoTime() - c.safeUntilNanos() < 0;
+    }
+
+    /**
+     * This contender's epoch while it leads: its key's create_revision, the fencing token of its term.
+     *
+     * @return the epoch, or 0 when not leading
+     */
+    public long epoch() {
+        Contender c = contender;
+        return c != null && isLeader() ? c.token() : 0;
+    }
+
+    /**
+     * The current leader, read from the cluster (linearizable).
+     *
+     * @return the leader, or empty if nobody campaigns
+     */
+    public Optional<Leader> leader() {
+        List<KeyValue> queued = Contender.contenders(rota.kv().getPrefix(queue), queue);
+        return queued.isEmpty() ? Optional.empty() : Optional.of(leaderOf(queued.get(0)));
+    }
+
+    /**
+     * Streams leader changes: {@code listener} gets the current leader now (empty if none), then every
+     * change — a new leader, a proclaimed value, no leader — in revision order, on the client's callback
+     * thread. Close the returned watch to stop.
+     *
+     * @param listener receives the leader after each change
+     * @return the running watch
+     */
+    public Watch observe(Consumer<Optional<Leader>> listener) {
+        GetResult start = rota.kv().getPrefix(queue);
+        TreeMap<String, KeyValue> members = new TreeMap<>();
+        for (KeyValue kv : Contender.contenders(start, queue)) {
+            members.put(kv.keyString(), kv);
+        }
+        Observer observer = new Observer(members, listener);
+        observer.deliver();
+        return rota.watches().watchPrefix(queue, start.revision() + 1, observer);
+    }
+
+    /** Follows the queue from events; delivers the leader whenever its key or revision changes. */
+    private final class Observer implements WatchListener {
+        private final TreeMap<String, KeyValue> members;
+        private final Consumer<Optional<Leader>> listener;
+        private Optional<Leader> last;
+
+        Observer(TreeMap<String, KeyValue> members, Consumer<Optional<Leader>> listener) {
+            this.members = members;
+            this.listener = listener;
+        }
+
+        @Override
+        public synchronized void onEvent(WatchEvent event) {
+            String key = event.kv().keyString();
+            if (event.type() == WatchEvent.Type.DELETE) {
+                members.remove(key);
+            } else if (Contender.isContenderKey(key, queue)) {
+                members.put(key, event.kv());
+            }
+            deliver();
+        }
+
+        @Override
+        public void onError(RotaException error) {
+            listener.accept(Optional.empty());
+        }
+
+        synchronized void deliver() {
+            KeyValue first = null;
+            for (KeyValue kv : members.values()) {
+                if (first == null || kv.createRevision() < first.createRevision()) {
+                    first = kv;
+                }
+            }
+            Optional<Leader> now = first == null ? Optional.empty() : Optional.of(leaderOf(first));
+            if (last == null || !last.equals(now)) {
+                last = now;
+                listener.accept(now);
+            }
+        }
+    }
+
+    private Leader leaderOf(KeyValue kv) {
+        return new Leader(name, kv.keyString(), kv.valueString(), kv.createRevision(), kv.modRevision());
+    }
+
+    private void lost(String reason) {
+        for (ElectionListener l : listeners) {
+            l.lost(reason);
+        }
+    }
+
+    private synchronized void withdraw(Contender c) {
+        c.abandon();
+        if (contender == c) {
+            contender = null;
+        }
+    }
+
+    private synchronized void withdrawAfterRetire(Contender c) {
+        c.retire();
+        if (contender == c) {
+            contender = null;
+        }
+    }
+
+    /** For humans: the election's name and queue prefix. */
+    @Override
+    public String toString() {
+        return "Election[" + name + " at " + queue + "]";
+    }
+}

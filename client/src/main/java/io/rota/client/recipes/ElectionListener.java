@@ -1,0 +1,23 @@
+package io.rota.client.recipes;
+
+/**
+ * Told when this contender gains or loses leadership of an {@link Election}. Called on an SDK thread or the
+ * campaigning thread: keep it short.
+ */
+public interface ElectionListener {
+
+    /**
+     * This contender was elected.
+     *
+     * @param leader the leadership, with its epoch
+     */
+    void gained(Leader leader);
+
+    /**
+     * This contender lost leadership without resigning: its lease expired or was revoked, its key was
+     * deleted, or safe-until passed without a confirmed keep-alive.
+     *
+     * @param reason why, for humans
+     */
+    void lost(String reason);
+}

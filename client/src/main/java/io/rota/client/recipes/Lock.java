@@ -1,0 +1,194 @@
+package io.rota.client.recipes;
+
+import io.rota.client.KeyValue;
+import io.rota.client.Op;
+import io.rota.client.RotaClient;
+import io.rota.client.TxnResult;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A fair (FIFO) distributed lock with fencing tokens. Each contender puts a key
+ * {@code <prefix>/<name>/<lease-hex>} attached to its own kept-alive lease; the key with the lowest
+ * create_revision holds the lock; each waiter watches only its predecessor's key (no herd). See
+ * docs/locks.md for the failure cases and how each is closed.
+ *
+ * <pre>{@code
+ * Lock lock = Lock.of(rota, "daily-email");
+ * try (LockHandle held = lock.acquire(Duration.ofSeconds(30))) {
+ *     held.runGuarded(() -> mailer.send(batch, held.fencingToken()));
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe; one {@code Lock} may be acquired by several threads, each getting its own place in the
+ * queue (it is not re-entrant).
+ */
+public final class Lock {
+
+    private final RotaClient rota;
+    private final String name;
+    private final LockOptions options;
+    private final String queue;
+    private final AtomicLong wakeups = new AtomicLong();
+
+    private Lock(RotaClient rota, String name, LockOptions options) {
+        this.rota = Objects.requireNonNull(rota, "rota");
+        this.options = Objects.requireNonNull(options, "options");
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a lock needs a non-empty name");
+        }
+        this.name = name;
+        this.queue = options.prefix() + "/" + name + "/";
+    }
+
+    /**
+     * A lock with the default options (10 s lease, no lock-delay).
+     *
+     * @param rota the client
+     * @param name the lock's name
+     * @return the lock (nothing is sent until acquire)
+     */
+    public static Lock of(RotaClient rota, String name) {
+        return of(rota, name, LockOptions.defaults());
+    }
+
+    /**
+     * A lock with the given options.
+     *
+     * @param rota    the client
+     * @param name    the lock's name
+     * @param options the options
+     * @return the lock (nothing is sent until acquire)
+     */
+    public static Lock of(RotaClient rota, String name, LockOptions options) {
+        return new Lock(rota, name, options);
+    }
+
+    /**
+     * The lock's name.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * The lock's options.
+     *
+     * @return the options
+     */
+    public LockOptions options() {
+        return options;
+    }
+
+    /**
+     * Waits for the lock: joins the queue and waits until every earlier contender left, then (after an
+     * expired holder) the lock-delay.
+     *
+     * @param timeout how long to wait at most
+     * @return the held lock
+     * @throws LockTimeoutException if not acquired in time (the waiter's key is removed)
+     * @throws LockLostException    if the waiter's own lease was lost while waiting
+     * @throws InterruptedException if interrupted while waiting (the waiter's key is removed)
+     * @throws io.rota.client.RotaException if the cluster could not be reached
+     */
+    public LockHandle acquire(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        return acquireBy(deadline).orElseThrow(() -> new LockTimeoutException(name, timeout));
+    }
+
+    /**
+     * Takes the lock only if nobody holds it or waits for it now (a lock-delay after an expired holder is
+     * still waited).
+     *
+     * @return the held lock, or empty if another contender is ahead (nothing is left behind)
+     * @throws InterruptedException if interrupted during a lock-delay
+     */
+    public Optional<LockHandle> tryAcquire() throws InterruptedException {
+        return acquireBy(System.nanoTime());
+    }
+
+    private Optional<LockHandle> acquireBy(long deadline) throws InterruptedException {
+        Contender c = Contender.enter(rota, queue, "", options.ttl(), options::effectiveMargin);
+        boolean held = false;
+        try {
+            if (!c.awaitFirst(deadline, wakeups)) {
+                return Optional.empty();
+            }
+            waitLockDelay(c);
+            // Record who holds it (guarded: only while our key is still first), for the next holder's lock-delay.
+            TxnResult r = c.guardedTxn().then(Op.put(holderKey(), holderRecord(c.token(), "held")))
+                    .commit();
+            if (!r.succeeded()) {
+                throw new LockLostException(c.key(), "the key vanished before the lock was taken");
+            }
+            c.watchTenure();
+            held = true;
+            return Optional.of(new LockHandle(this, c));
+        } finally {
+            if (!held) {
+                c.abandon();
+            }
+        }
+    }
+
+    /** After a holder that did not release cleanly (its record still says held), wait the lock-delay. */
+    private void waitLockDelay(Contender c) throws InterruptedException {
+        if (options.lockDelay().isZero()) {
+            return;
+        }
+        Optional<KeyValue> previous = rota.kv().get(holderKey()).first();
+        if (previous.isPresent()) {
+            Map<String, String> record = Fields.decode(previous.get().valueString());
+            if ("held".equals(record.get("state")) && !String.valueOf(c.token()).equals(record.get("token"))) {
+                TimeUnit.NANOSECONDS.sleep(options.lockDelay().toNanos());
+            }
+        }
+    }
+
+    /**
+     * The current holder's key, if any: the queue's first contender.
+     *
+     * @return the holder's key (its create_revision is the holder's fencing token), or empty if free
+     */
+    public Optional<KeyValue> holder() {
+        List<KeyValue> queued = Contender.contenders(rota.kv().getPrefix(queue), queue);
+        return queued.isEmpty() ? Optional.empty() : Optional.of(queued.get(0));
+    }
+
+    /**
+     * How many times waiters of this lock object woke up to re-check the queue after their predecessor left.
+     * With predecessor-only watching this is about one per release, however many wait (no herd).
+     *
+     * @return the count since creation
+     */
+    public long wakeups() {
+        return wakeups.get();
+    }
+
+    /** The record of the last holder: {@code <prefix>.holder/<name>}, outside every lock's queue. */
+    String holderKey() {
+        return options.prefix() + ".holder/" + name;
+    }
+
+    static String holderRecord(long token, String state) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("token", Long.toString(token));
+        fields.put("state", state);
+        return Fields.encode(fields);
+    }
+
+    /** For humans: the lock's name and queue prefix. */
+    @Override
+    public String toString() {
+        return "Lock[" + name + " at " + queue + "]";
+    }
+}
