@@ -40,7 +40,9 @@ public final class KvStore {
 
     KvStore(Limits limits) {
         this.limits = limits;
-        this.history = new EventHistory(limits.maxHistoryEvents(), revision);
+        // Nothing is compacted yet: revision 1 is the empty store's and has no events, so a watch from
+        // revision 1 (etcd's "from the beginning") replays everything instead of failing COMPACTED.
+        this.history = new EventHistory(limits.maxHistoryEvents(), 0);
     }
 
     public long revision() {

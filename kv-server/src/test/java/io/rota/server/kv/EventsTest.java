@@ -43,6 +43,17 @@ class EventsTest {
         assertEquals(Event.EventType.DELETE, eventAfterDelete().getType());
     }
 
+    @Test
+    void aWatchFromRevisionOneOfAFreshStoreReplaysEverything() {
+        // Found by SdkFailoverProcessTest: the empty store's revision 1 counted as compacted, so etcd's
+        // "watch from the beginning" failed COMPACTED on a brand-new cluster.
+        assertFalse(h.sm.history(1).compacted());
+        h.put("a", "1");   // 2
+        HistoryRead read = h.sm.history(1);
+        assertFalse(read.compacted());
+        assertEquals(List.of(2L), read.events().stream().map(e -> e.getKv().getModRevision()).toList());
+    }
+
     private Event eventAfterDelete() {
         h.delete("a", "");
         List<Event> events = h.sm.history(h.sm.revision()).events();

@@ -55,7 +55,10 @@ public final class RaftNode {
     private long leaderId = NONE;
     /** Ticks since the last election timeout reset (followers, candidates) or CheckQuorum round (leader). */
     private int electionElapsed;
-    /** This node's election timeout, drawn from [electionTicks, 2 × electionTicks) (§5.2). */
+    /**
+     * This node's election timeout, drawn from [electionTicks, 2 × electionTicks) (§5.2); shortened to a
+     * few ticks when the runtime reports the leader's process gone ({@link #reportPeerDown}).
+     */
     private int randomizedElectionTimeout;
     /** Votes received in the current (pre-)election; absent = no answer yet. */
     private final Map<Long, Boolean> votes = new HashMap<>();
@@ -246,6 +249,33 @@ public final class RaftNode {
         if (role == Role.LEADER && pr != null && pr.state == Progress.State.REPLICATE) {
             pr.becomeProbe();
         }
+    }
+
+    /**
+     * The runtime knows that {@code peer}'s process is gone — its connection closed and its port now
+     * refuses connections (a crash or kill -9), which is stronger evidence than a missing heartbeat. A
+     * follower whose leader that is stops waiting out a whole election timeout (§5.2) and campaigns
+     * almost at once. Survivors are ranked by id so that they do not all start together and split the
+     * vote: the first campaigns on its next tick, the next two ticks later, and so on.
+     *
+     * <p>Only liveness changes: a false report costs at most one election, and PreVote (§9.6) still
+     * asks a majority first. A survivor that has not seen the leader go refuses that pre-vote while its
+     * leader lease lasts (CheckQuorum), so a report by one partitioned follower disrupts nothing.
+     */
+    public void reportPeerDown(long peer) {
+        requireNoOutstandingReady();
+        if (role != Role.FOLLOWER || peer != leaderId || peer == id || !isPromotable()) {
+            return;
+        }
+        int rank = 0;
+        for (long voter : configuration.voters()) {
+            if (voter != peer && voter < id) {
+                rank++;
+            }
+        }
+        leaderId = NONE; // no longer "in lease": our pre-vote grants are now open to the survivors
+        electionElapsed = 0;
+        randomizedElectionTimeout = Math.min(1 + 2 * rank, randomizedElectionTimeout);
     }
 
     /** The runtime failed to deliver a snapshot to {@code peer}: probe again (and resend if needed). */

@@ -55,10 +55,14 @@ public final class RaftDriver<R> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RaftDriver.class);
 
     /** What the driver thread consumes. Netty handlers and callers only ever enqueue these. */
-    private sealed interface Input permits PeerMessage, Proposal, Read, LocalRead, Transfer, StatusQuery, Wakeup {
+    private sealed interface Input permits PeerMessage, PeerDown, Proposal, Read, LocalRead, Transfer, StatusQuery, Wakeup {
     }
 
     private record PeerMessage(Message message) implements Input {
+    }
+
+    /** The transport found a peer's process gone (see {@link RaftNode#reportPeerDown}). */
+    private record PeerDown(long peer) implements Input {
     }
 
     private record Proposal(byte[] command, CompletableFuture<Object> future, long deadline) implements Input {
@@ -153,7 +157,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         log.info("node {} starting: term {}, log [{}..{}], commit {}, snapshot at {}", config.raft().id(),
                 core.currentTerm(), core.firstIndex(), core.lastIndex(), core.commitIndex(), applied);
         RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, metrics, applied);
-        transport.start(driver::onPeerMessage);
+        transport.start(driver::onPeerMessage, driver::onPeerDown);
         driver.thread.start();
         long tickNanos = config.tick().toNanos();
         driver.ticker.scheduleAtFixedRate(driver::onTick, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
@@ -257,6 +261,12 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
     }
 
+    private void onPeerDown(long peer) {
+        if (!inbox.offer(new PeerDown(peer))) {
+            log.debug("node {}: inbox full, dropped the news that peer {} is down", id(), peer);
+        }
+    }
+
     private void onTick() {
         pendingTicks.incrementAndGet();
         inbox.offer(WAKEUP);
@@ -307,6 +317,9 @@ public final class RaftDriver<R> implements AutoCloseable {
         for (Input in : batch) {
             if (in instanceof PeerMessage pm) {
                 core.step(pm.message());
+                noticeLeaderChange();
+            } else if (in instanceof PeerDown pd) {
+                core.reportPeerDown(pd.peer());
                 noticeLeaderChange();
             } else if (in instanceof Proposal p) {
                 proposalBatch.add(p);

@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -15,6 +16,7 @@ import io.rota.raft.core.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Objects;
@@ -26,6 +28,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.stream.Collectors;
 
 /**
@@ -51,6 +54,7 @@ public final class NettyPeerTransport implements PeerTransport {
     private final ConnectionEvents events = new Events();
 
     private volatile Consumer<Message> inbound;
+    private volatile LongConsumer peerDown;
     private volatile boolean closed;
     private EventLoopGroup group;
     private Channel serverChannel;
@@ -61,11 +65,12 @@ public final class NettyPeerTransport implements PeerTransport {
     }
 
     @Override
-    public synchronized void start(Consumer<Message> inbound) {
+    public synchronized void start(Consumer<Message> inbound, LongConsumer peerDown) {
         if (group != null) {
             throw new IllegalStateException("already started");
         }
         this.inbound = Objects.requireNonNull(inbound, "inbound");
+        this.peerDown = Objects.requireNonNull(peerDown, "peerDown");
         group = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
         WriteBufferWaterMark waterMark =
                 new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes());
@@ -221,6 +226,33 @@ public final class NettyPeerTransport implements PeerTransport {
         }
     }
 
+    /**
+     * After a connection to {@code peerId} closed: is its process still there? One bare TCP connect, closed
+     * at once (the peer's handshake handler drops it silently). A refused connect means nothing listens
+     * on the peer's port any more — it crashed or was killed — and the node hears of it at once instead of
+     * after an election timeout. Anything else (accepted, timed out) says nothing and is ignored.
+     */
+    private void probe(long peerId) {
+        InetSocketAddress address = config.peers().get(peerId);
+        Bootstrap d = dialer;
+        if (address == null || d == null || closed) {
+            return;
+        }
+        try {
+            d.clone().handler(new ChannelInboundHandlerAdapter()).connect(address).addListener((ChannelFuture f) -> {
+                if (f.isSuccess()) {
+                    f.channel().close();
+                } else if (f.cause() instanceof ConnectException && !closed) {
+                    log.info("Node {}: peer {} refuses connections at {}; its process is gone", config.selfId(),
+                            peerId, address);
+                    peerDown.accept(peerId);
+                }
+            });
+        } catch (RejectedExecutionException shuttingDown) {
+            // closing: nothing to report
+        }
+    }
+
     /** Backoff after the n-th consecutive failure: min·2^(n-1), capped at max, with "equal jitter". */
     private long backoffMillis(int failures) {
         long min = config.reconnectBackoffMin().toMillis();
@@ -254,6 +286,7 @@ public final class NettyPeerTransport implements PeerTransport {
         public void disconnected(long peerId, Channel channel) {
             if (peer(peerId).detach(channel) && !closed) {
                 log.info("Node {} disconnected from peer {} ({})", config.selfId(), peerId, channel.remoteAddress());
+                probe(peerId);
             }
         }
 

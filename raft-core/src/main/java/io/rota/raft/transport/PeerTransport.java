@@ -5,6 +5,7 @@ import io.rota.raft.core.Message;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * The port through which a Raft node talks to its peers. Raft only needs "best effort, in order per
@@ -16,8 +17,12 @@ import java.util.function.Consumer;
  */
 public interface PeerTransport extends AutoCloseable {
 
-    /** Bind the listen address and start; inbound messages go to the sink, called on I/O threads (the sink must not block). */
-    void start(Consumer<Message> inbound);
+    /**
+     * Bind the listen address and start; inbound messages go to the sink, called on I/O threads (the sink
+     * must not block). {@code peerDown} hears, also on I/O threads, of a peer whose connection closed and
+     * whose port then refused a new one: its process is gone, not merely slow.
+     */
+    void start(Consumer<Message> inbound, LongConsumer peerDown);
 
     /** The bound address (useful when configured with port 0). */
     InetSocketAddress localAddress();

@@ -149,4 +149,72 @@ class PreVoteAndCheckQuorumTest {
 
         assertEquals(Role.LEADER, net.node(1).role());
     }
+    @Test
+    @DisplayName("reportPeerDown: when the leader's process is gone, the lowest-id survivor campaigns on its next tick and wins before the others time out")
+    void survivorsElectANewLeaderWithinTicksWhenTheLeaderIsReportedDown() {
+        Network net = new Network(3);
+        net.electLeader(3);
+        long term = net.node(3).currentTerm();
+        net.crash(3);
+
+        net.node(1).reportPeerDown(3);
+        net.node(2).reportPeerDown(3);
+        assertEquals(NONE, net.node(1).leaderId(), "a follower that lost its leader no longer claims one");
+
+        net.tickAll(); // rank 0 (node 1) campaigns on its first tick; rank 1 (node 2) would wait 3 ticks
+        net.drain();
+
+        assertEquals(Role.LEADER, net.node(1).role(), "elected one tick after the report, not a whole timeout later");
+        assertEquals(term + 1, net.node(1).currentTerm(), "one election, no split vote");
+        assertEquals(1, net.node(2).leaderId());
+    }
+
+    @Test
+    @DisplayName("reportPeerDown: the second survivor takes over when the first cannot win (its log is behind)")
+    void secondSurvivorWinsWhenTheFirstIsBehind() {
+        Network net = new Network(3);
+        net.electLeader(3);
+        net.cut(3, 1); // node 1 misses the next entry
+        net.propose(3, "x");
+        net.drain();
+        net.recover();
+        net.crash(3);
+
+        net.node(1).reportPeerDown(3);
+        net.node(2).reportPeerDown(3);
+        net.tickUntil(() -> net.leader() != NONE, 5);
+
+        assertEquals(2, net.leader(), "§5.4.1: only node 2 holds every committed entry");
+    }
+
+    @Test
+    @DisplayName("reportPeerDown is only a hint: a false report by a follower that is cut off from the leader disrupts nothing (§9.6, §4.2.3)")
+    void falseReportByOneFollowerDoesNotDisrupt() {
+        Network net = new Network(3);
+        net.electLeader(1);
+        long term = net.node(1).currentTerm();
+        net.tickAll(); // node 3 hears the leader's heartbeat: it is in lease
+        net.drain();
+
+        net.node(2).reportPeerDown(1); // wrong: node 1 is alive
+        net.tick(2);
+        net.drain();
+
+        assertEquals(1, net.leader());
+        assertEquals(term, net.node(1).currentTerm(), "node 3 refused the pre-vote, so no term was raised");
+        assertEquals(term, net.node(2).currentTerm());
+    }
+
+    @Test
+    @DisplayName("reportPeerDown of a peer that is not the leader changes nothing")
+    void reportOfANonLeaderIsIgnored() {
+        Network net = new Network(3);
+        net.electLeader(1);
+
+        net.node(2).reportPeerDown(3);
+        net.node(1).reportPeerDown(2);
+
+        assertEquals(1, net.node(2).leaderId());
+        assertEquals(Role.LEADER, net.node(1).role());
+    }
 }

@@ -42,7 +42,12 @@ public record Action(Kind kind, int a, int b) {
         /** The leader is asked to transfer leadership to node {@code a} (§3.10). */
         TRANSFER(5),
         /** Node {@code a} snapshots its state machine and compacts its log (§7). */
-        COMPACT(10);
+        COMPACT(10),
+        /**
+         * Node {@code a}'s runtime reports node {@code b} down ({@code RaftNode.reportPeerDown}); true or a
+         * false alarm, it must never break safety.
+         */
+        PEER_DOWN(10);
 
         final int weight;
 
@@ -62,7 +67,7 @@ public record Action(Kind kind, int a, int b) {
         int total = 0;
         for (Kind k : Kind.values()) {
             boolean fault = k == Kind.CRASH || k == Kind.RESTART || k == Kind.PARTITION || k == Kind.HEAL
-                    || k == Kind.DROP || k == Kind.TRANSFER;
+                    || k == Kind.DROP || k == Kind.TRANSFER || k == Kind.PEER_DOWN;
             weights[k.ordinal()] = stormy && fault ? 5 * k.weight : k.weight;
             total += weights[k.ordinal()];
         }

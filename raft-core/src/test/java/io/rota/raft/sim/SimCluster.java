@@ -140,6 +140,11 @@ public final class SimCluster {
             case RESTART -> restart(action.a() % size);
             case TRANSFER -> transfer(action.a() % size);
             case COMPACT -> compact(action.a() % size);
+            case PEER_DOWN -> {
+                if (nodes[action.a() % size] != null) {
+                    nodes[action.a() % size].reportPeerDown(action.b() % size + 1);
+                }
+            }
         }
         processReadies();
         checker.afterStep(nodes, incarnations);

@@ -48,7 +48,7 @@ class NettyPeerTransportTest {
         Node(TransportConfig config) {
             this.config = config;
             this.transport = new NettyPeerTransport(config);
-            transport.start(this::receive);
+            transport.start(this::receive, peer -> { });
         }
 
         long id() {
