@@ -85,7 +85,11 @@ public final class ProcessCluster implements AutoCloseable {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("needs the packaged " + jar + ": run ./mvnw -B verify");
         }
-        this.dir = dir;
+        try {
+            this.dir = Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         this.size = size;
         this.extraArgs = extraArgs;
         this.clientPort = new int[size];
