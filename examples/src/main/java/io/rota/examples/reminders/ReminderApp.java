@@ -1,0 +1,160 @@
+package io.rota.examples.reminders;
+
+import io.rota.client.RotaClient;
+import io.rota.client.recipes.FireSchedule;
+import io.rota.client.recipes.JobContext;
+import io.rota.client.recipes.Once;
+import io.rota.client.recipes.OnceOptions;
+import io.rota.client.recipes.OnceRecord;
+import io.rota.client.recipes.SingletonJob;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * One app server of the online-course company. Every instance schedules the same job, "send today's
+ * learning reminders" at 08:00; Rota makes each day's run happen once cluster-wide:
+ * <ol>
+ *   <li>{@link SingletonJob} claims the day's run and runs it under the job's lock, with a fencing token;
+ *       if this instance dies or pauses past its lease, another instance takes the run over.</li>
+ *   <li>Per student, a once-record {@code reminder/<day>/<student>} ("this user already got today's
+ *       reminder") skips students a previous, interrupted run already handled.</li>
+ *   <li>Every send carries the fencing token and an idempotency key; the mail server rejects stale
+ *       tokens and delivers a key once ({@link MailSink}).</li>
+ * </ol>
+ */
+@Command(name = "reminder-app", mixinStandardHelpOptions = true,
+        description = "An app server that schedules the daily learning-reminder job (the demo's app).")
+public final class ReminderApp implements Callable<Integer> {
+
+    static final String JOB = "daily-learning-reminder";
+
+    @Option(names = "--endpoints", required = true, description = "Rota client endpoints, host:port,...")
+    String endpoints;
+    @Option(names = "--instance", required = true, description = "This instance's id, e.g. app-1.")
+    String instance;
+    @Option(names = "--sink", required = true, description = "The mail server's URL.")
+    String sink;
+    @Option(names = "--students", defaultValue = "100", description = "Students 1..N (default: ${DEFAULT-VALUE}).")
+    int students;
+    @Option(names = "--prefix", defaultValue = "demo", description = "Key prefix of this demo run (default: ${DEFAULT-VALUE}).")
+    String prefix;
+    @Option(names = "--lock-ttl-ms", defaultValue = "4000", description = "TTL of the runner's lease (default: ${DEFAULT-VALUE}).")
+    long lockTtlMs;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    /** Runs an app server until it is killed. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ReminderApp()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        try (RotaClient rota = RotaClient.connect(endpoints)) {
+            rota.kv().get(prefix + "/ready-check"); // reach the cluster before saying "ready"
+            long pid = ProcessHandle.current().pid();
+            post("/run?event=ready&day=-&token=0&instance=" + enc(instance) + "&pid=" + pid);
+            CompressedClock clock = sharedClock();
+            Once once = Once.of(rota, OnceOptions.defaults().withPrefix(prefix + "/once")
+                    .withClaimTtl(Duration.ofMillis(Math.max(1_000, lockTtlMs))).withOwner(instance));
+            SingletonJob job = SingletonJob.builder(rota, JOB, FireSchedule.daily(LocalTime.of(8, 0), ZoneOffset.UTC),
+                            ctx -> {
+                                try {
+                                    sendReminders(ctx, once);
+                                } catch (Exception | Error e) {
+                                    log("run of " + ctx.fireTime() + " ended: " + e);
+                                    throw e;
+                                }
+                            })
+                    .instanceId(instance).clock(clock).prefix(prefix + "/jobs")
+                    .lockTtl(Duration.ofMillis(lockTtlMs)).pollInterval(Duration.ofMillis(100)).start();
+            log("started; scheduling '" + JOB + "' daily at 08:00 (simulated time now " + clock.instant() + ")");
+            CountDownLatch forever = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                job.close();
+                forever.countDown();
+            }));
+            forever.await();
+        }
+        return 0;
+    }
+
+    /** The job: one reminder per student, skipping those already done, fenced and idempotent. */
+    private void sendReminders(JobContext ctx, Once once) throws Exception {
+        LocalDate day = ctx.fireTime().atZone(ZoneOffset.UTC).toLocalDate();
+        long token = ctx.fencingToken();
+        long pid = ProcessHandle.current().pid();
+        log("running " + day + " with fencing token " + token);
+        post("/run?event=start&day=" + day + "&token=" + token + "&instance=" + enc(instance) + "&pid=" + pid);
+        int sent = 0;
+        for (int s = 1; s <= students; s++) {
+            if (ctx.isCancelled()) {
+                throw new IllegalStateException("lost the job's lock after " + sent + " reminders; another instance takes over");
+            }
+            String key = "reminder/" + day + "/student-" + s;
+            try (OnceRecord record = once.record(key)) {
+                if (!record.claim()) {
+                    continue; // done by an earlier run, or being done by a live claimer
+                }
+                HttpResponse<String> r = post("/send?day=" + day + "&student=" + s + "&token=" + token
+                        + "&key=" + enc(key) + "&instance=" + enc(instance));
+                if (r.statusCode() == 409) {
+                    log("mail server rejected token " + token + ": " + r.body());
+                    throw new IllegalStateException("fenced off by the mail server: " + r.body());
+                }
+                if (r.statusCode() != 200) {
+                    throw new IOException("mail server answered " + r.statusCode() + ": " + r.body());
+                }
+                if (!record.complete(r.body())) {
+                    log(key + ": delivered (" + r.body() + "), but the claim had expired meanwhile (" + record.lostReason()
+                            + "); a later run may repeat it, and the mail server's idempotency key absorbs the repeat");
+                }
+                sent++;
+            }
+        }
+        post("/run?event=end&day=" + day + "&token=" + token + "&instance=" + enc(instance) + "&pid=" + pid);
+        log("done " + day + ": " + sent + " reminders sent by this run");
+    }
+
+    /** The demo's compressed clock, from the origin the driver publishes once every app server is ready. */
+    private CompressedClock sharedClock() throws IOException, InterruptedException {
+        while (true) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(sink + "/clock"))
+                    .timeout(Duration.ofSeconds(70)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+                String[] f = r.body().trim().split(" ");
+                return new CompressedClock(Long.parseLong(f[0]), Instant.parse(f[1]), Double.parseDouble(f[2]));
+            }
+        }
+    }
+
+    private HttpResponse<String> post(String pathAndQuery) throws IOException, InterruptedException {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(sink + pathAndQuery)).timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        return http.send(req, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private void log(String line) {
+        System.out.println(Instant.now() + " " + instance + " (pid " + ProcessHandle.current().pid() + "): " + line);
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}
