@@ -40,7 +40,9 @@ public final class KvStore {
 
     KvStore(Limits limits) {
         this.limits = limits;
-        this.history = new EventHistory(limits.maxHistoryEvents(), revision);
+        // Revision 1 is the empty initial store: no event has it, so nothing was dropped yet and a watch
+        // from revision 1 (etcd allows it) must replay every write, starting with revision 2.
+        this.history = new EventHistory(limits.maxHistoryEvents(), revision - 1);
     }
 
     public long revision() {

@@ -43,6 +43,18 @@ class EventsTest {
         assertEquals(Event.EventType.DELETE, eventAfterDelete().getType());
     }
 
+    @Test
+    void aWatchFromRevisionOneOnAFreshStoreReplaysEveryWrite() {
+        // Regression (found by CrashConsistencyProcessTest): the initial revision 1 holds no event, yet a
+        // watch from 1 was refused as COMPACTED at 1 before any history had been dropped.
+        assertFalse(h.sm.history(1).compacted());
+        h.put("a", "1");   // 2
+        h.put("b", "1");   // 3
+        HistoryRead fromOne = h.sm.history(1);
+        assertFalse(fromOne.compacted());
+        assertEquals(List.of(2L, 3L), fromOne.events().stream().map(e -> e.getKv().getModRevision()).toList());
+    }
+
     private Event eventAfterDelete() {
         h.delete("a", "");
         List<Event> events = h.sm.history(h.sm.revision()).events();
