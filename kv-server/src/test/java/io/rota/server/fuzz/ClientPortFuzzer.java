@@ -99,7 +99,15 @@ public final class ClientPortFuzzer {
             long end = System.nanoTime() + 2 * deadline.toNanos();
             long sent = 0;
             if (requests > 0) {
-                sent += batch(out, in, address, requests, end);
+                try {
+                    sent += batch(out, in, address, requests, end);
+                } catch (SocketTimeoutException e) {
+                    throw e;
+                } catch (IOException e) {
+                    tally.problem("client port " + address + " broke a connection that sent only well-formed frames: "
+                            + e);
+                    return sent;
+                }
             }
             if (tail != Tail.NONE) {
                 writeTail(out, tail);
@@ -115,19 +123,20 @@ public final class ClientPortFuzzer {
             tally.problem("client port " + address + " hung (" + e.getMessage() + ", tail " + tail + ")");
             return 0;
         } catch (IOException e) {
-            // A reset while writing after the server closed (a bad tail) is the server's right.
+            // A failed connect, or a reset while writing a bad tail after the server closed (its right).
             tally.add("client.io-errors/" + e.getClass().getSimpleName());
             return 0;
         }
     }
 
-    /** Sends the batch and the probe in one write, then reads until every answer is in. */
+    /** Sends the batch and the probe in one write, then reads until every answer is in; returns the frames sent. */
     private long batch(DataOutputStream out, DataInputStream in, InetSocketAddress address, int requests, long end)
             throws IOException {
         long base = random.nextInt(4) == 0 ? Long.MAX_VALUE - requests - 10 : random.nextInt(1 << 20);
         Map<Long, ClientFrames.Kind> pending = new HashMap<>();
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         DataOutputStream batch = new DataOutputStream(buf);
+        long written = 1;   // the probe
         for (int i = 0; i < requests; i++) {
             ClientFrames.Request r = frames.request(base + i);
             byte[] bytes = r.frame().toByteArray();
@@ -137,6 +146,7 @@ public final class ClientPortFuzzer {
             }
             batch.writeInt(bytes.length);
             batch.write(bytes);
+            written++;
             tally.add("client.frames/" + r.kind());
             if (r.answered()) {
                 pending.put(base + i, r.kind());
@@ -151,13 +161,12 @@ public final class ClientPortFuzzer {
         tally.add("client.frames/PROBE");
         out.write(buf.toByteArray());
         out.flush();
-        long sent = pending.size();
         while (!pending.isEmpty()) {
             Frame answer = readFrame(in, address);
             if (answer == null) {
                 tally.problem("client port " + address + " closed a connection that sent only well-formed frames; "
                         + pending.size() + " calls unanswered");
-                return sent;
+                return written;
             }
             ClientFrames.Kind kind = pending.remove(answer.getCallId());
             count(answer);
@@ -169,7 +178,7 @@ public final class ClientPortFuzzer {
             }
         }
         tally.add("client.batches-answered");
-        return requests + 1;
+        return written;
     }
 
     private void writeTail(DataOutputStream out, Tail tail) throws IOException {
