@@ -341,12 +341,8 @@ public final class ClientFrames {
         return random.nextInt(3) == 0 ? ABSURD_LONGS[random.nextInt(ABSURD_LONGS.length)] : random.nextLong();
     }
 
-    /**
-     * 0 or one of 100 ids above the cluster's. Forging a real member's address is outside the fuzz, and the
-     * server accepts any other id into its member table (a known gap, see docs/reliability-crash-fuzz.md):
-     * 100 ids keep that table small.
-     */
+    /** 0 or an id above the cluster's (refused); forging a real member's address is outside the fuzz (see the docs). */
     private long nonMemberId() {
-        return random.nextInt(4) == 0 ? 0 : members + 1 + random.nextInt(100);
+        return random.nextInt(4) == 0 ? 0 : members + 1 + random.nextInt(1_000_000);
     }
 }
