@@ -88,6 +88,8 @@ class CrashConsistencyProcessTest {
                 }
                 while (restarts < RESTARTS) {
                     restarts += crashOnce(cluster, random, running);
+                    System.out.printf("CrashConsistencyProcessTest: %d restarts, %,d writes acknowledged after %d s%n",
+                            restarts, ackCount.get(), TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
                 }
                 stop.set(true);
                 for (Future<?> f : running) {

@@ -49,13 +49,13 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>System properties: {@code fuzz.frames} (default 15,000; the full run is 1,000,000), {@code fuzz.seed}
  * (replays a run's inputs: each worker's stream is seeded from it; the interleaving is not replayed),
- * {@code fuzz.workers} (default 4).
+ * {@code fuzz.workers} (default 8).
  */
 class FuzzProcessTest {
 
     private static final long FRAMES = Long.getLong("fuzz.frames", 15_000);
     private static final long SEED = Long.getLong("fuzz.seed", System.nanoTime());
-    private static final int WORKERS = Integer.getInteger("fuzz.workers", 4);
+    private static final int WORKERS = Integer.getInteger("fuzz.workers", 8);
     private static final int MEMBERS = 3;
     private static final int MAX_REQUEST_BYTES = 1_572_864;   // the server's default --max-request-bytes
     /** ServerConfig.maxFrameBytes(): the request limit plus room for the envelope. */
