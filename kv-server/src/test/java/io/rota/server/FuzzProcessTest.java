@@ -227,6 +227,8 @@ class FuzzProcessTest {
             assertEquals(0, stack, ProcessCluster.name(i) + " logged stack traces (seed " + SEED + "); see "
                     + cluster.logFile(i));
             assertEquals(0, error, ProcessCluster.name(i) + " logged errors (seed " + SEED + "); see " + cluster.logFile(i));
+            assertTrue(warn > 0, ProcessCluster.name(i) + " refused malformed input without a WARN line (seed " + SEED
+                    + "); see " + cluster.logFile(i));
             assertTrue(lines.size() <= LOG_LINES_BASE + LOG_LINES_PER_SECOND * seconds, ProcessCluster.name(i)
                     + " logged " + lines.size() + " lines in " + seconds + " s: a log flood (seed " + SEED + ")");
         }
