@@ -4,6 +4,8 @@ import io.rota.proto.DeleteRangeRequest;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.LeaseGrantRequest;
+import io.rota.proto.Member;
+import io.rota.proto.PublishMemberRequest;
 import io.rota.proto.PutRequest;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.RequestOp;
@@ -55,6 +57,16 @@ class InvalidArgumentTest {
         assertEquals(code, answer.getError().getCode(), answer::toString);
         assertTrue(answer.getError().getMessage().contains(words), answer.getError().getMessage());
         ok(client.call(put("invalid/after", "still usable")));
+    }
+
+    @Test
+    @DisplayName("a PublishMember for an id outside the configuration is refused: the member table stays bounded")
+    void publishOfANonMemberIsRefused() {
+        for (long id : new long[] {0, 2, 99, Long.MAX_VALUE}) {
+            refused(Error.Code.INVALID_ARGUMENT, "not in the cluster's configuration", Frame.newBuilder()
+                    .setPublishMemberRequest(PublishMemberRequest.newBuilder().setMember(Member.newBuilder()
+                            .setId(id).setName("fake").setClientAddress("127.0.0.1:1"))));
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
+import io.rota.raft.transport.LogLimiter;
 import io.rota.server.watch.WatchHub;
 import io.rota.server.watch.WatchStream;
 import org.slf4j.Logger;
@@ -24,6 +25,8 @@ import java.io.IOException;
 final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
 
     private static final Logger log = LoggerFactory.getLogger(ClientHandler.class);
+    /** Any client can cause these lines at will (a reconnect loop of bad frames): bounded. */
+    private static final LogLimiter badFrames = new LogLimiter(log, 5);
 
     private final RequestRouter router;
     private final WatchHub watchHub;
@@ -83,13 +86,13 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof TooLongFrameException) {
-            log.warn("{}: frame over the size limit, closing the connection: {}", ctx.channel().remoteAddress(),
+            badFrames.warn("{}: frame over the size limit, closing the connection: {}", ctx.channel().remoteAddress(),
                     cause.getMessage());
             ctx.writeAndFlush(Frames.error(0, Frames.error(Error.Code.REQUEST_TOO_LARGE, cause.getMessage()
                     + "; the server's --max-request-bytes bounds each request"))).addListener(f -> ctx.close());
         } else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException) {
             metrics.malformedFrames.increment();
-            log.warn("{}: malformed frame, closing the connection: {}", ctx.channel().remoteAddress(),
+            badFrames.warn("{}: malformed frame, closing the connection: {}", ctx.channel().remoteAddress(),
                     cause.getMessage());
             ctx.close();
         } else if (cause instanceof IOException) {

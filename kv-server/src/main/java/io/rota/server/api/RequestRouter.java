@@ -103,6 +103,11 @@ public final class RequestRouter {
 
     private CompletableFuture<Frame> write(Frame request, long deadline) {
         if (view.isLeader()) {
+            if (request.hasPublishMemberRequest() && !inConfiguration(request.getPublishMemberRequest().getMember().getId())) {
+                return CompletableFuture.completedFuture(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
+                        "member id " + request.getPublishMemberRequest().getMember().getId() + " is not in the"
+                                + " cluster's configuration; only members publish their addresses")));
+            }
             Command command = Frames.command(request, System.currentTimeMillis());
             return driver.propose(command.toByteArray(), remaining(deadline)).handle((result, e) -> {
                 if (e == null) {
@@ -209,6 +214,15 @@ public final class RequestRouter {
                 out.complete(Frames.error(0, Errors.of(e, view)));
             }
         });
+    }
+
+    /**
+     * Whether {@code id} is this leader or one of the followers it replicates to. Checked before a
+     * PublishMember is proposed, so the replicated member table holds configured members only: the call is
+     * internal but reachable from the client port, and every other id would add an entry for good.
+     */
+    private boolean inConfiguration(long id) {
+        return id == view.memberId() || (view.status() != null && view.status().progress().containsKey(id));
     }
 
     /** NOT_LEADER (this member does not lead, or a new leader overwrote the entry) and BUSY: not applied. */

@@ -44,14 +44,15 @@ class EventsTest {
     }
 
     @Test
-    void aWatchFromRevisionOneOfAFreshStoreReplaysEverything() {
-        // Found by SdkFailoverProcessTest: the empty store's revision 1 counted as compacted, so etcd's
-        // "watch from the beginning" failed COMPACTED on a brand-new cluster.
+    void aWatchFromRevisionOneOnAFreshStoreReplaysEveryWrite() {
+        // Regression (found by SdkFailoverProcessTest and CrashConsistencyProcessTest): revision 1 holds no event, yet a
+        // watch from 1 was refused as COMPACTED at 1 before any history had been dropped.
         assertFalse(h.sm.history(1).compacted());
         h.put("a", "1");   // 2
-        HistoryRead read = h.sm.history(1);
-        assertFalse(read.compacted());
-        assertEquals(List.of(2L), read.events().stream().map(e -> e.getKv().getModRevision()).toList());
+        h.put("b", "1");   // 3
+        HistoryRead fromOne = h.sm.history(1);
+        assertFalse(fromOne.compacted());
+        assertEquals(List.of(2L, 3L), fromOne.events().stream().map(e -> e.getKv().getModRevision()).toList());
     }
 
     private Event eventAfterDelete() {

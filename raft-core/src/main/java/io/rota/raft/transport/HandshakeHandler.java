@@ -27,6 +27,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     static final int PROTOCOL_VERSION = 1;
 
     private static final Logger log = LoggerFactory.getLogger(HandshakeHandler.class);
+    /** Anyone who can reach the peer port can cause these lines: bounded. */
+    private static final LogLimiter refusals = new LogLimiter(log, 5);
 
     private final TransportConfig config;
     /** The node this side dialled, or {@link RaftNode#NONE} on the accepting side. */
@@ -49,7 +51,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         long millis = config.connectTimeout().toMillis();
         timeout = ctx.executor().schedule(() -> {
-            log.warn("Closing peer connection {}: no handshake within {} ms", ctx.channel().remoteAddress(), millis);
+            refusals.warn("Closing peer connection {}: no handshake within {} ms", ctx.channel().remoteAddress(), millis);
             ctx.close();
         }, millis, TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
@@ -125,7 +127,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void refuse(ChannelHandlerContext ctx, String reason) {
-        log.warn("Refusing peer connection {} on node {}: {}", ctx.channel().remoteAddress(), config.selfId(), reason);
+        refusals.warn("Refusing peer connection {} on node {}: {}", ctx.channel().remoteAddress(), config.selfId(), reason);
         cancelTimeout();
         ctx.close();
     }

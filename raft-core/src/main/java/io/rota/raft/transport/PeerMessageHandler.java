@@ -18,6 +18,8 @@ import java.io.IOException;
 final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(PeerMessageHandler.class);
+    /** A sender on the peer port can cause these lines at will (garbage, resets): bounded. */
+    private static final LogLimiter connectionFaults = new LogLimiter(log, 5);
 
     private final TransportConfig config;
     private final ConnectionEvents events;
@@ -90,9 +92,10 @@ final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         String peer = peerId == RaftNode.NONE ? "not yet handshaken" : "peer " + peerId;
         if (cause instanceof IOException) {
-            log.info("Peer connection {} ({}) failed: {}", ctx.channel().remoteAddress(), peer, cause.toString());
+            connectionFaults.info("Peer connection {} ({}) failed: {}", ctx.channel().remoteAddress(), peer,
+                    cause.toString());
         } else {
-            log.warn("Closing peer connection {} ({}) on node {}: malformed or oversized frame: {}",
+            connectionFaults.warn("Closing peer connection {} ({}) on node {}: malformed or oversized frame: {}",
                     ctx.channel().remoteAddress(), peer, config.selfId(), cause.toString());
         }
         ctx.close();

@@ -1,0 +1,348 @@
+package io.rota.server.fuzz;
+
+import com.google.protobuf.ByteString;
+import io.rota.proto.Compare;
+import io.rota.proto.DeleteRangeRequest;
+import io.rota.proto.Error;
+import io.rota.proto.Frame;
+import io.rota.proto.LeaseGrantRequest;
+import io.rota.proto.LeaseKeepAliveRequest;
+import io.rota.proto.LeaseLeasesRequest;
+import io.rota.proto.LeaseRevokeRequest;
+import io.rota.proto.LeaseTimeToLiveRequest;
+import io.rota.proto.Member;
+import io.rota.proto.PublishMemberRequest;
+import io.rota.proto.PutRequest;
+import io.rota.proto.PutResponse;
+import io.rota.proto.RangeRequest;
+import io.rota.proto.RangeResponse;
+import io.rota.proto.RegisterSessionRequest;
+import io.rota.proto.RequestOp;
+import io.rota.proto.SessionKeepAliveRequest;
+import io.rota.proto.SessionRef;
+import io.rota.proto.StatusRequest;
+import io.rota.proto.TxnRequest;
+import io.rota.proto.WatchCancelRequest;
+import io.rota.proto.WatchCreateRequest;
+import io.rota.proto.WatchProgressRequest;
+import io.rota.proto.WatchRequest;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+
+/**
+ * Seeded generators of client-port input: well-formed {@link Frame}s whose fields hold absurd values, and
+ * the malformed tails a connection may end with. Everything a fuzzed write can touch is at or above
+ * {@link #FUZZ_PREFIX} (a write with an empty key has no range end): a test keeps the data it checks for
+ * loss below that prefix (e.g. under {@code "acked/"}).
+ *
+ * <p>The key space of fuzzed writes is bounded ({@value #KEY_SPACE} suffixes, values of at most
+ * {@value #MAX_VALUE_BYTES} bytes, rare exceptions of one oversized key or value), so a run of a million
+ * frames does not fill the server's memory with legitimate data.
+ */
+public final class ClientFrames {
+
+    /** Every key a fuzzed write can touch starts with this or is empty. */
+    public static final String FUZZ_PREFIX = "fuzz/";
+    private static final byte[] FUZZ = FUZZ_PREFIX.getBytes(StandardCharsets.US_ASCII);
+    private static final int KEY_SPACE = 2_000;
+    private static final int MAX_VALUE_BYTES = 64;
+    /** The server's default key limit (Limits.defaults): one byte more is refused. */
+    private static final int OVER_MAX_KEY = 8 * 1024 + 1;
+    /** The server's default value limit, plus one. */
+    private static final int OVER_MAX_VALUE = 1024 * 1024 + 1;
+    private static final long[] ABSURD_LONGS = {0, 1, -1, 2, Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE,
+            Integer.MIN_VALUE, Long.MAX_VALUE - 1, 1L << 40, -(1L << 40)};
+
+    /** Kinds of a well-formed frame, for the tally. */
+    public enum Kind {
+        RANGE, PUT, DELETE_RANGE, TXN, HUGE_TXN, LEASE_GRANT, LEASE_REVOKE, LEASE_KEEP_ALIVE, LEASE_TIME_TO_LIVE,
+        LEASE_LEASES, WATCH_CREATE, WATCH_CANCEL, WATCH_PROGRESS, REGISTER_SESSION, SESSION_KEEP_ALIVE, STATUS,
+        PUBLISH_NON_MEMBER, RESPONSE_AS_REQUEST, EMPTY_BODY
+    }
+
+    /** A generated request: its kind, and whether the server must answer its call id at least once. */
+    public record Request(Kind kind, Frame frame, boolean answered) {
+    }
+
+    private final Random random;
+    private final int members;
+
+    /**
+     * @param random  the seeded source of every choice
+     * @param members the cluster size: PublishMember requests use ids above it (a non-member), never a member's
+     */
+    public ClientFrames(Random random, int members) {
+        this.random = random;
+        this.members = members;
+    }
+
+    /** A well-formed frame with absurd field values, on {@code callId}. */
+    public Request request(long callId) {
+        int roll = random.nextInt(1000);
+        Kind kind;
+        if (roll < 200) {
+            kind = Kind.RANGE;
+        } else if (roll < 350) {
+            kind = Kind.PUT;
+        } else if (roll < 420) {
+            kind = Kind.DELETE_RANGE;
+        } else if (roll < 520) {
+            kind = Kind.TXN;
+        } else if (roll < 523) {
+            kind = Kind.HUGE_TXN;
+        } else if (roll < 533) {
+            kind = Kind.LEASE_GRANT;
+        } else if (roll < 573) {
+            kind = Kind.LEASE_REVOKE;
+        } else if (roll < 613) {
+            kind = Kind.LEASE_KEEP_ALIVE;
+        } else if (roll < 653) {
+            kind = Kind.LEASE_TIME_TO_LIVE;
+        } else if (roll < 663) {
+            kind = Kind.LEASE_LEASES;
+        } else if (roll < 713) {
+            kind = Kind.WATCH_CREATE;
+        } else if (roll < 743) {
+            kind = Kind.WATCH_CANCEL;
+        } else if (roll < 753) {
+            kind = Kind.WATCH_PROGRESS;
+        } else if (roll < 756) {
+            kind = Kind.REGISTER_SESSION;
+        } else if (roll < 796) {
+            kind = Kind.SESSION_KEEP_ALIVE;
+        } else if (roll < 856) {
+            kind = Kind.STATUS;
+        } else if (roll < 866) {
+            kind = Kind.PUBLISH_NON_MEMBER;
+        } else if (roll < 966) {
+            kind = Kind.RESPONSE_AS_REQUEST;
+        } else {
+            kind = Kind.EMPTY_BODY;
+        }
+        Frame.Builder f = Frame.newBuilder().setCallId(callId);
+        switch (kind) {
+            case RANGE -> f.setRangeRequest(range());
+            case PUT -> f.setPutRequest(put(writeKey()));
+            case DELETE_RANGE -> f.setDeleteRangeRequest(delete());
+            case TXN -> f.setTxnRequest(txn(random.nextInt(6), random.nextInt(6), random.nextInt(6)));
+            case HUGE_TXN -> f.setTxnRequest(txn(random.nextInt(200), 129 + random.nextInt(3000), random.nextInt(50)));
+            case LEASE_GRANT -> f.setLeaseGrantRequest(LeaseGrantRequest.newBuilder().setTTL(absurdLong())
+                    .setID(random.nextBoolean() ? 0 : absurdLong()));
+            case LEASE_REVOKE -> f.setLeaseRevokeRequest(LeaseRevokeRequest.newBuilder().setID(absurdLong()));
+            case LEASE_KEEP_ALIVE -> f.setLeaseKeepAliveRequest(LeaseKeepAliveRequest.newBuilder().setID(absurdLong()));
+            case LEASE_TIME_TO_LIVE -> f.setLeaseTimeToLiveRequest(LeaseTimeToLiveRequest.newBuilder()
+                    .setID(absurdLong()).setKeys(random.nextBoolean()));
+            case LEASE_LEASES -> f.setLeaseLeasesRequest(LeaseLeasesRequest.getDefaultInstance());
+            case WATCH_CREATE -> f.setWatchRequest(WatchRequest.newBuilder().setCreateRequest(watchCreate()));
+            case WATCH_CANCEL -> f.setWatchRequest(WatchRequest.newBuilder()
+                    .setCancelRequest(WatchCancelRequest.newBuilder().setWatchId(absurdLong())));
+            case WATCH_PROGRESS -> f.setWatchRequest(WatchRequest.newBuilder()
+                    .setProgressRequest(WatchProgressRequest.getDefaultInstance()));
+            case REGISTER_SESSION -> f.setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance());
+            case SESSION_KEEP_ALIVE -> f.setSessionKeepAliveRequest(SessionKeepAliveRequest.newBuilder()
+                    .setClientId(absurdLong()));
+            case STATUS -> f.setStatusRequest(StatusRequest.getDefaultInstance());
+            case PUBLISH_NON_MEMBER -> f.setPublishMemberRequest(PublishMemberRequest.newBuilder().setMember(
+                    Member.newBuilder().setId(nonMemberId()).setName(random.nextBoolean() ? "" : "fake")
+                            .setClientAddress(random.nextBoolean() ? "" : "256.0.0.1:99999")
+                            .setPeerAddress(text(random.nextInt(20)))));
+            case RESPONSE_AS_REQUEST -> responseBody(f);
+            case EMPTY_BODY -> {
+                // no body: the server must say it is not a request
+            }
+        }
+        if (random.nextInt(10) == 0) {
+            f.setSession(SessionRef.newBuilder().setClientId(absurdLong()).setSequence(absurdLong()));
+        }
+        if (random.nextInt(20) == 0) {
+            f.setForwarded(true);
+        }
+        // Watch calls answer per watch (a cancel of an unknown id or a progress request may answer nothing).
+        boolean answered = !f.hasWatchRequest();
+        return new Request(kind, f.build(), answered);
+    }
+
+    /** A request's bytes with 1–8 random bits flipped: it may still parse, or it may not. */
+    public byte[] bitFlipped(Frame frame) {
+        byte[] bytes = frame.toByteArray();
+        if (bytes.length == 0) {
+            return new byte[] {(byte) random.nextInt(256)};
+        }
+        int flips = 1 + random.nextInt(8);
+        for (int i = 0; i < flips; i++) {
+            int at = random.nextInt(bytes.length);
+            bytes[at] ^= (byte) (1 << random.nextInt(8));
+        }
+        return bytes;
+    }
+
+    /** {@code n} random bytes. */
+    public byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        random.nextBytes(b);
+        return b;
+    }
+
+    private RangeRequest range() {
+        RangeRequest.Builder r = RangeRequest.newBuilder().setKey(anyKey());
+        int end = random.nextInt(5);
+        if (end == 1) {
+            r.setRangeEnd(ByteString.copyFrom(new byte[] {0}));
+        } else if (end == 2) {
+            r.setRangeEnd(ByteString.copyFromUtf8("a"));   // often before the key
+        } else if (end == 3) {
+            r.setRangeEnd(fuzzKey());
+        }
+        if (random.nextBoolean()) {
+            r.setLimit(absurdLong());
+        }
+        if (random.nextInt(3) == 0) {
+            r.setRevision(absurdLong());
+        }
+        return r.setSerializable(random.nextBoolean()).setKeysOnly(random.nextInt(4) == 0)
+                .setCountOnly(random.nextInt(4) == 0).build();
+    }
+
+    private PutRequest put(ByteString key) {
+        PutRequest.Builder p = PutRequest.newBuilder().setKey(key).setValue(value());
+        if (random.nextInt(4) == 0) {
+            p.setLease(absurdLong());
+        }
+        return p.setPrevKv(random.nextBoolean()).setIgnoreValue(random.nextInt(8) == 0)
+                .setIgnoreLease(random.nextInt(8) == 0).build();
+    }
+
+    private DeleteRangeRequest delete() {
+        DeleteRangeRequest.Builder d = DeleteRangeRequest.newBuilder().setPrevKv(random.nextBoolean());
+        if (random.nextInt(10) == 0) {
+            return d.build();   // the empty key, no range end: refused or a no-op
+        }
+        d.setKey(fuzzKey());   // a range starting at or above the fuzz prefix stays at or above it
+        int end = random.nextInt(4);
+        if (end == 1) {
+            d.setRangeEnd(ByteString.copyFrom(new byte[] {0}));
+        } else if (end == 2) {
+            d.setRangeEnd(ByteString.copyFromUtf8("a"));
+        } else if (end == 3) {
+            d.setRangeEnd(fuzzKey());
+        }
+        return d.build();
+    }
+
+    private TxnRequest txn(int compares, int success, int failure) {
+        TxnRequest.Builder t = TxnRequest.newBuilder();
+        for (int i = 0; i < compares; i++) {
+            Compare.Builder c = Compare.newBuilder().setKey(anyKey())
+                    .setResultValue(random.nextInt(6)).setTargetValue(random.nextInt(7));   // 4+, 5+: unknown
+            switch (random.nextInt(6)) {
+                case 0 -> c.setVersion(absurdLong());
+                case 1 -> c.setCreateRevision(absurdLong());
+                case 2 -> c.setModRevision(absurdLong());
+                case 3 -> c.setValue(value());
+                case 4 -> c.setLease(absurdLong());
+                default -> {
+                    // no target value at all
+                }
+            }
+            if (random.nextInt(4) == 0) {
+                c.setRangeEnd(random.nextBoolean() ? ByteString.copyFrom(new byte[] {0}) : fuzzKey());
+            }
+            t.addCompare(c);
+        }
+        for (int i = 0; i < success; i++) {
+            t.addSuccess(op());
+        }
+        for (int i = 0; i < failure; i++) {
+            t.addFailure(op());
+        }
+        return t.build();
+    }
+
+    private RequestOp op() {
+        return switch (random.nextInt(3)) {
+            case 0 -> RequestOp.newBuilder().setRequestRange(range()).build();
+            case 1 -> RequestOp.newBuilder().setRequestPut(put(writeKey())).build();
+            default -> RequestOp.newBuilder().setRequestDeleteRange(delete()).build();
+        };
+    }
+
+    private WatchCreateRequest watchCreate() {
+        WatchCreateRequest.Builder w = WatchCreateRequest.newBuilder().setKey(anyKey())
+                .setStartRevision(absurdLong()).setProgressNotify(random.nextBoolean()).setPrevKv(random.nextBoolean());
+        if (random.nextBoolean()) {
+            w.setRangeEnd(random.nextBoolean() ? ByteString.copyFrom(new byte[] {0}) : anyKey());
+        }
+        for (int i = random.nextInt(3); i > 0; i--) {
+            w.addFiltersValue(random.nextInt(5));   // 2+: unknown filter types
+        }
+        if (random.nextBoolean()) {
+            w.setWatchId(absurdLong());
+        }
+        return w.build();
+    }
+
+    /** A response (or an error) where a request belongs. */
+    private void responseBody(Frame.Builder f) {
+        switch (random.nextInt(3)) {
+            case 0 -> f.setRangeResponse(RangeResponse.newBuilder().setCount(absurdLong()));
+            case 1 -> f.setPutResponse(PutResponse.getDefaultInstance());
+            default -> f.setError(Error.newBuilder().setCodeValue(random.nextInt(20)).setMessage("fuzz"));
+        }
+    }
+
+    /** A key for a write: empty, oversized (both refused), or under the fuzz prefix. */
+    private ByteString writeKey() {
+        int roll = random.nextInt(100);
+        if (roll < 5) {
+            return ByteString.EMPTY;
+        }
+        if (roll < 6) {
+            return ByteString.copyFrom(FUZZ).concat(ByteString.copyFrom(randomBytes(OVER_MAX_KEY)));
+        }
+        return fuzzKey();
+    }
+
+    /** A key for a read or a watch: anything. */
+    private ByteString anyKey() {
+        int roll = random.nextInt(100);
+        if (roll < 10) {
+            return ByteString.EMPTY;
+        }
+        if (roll < 20) {
+            return ByteString.copyFrom(randomBytes(1 + random.nextInt(16)));
+        }
+        if (roll < 21) {
+            return ByteString.copyFrom(randomBytes(OVER_MAX_KEY));
+        }
+        return fuzzKey();
+    }
+
+    private ByteString fuzzKey() {
+        return ByteString.copyFrom(FUZZ).concat(ByteString.copyFromUtf8(Integer.toString(random.nextInt(KEY_SPACE))));
+    }
+
+    private ByteString value() {
+        if (random.nextInt(2000) == 0) {
+            return ByteString.copyFrom(new byte[OVER_MAX_VALUE]);
+        }
+        return ByteString.copyFrom(randomBytes(random.nextInt(MAX_VALUE_BYTES + 1)));
+    }
+
+    private String text(int n) {
+        StringBuilder s = new StringBuilder(n);
+        for (int i = 0; i < n; i++) {
+            s.append((char) (32 + random.nextInt(95)));
+        }
+        return s.toString();
+    }
+
+    private long absurdLong() {
+        return random.nextInt(3) == 0 ? ABSURD_LONGS[random.nextInt(ABSURD_LONGS.length)] : random.nextLong();
+    }
+
+    /** 0 or an id above the cluster's (refused); forging a real member's address is outside the fuzz (see the docs). */
+    private long nonMemberId() {
+        return random.nextInt(4) == 0 ? 0 : members + 1 + random.nextInt(1_000_000);
+    }
+}
