@@ -23,7 +23,7 @@ final class EndpointCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @picocli.CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
 
     /** {@code rotactl endpoint} alone: a usage error. */

@@ -5,6 +5,7 @@ import io.rota.client.Lease;
 import io.rota.client.LeaseListener;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -23,16 +24,16 @@ import static io.rota.client.cli.Conversions.leaseHex;
                 LeaseCommand.TimeToLive.class, LeaseCommand.ListCommand.class})
 final class LeaseCommand implements Runnable {
 
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
-    @picocli.CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
 
     /** {@code rotactl lease} alone: a usage error listing the subcommands. */
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+        throw new CommandLine.ParameterException(spec.commandLine(),
                 "name a lease command: grant, revoke, keep-alive, timetolive or list");
     }
 

@@ -11,7 +11,7 @@ final class MemberCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @picocli.CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
 
     /** {@code rotactl member} alone: a usage error. */

@@ -58,29 +58,42 @@ interface Printer {
     record HealthRow(String endpoint, Duration took, String error) {
     }
 
+    /** A put: {@code OK}, and the previous key if asked for and there was one. */
     void put(PutResult result, boolean withPrevKv);
 
+    /** A get: the keys found, as {@code view} says. */
     void get(GetResult result, GetView view);
 
+    /** A delete: the number deleted, and the deleted keys if asked for. */
     void delete(DeleteResult result, boolean withPrevKvs);
 
+    /** A transaction: which branch ran, then each of its results. */
     void txn(TxnResult result);
 
+    /** One watch event (with its previous key if the watch asked for it). */
     void watchEvent(WatchEvent event);
 
+    /** A granted lease: its id and TTL. */
     void leaseGranted(Lease lease);
 
+    /** A revoked lease. */
     void leaseRevoked(long id);
 
+    /** One successful keep-alive. */
     void leaseRenewed(long id, Duration ttl);
 
+    /** A lease's granted and remaining TTL, and its keys if asked for. */
     void leaseTimeToLive(LeaseTimeToLive ttl, boolean withKeys);
 
+    /** The live leases. */
     void leaseList(List<Long> ids);
 
+    /** One status row per endpoint, the ones that did not answer included. */
     void endpointStatus(List<StatusRow> rows);
 
+    /** One health row per endpoint. */
     void endpointHealth(List<HealthRow> rows);
 
+    /** The members. */
     void memberList(List<Member> members);
 }

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeoutException;
  * what to do), 2 a usage error. Only {@link #main} exits the JVM; tests build the command line with
  * {@link #commandLine} and their own streams and environment.
  */
-@Command(name = "rotactl", mixinStandardHelpOptions = false, usageHelpAutoWidth = true,
+@Command(name = "rotactl", usageHelpAutoWidth = true,
         header = "The command line of Rota, a Raft coordination service (etcdctl-like).",
         description = {"Talks to the members given by --endpoints, else ROTA_ENDPOINTS, else the local cluster "
                 + "of scripts/cluster.sh (127.0.0.1:7001-7003, or ROTA_BASE_PORT + 1..3)."},

@@ -12,12 +12,14 @@ import java.util.List;
  * | 127.0.0.1:7001 |  1 |
  * +----------------+----+
  * </pre>
- * Headers are centred, cells left-aligned (numbers right-aligned). A cell's line breaks become spaces.
+ * Headers are centred; a column of numbers (cells given as {@link Number}, or "-") is right-aligned, any
+ * other left-aligned. A cell's line breaks become spaces.
  */
 final class Table {
 
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();
+    private final List<boolean[]> numbers = new ArrayList<>();
 
     Table(String... header) {
         this.header = List.of(header);
@@ -29,10 +31,13 @@ final class Table {
             throw new IllegalArgumentException("a row needs " + header.size() + " cells, got " + cells.length);
         }
         List<String> row = new ArrayList<>();
-        for (Object c : cells) {
-            row.add(String.valueOf(c).replace('\n', ' ').replace('\r', ' '));
+        boolean[] number = new boolean[cells.length];
+        for (int i = 0; i < cells.length; i++) {
+            row.add(String.valueOf(cells[i]).replace('\n', ' ').replace('\r', ' '));
+            number[i] = cells[i] instanceof Number;
         }
         rows.add(row);
+        numbers.add(number);
         return this;
     }
 
@@ -48,6 +53,17 @@ final class Table {
         StringBuilder border = new StringBuilder("+");
         for (int w : width) {
             border.append("-".repeat(w + 2)).append('+');
+        }
+        boolean[] numeric = new boolean[width.length];
+        for (int i = 0; i < width.length; i++) {
+            boolean anyNumber = false;
+            boolean allNumbersOrDash = true;
+            for (int r = 0; r < rows.size(); r++) {
+                boolean number = numbers.get(r)[i];
+                anyNumber |= number;
+                allNumbersOrDash &= number || rows.get(r).get(i).equals("-");
+            }
+            numeric[i] = anyNumber && allNumbersOrDash;
         }
         List<String> out = new ArrayList<>();
         out.add(border.toString());
@@ -65,7 +81,7 @@ final class Table {
             for (int i = 0; i < width.length; i++) {
                 String c = r.get(i);
                 String pad = " ".repeat(width[i] - c.length());
-                line.append(' ').append(isNumber(c) ? pad + c : c + pad).append(" |");
+                line.append(' ').append(numeric[i] ? pad + c : c + pad).append(" |");
             }
             out.add(line.toString());
         }
@@ -73,9 +89,5 @@ final class Table {
             out.add(border.toString());
         }
         return out;
-    }
-
-    private static boolean isNumber(String s) {
-        return !s.isEmpty() && s.chars().allMatch(Character::isDigit);
     }
 }

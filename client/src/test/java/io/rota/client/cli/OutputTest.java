@@ -103,7 +103,7 @@ class OutputTest {
                 |    ENDPOINT    | ID | NAME | VERSION | IS LEADER | RAFT TERM | RAFT INDEX | RAFT APPLIED INDEX | REVISION |             ERRORS              |
                 +----------------+----+------+---------+-----------+-----------+------------+--------------------+----------+---------------------------------+
                 | 127.0.0.1:7001 |  1 | n1   | 0.1.0   | true      |         2 |         15 |                 14 |        9 |                                 |
-                | 127.0.0.1:7003 | -  | -    | -       | -         | -         | -          | -                  | -        | UNAVAILABLE: connection refused |
+                | 127.0.0.1:7003 |  - | -    | -       | -         |         - |          - |                  - |        - | UNAVAILABLE: connection refused |
                 +----------------+----+------+---------+-----------+-----------+------------+--------------------+----------+---------------------------------+
                 """, table(p -> p.endpointStatus(statusRows())));
         assertEquals("""
