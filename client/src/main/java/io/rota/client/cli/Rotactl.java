@@ -37,9 +37,9 @@ import java.util.concurrent.TimeoutException;
                 LeaseCommand.class, EndpointCommand.class, MemberCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%n",
         footer = {"Environment:",
-                "  ROTA_ENDPOINTS   default for --endpoints, e.g. 127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003",
-                "  ROTA_BASE_PORT   base port of scripts/cluster.sh's cluster when ROTA_ENDPOINTS is unset (7000)",
-                "Exit codes: 0 success, 1 the operation failed (Error: ... on stderr), 2 usage error.",
+                "  ROTA_ENDPOINTS  default for --endpoints (host:port,host:port,...)",
+                "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
+                "Exit codes: 0 success, 1 the operation failed, 2 usage error.",
                 "Walkthrough: docs/rotactl.md"})
 public final class Rotactl implements Runnable {
 
