@@ -57,7 +57,8 @@ public final class Cluster {
      * its leader: it is connected to a working majority), within the client's call timeout.
      *
      * @param endpoint the member's client address, {@code host:port}
-     * @return how long the read took (from sending it, the connection already open); fails with the member's error, UNAVAILABLE or TIMEOUT
+     * @return how long the read took (from sending it, the connection already open); fails with the
+     *         member's error, UNAVAILABLE or TIMEOUT
      */
     public CompletableFuture<Duration> healthAsync(String endpoint) {
         long[] sent = new long[1];

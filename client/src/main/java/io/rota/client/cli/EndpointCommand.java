@@ -1,7 +1,6 @@
 package io.rota.client.cli;
 
 import io.rota.client.Member;
-import io.rota.client.MemberStatus;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import picocli.CommandLine;
@@ -9,11 +8,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.net.ConnectException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /** {@code rotactl endpoint status|health [--cluster]}: one row per member. */
 @Command(name = "endpoint", description = "Endpoint commands: each member's status or health.",
@@ -59,6 +59,21 @@ final class EndpointCommand implements Runnable {
         }
     }
 
+    /**
+     * Asks every endpoint at once and waits for all (each call is bounded by the command timeout); an
+     * answer becomes {@code answered(endpoint, value)}, a failure {@code failed(endpoint, reason)}.
+     */
+    static <T, R> List<R> askEach(List<String> endpoints, Function<String, CompletableFuture<T>> ask,
+                                  BiFunction<String, T, R> answered, BiFunction<String, String, R> failed,
+                                  String timeout) {
+        List<CompletableFuture<R>> calls = new ArrayList<>();
+        for (String e : endpoints) {
+            calls.add(ask.apply(e).handle((value, x) -> x == null ? answered.apply(e, value)
+                    : failed.apply(e, reason(x, timeout))));
+        }
+        return calls.stream().map(CompletableFuture::join).toList();
+    }
+
     /** {@code endpoint status}. */
     @Command(name = "status", description = {"Prints each member's status: endpoint, member ID, name, version, "
             + "whether it leads, Raft term, Raft (commit) index, applied index, store revision, errors.",
@@ -69,13 +84,9 @@ final class EndpointCommand implements Runnable {
 
         @Override
         int run(RotaClient client, Printer printer) {
-            List<String> endpoints = targets(client, cluster);
-            List<CompletableFuture<Printer.StatusRow>> calls = new ArrayList<>();
-            for (String e : endpoints) {
-                calls.add(client.cluster().statusAsync(e).handle((MemberStatus s, Throwable x) ->
-                        x == null ? new Printer.StatusRow(e, s, null) : new Printer.StatusRow(e, null, reason(x, root().timeoutText()))));
-            }
-            List<Printer.StatusRow> rows = calls.stream().map(CompletableFuture::join).toList();
+            List<Printer.StatusRow> rows = askEach(targets(client, cluster), client.cluster()::statusAsync,
+                    (e, s) -> new Printer.StatusRow(e, s, null), (e, why) -> new Printer.StatusRow(e, null, why),
+                    root().timeoutText());
             printer.endpointStatus(rows);
             requireAll(rows.stream().filter(r -> r.status() == null).map(Printer.StatusRow::endpoint).toList(),
                     rows.size(), "did not answer");
@@ -93,13 +104,9 @@ final class EndpointCommand implements Runnable {
 
         @Override
         int run(RotaClient client, Printer printer) {
-            List<String> endpoints = targets(client, cluster);
-            List<CompletableFuture<Printer.HealthRow>> calls = new ArrayList<>();
-            for (String e : endpoints) {
-                calls.add(client.cluster().healthAsync(e).handle((Duration took, Throwable x) ->
-                        x == null ? new Printer.HealthRow(e, took, null) : new Printer.HealthRow(e, null, reason(x, root().timeoutText()))));
-            }
-            List<Printer.HealthRow> rows = calls.stream().map(CompletableFuture::join).toList();
+            List<Printer.HealthRow> rows = askEach(targets(client, cluster), client.cluster()::healthAsync,
+                    (e, took) -> new Printer.HealthRow(e, took, null), (e, why) -> new Printer.HealthRow(e, null, why),
+                    root().timeoutText());
             printer.endpointHealth(rows);
             requireAll(rows.stream().filter(r -> r.error() != null).map(Printer.HealthRow::endpoint).toList(),
                     rows.size(), "are unhealthy");
