@@ -4,8 +4,8 @@ import io.rota.proto.Frame;
 import io.rota.proto.LeaseGrantRequest;
 import io.rota.proto.LeaseKeepAliveRequest;
 import io.rota.proto.LeaseLeasesRequest;
-import io.rota.proto.LeaseStatus;
 import io.rota.proto.LeaseRevokeRequest;
+import io.rota.proto.LeaseStatus;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.LeaseTimeToLiveResponse;
 
