@@ -263,4 +263,38 @@ public final class Kv {
         return client.execute(Frame.newBuilder().setDeleteRangeRequest(request.setPrevKv(true)), true)
                 .thenApply(f -> DeleteResult.of(f.getDeleteRangeResponse()));
     }
+
+    // ----- get with options -----
+
+    /**
+     * Reads one key or a prefix as {@code options} say (revision, limit, keys only, serializable).
+     *
+     * @param key     the key, or the prefix with {@link GetOptions#prefix()}
+     * @param options how to read
+     * @return the result
+     */
+    public CompletableFuture<GetResult> getAsync(byte[] key, GetOptions options) {
+        RangeRequest.Builder request = RangeRequest.newBuilder();
+        if (options.prefix()) {
+            request.setKey(ByteString.copyFrom(key.length == 0 ? ALL : key))
+                    .setRangeEnd(ByteString.copyFrom(prefixEnd(key)));
+        } else {
+            request.setKey(ByteString.copyFrom(key));
+        }
+        return range(request.setLimit(options.limit()).setRevision(options.revision())
+                .setSerializable(options.serializable()).setKeysOnly(options.keysOnly())
+                .setCountOnly(options.countOnly()));
+    }
+
+    /**
+     * Reads one key or a prefix as {@code options} say, and waits.
+     *
+     * @param key     the key, or the prefix with {@link GetOptions#prefix()} (UTF-8)
+     * @param options how to read
+     * @return the result
+     * @throws RotaException on failure (COMPACTED for a revision older than the history)
+     */
+    public GetResult get(String key, GetOptions options) {
+        return RotaClient.await(getAsync(Op.utf8(key), options));
+    }
 }

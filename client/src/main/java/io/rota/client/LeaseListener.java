@@ -1,8 +1,10 @@
 package io.rota.client;
 
+import java.time.Duration;
+
 /**
- * Told when a kept-alive lease is lost. Called at most once per {@link KeepAlive}, on the client's
- * callback thread (it may block, and may call the client).
+ * Told when a kept-alive lease is lost (at most once per {@link KeepAlive}) and, if it cares, each time a
+ * keep-alive succeeded. Called on the client's callback thread (it may block, and may call the client).
  */
 @FunctionalInterface
 public interface LeaseListener {
@@ -15,4 +17,13 @@ public interface LeaseListener {
      *                else the last failure of a keep-alive that could not succeed for a whole TTL
      */
     void onLost(long leaseId, RotaException reason);
+
+    /**
+     * A keep-alive succeeded: the cluster restarted the lease at its full TTL. The default does nothing.
+     *
+     * @param leaseId the lease
+     * @param ttl     the lease's granted TTL, now its remaining time
+     */
+    default void onRenewed(long leaseId, Duration ttl) {
+    }
 }

@@ -3,12 +3,15 @@ package io.rota.client;
 import io.rota.proto.Frame;
 import io.rota.proto.LeaseGrantRequest;
 import io.rota.proto.LeaseKeepAliveRequest;
+import io.rota.proto.LeaseLeasesRequest;
 import io.rota.proto.LeaseRevokeRequest;
+import io.rota.proto.LeaseStatus;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.LeaseTimeToLiveResponse;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -129,6 +132,27 @@ public final class Leases {
         return task;
     }
 
+    /**
+     * Lists the ids of every live lease (linearizable).
+     *
+     * @return the lease ids, ascending
+     */
+    public CompletableFuture<List<Long>> listAsync() {
+        return client.execute(Frame.newBuilder().setLeaseLeasesRequest(LeaseLeasesRequest.getDefaultInstance()), false)
+                .thenApply(f -> f.getLeaseLeasesResponse().getLeasesList().stream().map(LeaseStatus::getID)
+                        .sorted().toList());
+    }
+
+    /**
+     * Lists the ids of every live lease and waits.
+     *
+     * @return the lease ids, ascending
+     * @throws RotaException on failure
+     */
+    public List<Long> list() {
+        return RotaClient.await(listAsync());
+    }
+
     void closeAll() {
         for (KeepAliveTask t : running) {
             t.close();
@@ -174,6 +198,7 @@ public final class Leases {
                             confirmedSentAt = sentAt;
                             confirmed = true;
                             ttlNanos = TimeUnit.SECONDS.toNanos(ttl);
+                            client.callback(() -> listener.onRenewed(id, Duration.ofSeconds(ttl)));
                             next(TimeUnit.NANOSECONDS.toMillis(ttlNanos) / 3);
                             return;
                         }

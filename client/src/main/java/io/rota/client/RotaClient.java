@@ -56,6 +56,7 @@ public final class RotaClient implements AutoCloseable {
     private final Kv kv;
     private final Leases leases;
     private final Watches watches;
+    private final Cluster cluster;
     private final java.util.concurrent.ExecutorService callbacks = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "rota-client-callbacks");
         t.setDaemon(true);
@@ -84,6 +85,7 @@ public final class RotaClient implements AutoCloseable {
         this.kv = new Kv(this);
         this.leases = new Leases(this);
         this.watches = new Watches(this);
+        this.cluster = new Cluster(this);
     }
 
     /**
@@ -131,6 +133,15 @@ public final class RotaClient implements AutoCloseable {
      */
     public Watches watches() {
         return watches;
+    }
+
+    /**
+     * The cluster API: a member's status and health, the member list.
+     *
+     * @return the cluster API of this client
+     */
+    public Cluster cluster() {
+        return cluster;
     }
 
     /**
@@ -400,6 +411,11 @@ public final class RotaClient implements AutoCloseable {
 
     private static RotaException closedException() {
         return new RotaException(RotaException.Code.UNAVAILABLE, "the client is closed");
+    }
+
+    /** The total time one call may take, retries included. */
+    Duration callTimeout() {
+        return Duration.ofNanos(callTimeoutNanos);
     }
 
     /** The member calls go to first. */

@@ -49,7 +49,7 @@ public final class Watches {
      * @return the running watch; close it to cancel
      */
     public Watch watch(String key, long fromRevision, WatchListener listener) {
-        return start(Op.utf8(key), new byte[0], fromRevision, listener);
+        return watch(key, WatchOptions.key().fromRevision(fromRevision), listener);
     }
 
     /**
@@ -61,18 +61,35 @@ public final class Watches {
      * @return the running watch; close it to cancel
      */
     public Watch watchPrefix(String prefix, long fromRevision, WatchListener listener) {
-        byte[] p = Op.utf8(prefix);
-        return start(p.length == 0 ? new byte[] {0} : p, Kv.prefixEnd(p), fromRevision, listener);
+        return watch(prefix, WatchOptions.prefix().fromRevision(fromRevision), listener);
     }
 
-    private Watch start(byte[] key, byte[] rangeEnd, long fromRevision, WatchListener listener) {
+    /**
+     * Watches one key or a prefix as {@code options} say (start revision, previous keys).
+     *
+     * @param key      the key or prefix (UTF-8; an empty prefix: every key)
+     * @param options  how to watch
+     * @param listener receives the events
+     * @return the running watch; close it to cancel
+     */
+    public Watch watch(String key, WatchOptions options, WatchListener listener) {
+        byte[] k = Op.utf8(key);
+        if (options.isPrefix()) {
+            return start(k.length == 0 ? new byte[] {0} : k, Kv.prefixEnd(k), options.fromRevision(),
+                    options.prevKv(), listener);
+        }
+        return start(k, new byte[0], options.fromRevision(), options.prevKv(), listener);
+    }
+
+    private Watch start(byte[] key, byte[] rangeEnd, long fromRevision, boolean prevKv, WatchListener listener) {
         if (key.length == 0) {
             throw new IllegalArgumentException("empty key");
         }
         if (fromRevision < 0) {
             throw new IllegalArgumentException("negative revision");
         }
-        WatchTask task = new WatchTask(ByteString.copyFrom(key), ByteString.copyFrom(rangeEnd), fromRevision, listener);
+        WatchTask task = new WatchTask(ByteString.copyFrom(key), ByteString.copyFrom(rangeEnd), fromRevision, prevKv,
+                listener);
         running.add(task);
         task.open(client.preferredEndpoint());
         return task;
@@ -88,6 +105,7 @@ public final class Watches {
     private final class WatchTask implements Watch {
         private final ByteString key;
         private final ByteString rangeEnd;
+        private final boolean prevKv;
         private final WatchListener listener;
         /** The next revision to deliver; 0 until known (a watch from "now" learns it from its creation). */
         private long next;
@@ -99,9 +117,10 @@ public final class Watches {
         private String endpoint;
         private int failures;
 
-        WatchTask(ByteString key, ByteString rangeEnd, long fromRevision, WatchListener listener) {
+        WatchTask(ByteString key, ByteString rangeEnd, long fromRevision, boolean prevKv, WatchListener listener) {
             this.key = key;
             this.rangeEnd = rangeEnd;
+            this.prevKv = prevKv;
             this.next = fromRevision;
             this.listener = listener;
         }
@@ -122,7 +141,8 @@ public final class Watches {
                     if (!active) {
                         return;
                     }
-                    WatchCreateRequest.Builder create = WatchCreateRequest.newBuilder().setKey(key).setStartRevision(next);
+                    WatchCreateRequest.Builder create = WatchCreateRequest.newBuilder().setKey(key).setStartRevision(next)
+                            .setPrevKv(prevKv);
                     if (!rangeEnd.isEmpty()) {
                         create.setRangeEnd(rangeEnd);
                     }

@@ -1,0 +1,116 @@
+package io.rota.client.cli;
+
+import io.rota.client.Member;
+import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.ConnectException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/** {@code rotactl endpoint status|health [--cluster]}: one row per member. */
+@Command(name = "endpoint", description = "Endpoint commands: each member's status or health.",
+        subcommands = {EndpointCommand.Status.class, EndpointCommand.Health.class})
+final class EndpointCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    boolean help;
+
+    /** {@code rotactl endpoint} alone: a usage error. */
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "name an endpoint command: status or health");
+    }
+
+    /** The endpoints to ask: the configured ones, or with --cluster every member's published client address. */
+    static List<String> targets(RotaClient client, boolean cluster) {
+        return cluster ? client.cluster().members().stream().map(Member::clientAddress).toList() : client.endpoints();
+    }
+
+    /** Why a call to one member failed, in a few words (the row names the member). */
+    static String reason(Throwable t, String timeout) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ConnectException) {
+                return "UNAVAILABLE: connection refused";
+            }
+        }
+        Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        if (cause instanceof RotaException r) {
+            return r.code() == RotaException.Code.TIMEOUT ? "TIMEOUT: no answer within " + timeout : r.getMessage();
+        }
+        return String.valueOf(cause);
+    }
+
+    /** Fails when some endpoints did not answer, naming them. */
+    static void requireAll(List<String> failed, int total, String what) {
+        if (!failed.isEmpty()) {
+            throw new CommandFailure(failed.size() + " of " + total + " endpoints " + what + ": "
+                    + String.join(", ", failed) + "; is every member running? (scripts/cluster.sh status)");
+        }
+    }
+
+    /**
+     * Asks every endpoint at once and waits for all (each call is bounded by the command timeout); an
+     * answer becomes {@code answered(endpoint, value)}, a failure {@code failed(endpoint, reason)}.
+     */
+    static <T, R> List<R> askEach(List<String> endpoints, Function<String, CompletableFuture<T>> ask,
+                                  BiFunction<String, T, R> answered, BiFunction<String, String, R> failed,
+                                  String timeout) {
+        List<CompletableFuture<R>> calls = new ArrayList<>();
+        for (String e : endpoints) {
+            calls.add(ask.apply(e).handle((value, x) -> x == null ? answered.apply(e, value)
+                    : failed.apply(e, reason(x, timeout))));
+        }
+        return calls.stream().map(CompletableFuture::join).toList();
+    }
+
+    /** {@code endpoint status}. */
+    @Command(name = "status", description = {"Prints each member's status: endpoint, member ID, name, version, "
+            + "whether it leads, Raft term, Raft (commit) index, applied index, store revision, errors.",
+            "Endpoints that do not answer are listed with the reason; then the exit code is 1."})
+    static final class Status extends ClientCommand {
+        @Option(names = "--cluster", description = "Ask every member the cluster lists, not only --endpoints.")
+        boolean cluster;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            List<Printer.StatusRow> rows = askEach(targets(client, cluster), client.cluster()::statusAsync,
+                    (e, s) -> new Printer.StatusRow(e, s, null), (e, why) -> new Printer.StatusRow(e, null, why),
+                    root().timeoutText());
+            printer.endpointStatus(rows);
+            requireAll(rows.stream().filter(r -> r.status() == null).map(Printer.StatusRow::endpoint).toList(),
+                    rows.size(), "did not answer");
+            return 0;
+        }
+    }
+
+    /** {@code endpoint health}. */
+    @Command(name = "health", description = {"Checks that each member serves a linearizable read (it reaches a "
+            + "leader with a working majority) and prints how long it took.",
+            "Exit code 1 if any member is unhealthy."})
+    static final class Health extends ClientCommand {
+        @Option(names = "--cluster", description = "Check every member the cluster lists, not only --endpoints.")
+        boolean cluster;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            List<Printer.HealthRow> rows = askEach(targets(client, cluster), client.cluster()::healthAsync,
+                    (e, took) -> new Printer.HealthRow(e, took, null), (e, why) -> new Printer.HealthRow(e, null, why),
+                    root().timeoutText());
+            printer.endpointHealth(rows);
+            requireAll(rows.stream().filter(r -> r.error() != null).map(Printer.HealthRow::endpoint).toList(),
+                    rows.size(), "are unhealthy");
+            return 0;
+        }
+    }
+}

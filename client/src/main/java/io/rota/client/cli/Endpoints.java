@@ -1,0 +1,97 @@
+package io.rota.client.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which members rotactl talks to: {@code --endpoints}, else {@code ROTA_ENDPOINTS}, else the local
+ * cluster of {@code scripts/cluster.sh} (client ports {@code ROTA_BASE_PORT} + 1..3, base 7000).
+ */
+final class Endpoints {
+
+    /** scripts/cluster.sh's default base port: clients listen on base + 1, + 2, + 3. */
+    static final int DEFAULT_BASE_PORT = 7000;
+    private static final int MEMBERS = 3;
+
+    private Endpoints() {
+    }
+
+    /**
+     * The endpoints to use.
+     *
+     * @param option the {@code --endpoints} value, or null
+     * @param env    the environment ({@code ROTA_ENDPOINTS}, {@code ROTA_BASE_PORT})
+     * @return the validated {@code host:port} list
+     * @throws IllegalArgumentException naming the bad entry and its source
+     */
+    static List<String> resolve(String option, Map<String, String> env) {
+        if (option != null) {
+            return parse(option, "--endpoints");
+        }
+        String fromEnv = env.get("ROTA_ENDPOINTS");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return parse(fromEnv, "ROTA_ENDPOINTS");
+        }
+        return local(env.get("ROTA_BASE_PORT"));
+    }
+
+    /** scripts/cluster.sh's client endpoints for {@code basePort} (null: the default base). */
+    static List<String> local(String basePort) {
+        int base = DEFAULT_BASE_PORT;
+        if (basePort != null && !basePort.isBlank()) {
+            try {
+                base = Integer.parseInt(basePort.trim());
+            } catch (NumberFormatException e) {
+                base = -1;
+            }
+            if (base <= 0 || base + MEMBERS > 65_535) {
+                throw new IllegalArgumentException("ROTA_BASE_PORT must be a port number (got '" + basePort + "')");
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 1; i <= MEMBERS; i++) {
+            out.add("127.0.0.1:" + (base + i));
+        }
+        return out;
+    }
+
+    /**
+     * Parses a comma-separated {@code host:port} list.
+     *
+     * @param list   the list
+     * @param source where it came from, for the error message
+     * @return the entries, trimmed, in order
+     * @throws IllegalArgumentException if it is empty or an entry is not {@code host:port}
+     */
+    static List<String> parse(String list, String source) {
+        List<String> out = new ArrayList<>();
+        for (String raw : list.split(",", -1)) {
+            String e = raw.trim();
+            if (e.isEmpty()) {
+                continue;
+            }
+            if (e.contains("://")) {
+                throw new IllegalArgumentException(source + ": '" + e + "' is a URL; give host:port, e.g. 127.0.0.1:7001");
+            }
+            int colon = e.lastIndexOf(':');
+            if (colon <= 0 || colon == e.length() - 1) {
+                throw new IllegalArgumentException(source + ": '" + e + "' is not host:port, e.g. 127.0.0.1:7001");
+            }
+            int port;
+            try {
+                port = Integer.parseInt(e.substring(colon + 1));
+            } catch (NumberFormatException ex) {
+                port = -1;
+            }
+            if (port < 1 || port > 65_535) {
+                throw new IllegalArgumentException(source + ": '" + e + "' has no valid port (1-65535)");
+            }
+            out.add(e);
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException(source + " is empty; give host:port[,host:port...], e.g. 127.0.0.1:7001");
+        }
+        return List.copyOf(out);
+    }
+}

@@ -1,0 +1,184 @@
+package io.rota.client.cli;
+
+import io.rota.client.DeleteResult;
+import io.rota.client.GetResult;
+import io.rota.client.KeyValue;
+import io.rota.client.Lease;
+import io.rota.client.LeaseTimeToLive;
+import io.rota.client.Member;
+import io.rota.client.MemberStatus;
+import io.rota.client.OpResult;
+import io.rota.client.PutResult;
+import io.rota.client.TxnResult;
+import io.rota.client.WatchEvent;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.rota.client.cli.Conversions.leaseHex;
+
+/**
+ * {@code -w json}: one JSON object per result on one line. Keys and values are UTF-8 strings (etcdctl
+ * writes base64), lease ids hex strings as rotactl prints and reads them; field names follow etcd's.
+ */
+final class JsonPrinter implements Printer {
+
+    private final PrintWriter out;
+
+    JsonPrinter(PrintWriter out) {
+        this.out = out;
+    }
+
+    @Override
+    public void put(PutResult result, boolean withPrevKv) {
+        Json j = new Json().field("header", header(result.revision()));
+        if (withPrevKv && result.prevKv() != null) {
+            j.field("prev_kv", kv(result.prevKv()));
+        }
+        print(j);
+    }
+
+    @Override
+    public void get(GetResult result, GetView view) {
+        print(range(result));
+    }
+
+    @Override
+    public void delete(DeleteResult result, boolean withPrevKvs) {
+        print(deleted(result, withPrevKvs));
+    }
+
+    @Override
+    public void txn(TxnResult result) {
+        List<Json> responses = new ArrayList<>();
+        for (OpResult r : result.responses()) {
+            if (r instanceof PutResult p) {
+                responses.add(new Json().field("response_put", new Json().field("header", header(p.revision()))));
+            } else if (r instanceof GetResult g) {
+                responses.add(new Json().field("response_range", range(g)));
+            } else if (r instanceof DeleteResult d) {
+                responses.add(new Json().field("response_delete_range", deleted(d, true)));
+            }
+        }
+        print(new Json().field("header", header(result.revision())).field("succeeded", result.succeeded())
+                .objects("responses", responses));
+    }
+
+    @Override
+    public void watchEvent(WatchEvent event) {
+        Json j = new Json().field("type", event.type().name()).field("kv", kv(event.kv()));
+        if (event.prevKv() != null) {
+            j.field("prev_kv", kv(event.prevKv()));
+        }
+        print(j);
+    }
+
+    @Override
+    public void leaseGranted(Lease lease) {
+        print(new Json().field("id", leaseHex(lease.id())).field("ttl", lease.ttl().toSeconds()));
+    }
+
+    @Override
+    public void leaseRevoked(long id) {
+        print(new Json().field("id", leaseHex(id)).field("revoked", true));
+    }
+
+    @Override
+    public void leaseRenewed(long id, Duration ttl) {
+        print(new Json().field("id", leaseHex(id)).field("ttl", ttl.toSeconds()));
+    }
+
+    @Override
+    public void leaseTimeToLive(LeaseTimeToLive ttl, boolean withKeys) {
+        Json j = new Json().field("id", leaseHex(ttl.id())).field("granted_ttl", ttl.grantedTtl().toSeconds())
+                .field("ttl", ttl.remaining().toSeconds());
+        if (withKeys) {
+            j.strings("keys", ttl.keys());
+        }
+        print(j);
+    }
+
+    @Override
+    public void leaseList(List<Long> ids) {
+        print(new Json().strings("leases", ids.stream().map(Conversions::leaseHex).toList()));
+    }
+
+    @Override
+    public void endpointStatus(List<StatusRow> rows) {
+        List<Json> list = new ArrayList<>();
+        for (StatusRow r : rows) {
+            Json j = new Json().field("endpoint", r.endpoint());
+            MemberStatus s = r.status();
+            if (s == null) {
+                j.field("error", r.error());
+            } else {
+                j.field("member_id", s.memberId()).field("name", s.name()).field("version", s.version())
+                        .field("leader", s.leaderId()).field("is_leader", s.isLeader()).field("raft_term", s.raftTerm())
+                        .field("raft_index", s.raftIndex()).field("raft_applied_index", s.raftAppliedIndex())
+                        .field("revision", s.revision()).strings("errors", s.errors());
+            }
+            list.add(j);
+        }
+        print(new Json().objects("endpoints", list));
+    }
+
+    @Override
+    public void endpointHealth(List<HealthRow> rows) {
+        List<Json> list = new ArrayList<>();
+        for (HealthRow r : rows) {
+            Json j = new Json().field("endpoint", r.endpoint()).field("health", r.error() == null);
+            if (r.error() == null) {
+                j.field("took", Conversions.format(r.took()));
+            } else {
+                j.field("error", r.error());
+            }
+            list.add(j);
+        }
+        print(new Json().objects("endpoints", list));
+    }
+
+    @Override
+    public void memberList(List<Member> members) {
+        List<Json> list = new ArrayList<>();
+        for (Member m : members) {
+            list.add(new Json().field("id", m.id()).field("name", m.name()).field("peer_address", m.peerAddress())
+                    .field("client_address", m.clientAddress()));
+        }
+        print(new Json().objects("members", list));
+    }
+
+    private void print(Json j) {
+        out.println(j);
+        out.flush();
+    }
+
+    private static Json header(long revision) {
+        return new Json().field("revision", revision);
+    }
+
+    private static Json range(GetResult r) {
+        return new Json().field("header", header(r.revision()))
+                .objects("kvs", r.kvs().stream().map(JsonPrinter::kv).toList())
+                .field("count", r.count()).field("more", r.more());
+    }
+
+    private static Json deleted(DeleteResult d, boolean withPrevKvs) {
+        Json j = new Json().field("header", header(d.revision())).field("deleted", d.deleted());
+        if (withPrevKvs) {
+            j.objects("prev_kvs", d.prevKvs().stream().map(JsonPrinter::kv).toList());
+        }
+        return j;
+    }
+
+    private static Json kv(KeyValue kv) {
+        Json j = new Json().field("key", kv.keyString()).field("create_revision", kv.createRevision())
+                .field("mod_revision", kv.modRevision()).field("version", kv.version())
+                .field("value", kv.valueString());
+        if (kv.lease() != 0) {
+            j.field("lease", leaseHex(kv.lease()));
+        }
+        return j;
+    }
+}

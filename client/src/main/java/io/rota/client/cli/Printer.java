@@ -1,0 +1,99 @@
+package io.rota.client.cli;
+
+import io.rota.client.DeleteResult;
+import io.rota.client.GetResult;
+import io.rota.client.Lease;
+import io.rota.client.LeaseTimeToLive;
+import io.rota.client.Member;
+import io.rota.client.MemberStatus;
+import io.rota.client.PutResult;
+import io.rota.client.TxnResult;
+import io.rota.client.WatchEvent;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Writes command results to stdout in one {@link Format}. Every method flushes, so a long-running command
+ * (watch, lease keep-alive) shows each result as it comes.
+ */
+interface Printer {
+
+    /** The {@code -w/--write-out} formats. */
+    enum Format {
+        /** etcdctl's plain text: one value per line. */
+        SIMPLE,
+        /** One JSON object per result, on one line. */
+        JSON,
+        /** Bordered columns with a header for listings; other results as SIMPLE. */
+        TABLE;
+
+        Printer on(PrintWriter out) {
+            return switch (this) {
+                case SIMPLE -> new SimplePrinter(out);
+                case JSON -> new JsonPrinter(out);
+                case TABLE -> new TablePrinter(out);
+            };
+        }
+    }
+
+    /** How a get prints its keys: all fields, keys only, values only, or the count only. */
+    enum GetView {
+        /** Key and value (simple: key line, then value line). */
+        FULL,
+        /** Keys without values. */
+        KEYS_ONLY,
+        /** Values without keys. */
+        VALUES_ONLY,
+        /** The number of matching keys. */
+        COUNT_ONLY
+    }
+
+    /** One row of {@code endpoint status}: the member's status, or why it did not answer. */
+    record StatusRow(String endpoint, MemberStatus status, String error) {
+    }
+
+    /** One row of {@code endpoint health}: how long its linearizable read took, or why it failed. */
+    record HealthRow(String endpoint, Duration took, String error) {
+    }
+
+    /** A put: {@code OK}, and the previous key if asked for and there was one. */
+    void put(PutResult result, boolean withPrevKv);
+
+    /** A get: the keys found, as {@code view} says. */
+    void get(GetResult result, GetView view);
+
+    /** A delete: the number deleted, and the deleted keys if asked for. */
+    void delete(DeleteResult result, boolean withPrevKvs);
+
+    /** A transaction: which branch ran, then each of its results. */
+    void txn(TxnResult result);
+
+    /** One watch event (with its previous key if the watch asked for it). */
+    void watchEvent(WatchEvent event);
+
+    /** A granted lease: its id and TTL. */
+    void leaseGranted(Lease lease);
+
+    /** A revoked lease. */
+    void leaseRevoked(long id);
+
+    /** One successful keep-alive. */
+    void leaseRenewed(long id, Duration ttl);
+
+    /** A lease's granted and remaining TTL, and its keys if asked for. */
+    void leaseTimeToLive(LeaseTimeToLive ttl, boolean withKeys);
+
+    /** The live leases. */
+    void leaseList(List<Long> ids);
+
+    /** One status row per endpoint, the ones that did not answer included. */
+    void endpointStatus(List<StatusRow> rows);
+
+    /** One health row per endpoint. */
+    void endpointHealth(List<HealthRow> rows);
+
+    /** The members. */
+    void memberList(List<Member> members);
+}

@@ -1,0 +1,222 @@
+package io.rota.client.cli;
+
+import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+import java.io.InputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@code rotactl}, the command line of Rota, shaped like etcdctl: {@code put}, {@code get}, {@code del},
+ * {@code txn}, {@code watch}, {@code lease ...}, {@code endpoint status|health}, {@code member list}.
+ *
+ * <p>Exit codes: 0 success, 1 a failed operation ({@code Error: ...} on stderr says what went wrong and
+ * what to do), 2 a usage error. Only {@link #main} exits the JVM; tests build the command line with
+ * {@link #commandLine} and their own streams and environment.
+ */
+@Command(name = "rotactl", usageHelpAutoWidth = true,
+        header = "The command line of Rota, a Raft coordination service (etcdctl-like).",
+        description = {"Talks to the members given by --endpoints, else ROTA_ENDPOINTS, else the local cluster "
+                + "of scripts/cluster.sh (127.0.0.1:7001-7003, or ROTA_BASE_PORT + 1..3)."},
+        subcommands = {PutCommand.class, GetCommand.class, DelCommand.class, TxnCommand.class, WatchCommand.class,
+                LeaseCommand.class, EndpointCommand.class, MemberCommand.class, CommandLine.HelpCommand.class},
+        footerHeading = "%n",
+        footer = {"Environment:",
+                "  ROTA_ENDPOINTS  default for --endpoints (host:port,host:port,...)",
+                "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
+                "Exit codes: 0 success, 1 the operation failed, 2 usage error.",
+                "Walkthrough: docs/rotactl.md"})
+public final class Rotactl implements Runnable {
+
+    /** The longest a single attempt on one member may take before the client tries another one. */
+    private static final Duration MAX_ATTEMPT = Duration.ofSeconds(2);
+    /** How long an error path waits to learn whether any member answers at all. */
+    private static final Duration PROBE = Duration.ofSeconds(1);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--endpoints", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT[,...]",
+            description = "Client addresses of the members, comma-separated (default: ROTA_ENDPOINTS, else "
+                    + "127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003).")
+    String endpoints;
+
+    @Option(names = "--command-timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", defaultValue = "5s",
+            converter = Conversions.DurationConverter.class,
+            description = "How long a command may take, retries on other members included, e.g. 5s, 500ms, 1m "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration commandTimeout;
+
+    @Option(names = {"-w", "--write-out"}, scope = ScopeType.INHERIT, paramLabel = "FORMAT", defaultValue = "simple",
+            description = "Output format: simple, json or table (default: ${DEFAULT-VALUE}).")
+    Printer.Format writeOut;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    boolean help;
+
+    private final Map<String, String> env;
+    private final InputStream in;
+
+    private Rotactl(Map<String, String> env, InputStream in) {
+        this.env = env;
+        this.in = in;
+    }
+
+    /**
+     * Runs rotactl and exits the JVM with its exit code.
+     *
+     * @param args the command line
+     */
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        int code = commandLine(out, err, System.in, System.getenv()).execute(args);
+        out.flush();
+        err.flush();
+        System.exit(code);
+    }
+
+    /**
+     * Builds the command line with its own streams and environment (for tests and embedding);
+     * {@code execute(args)} then returns the exit code.
+     *
+     * @param out stdout: results
+     * @param err stderr: errors and prompts
+     * @param in  stdin: a txn, or put's value when it is not an argument
+     * @param env the environment ({@code ROTA_ENDPOINTS}, {@code ROTA_BASE_PORT})
+     * @return the command line
+     */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err, InputStream in, Map<String, String> env) {
+        CommandLine cmd = new CommandLine(new Rotactl(Map.copyOf(env), in));
+        cmd.setOut(out);
+        cmd.setErr(err);
+        cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        cmd.setParameterExceptionHandler(Rotactl::usageError);
+        cmd.setExecutionExceptionHandler((e, c, parsed) -> failure(e, c));
+        return cmd;
+    }
+
+    /** {@code rotactl} without a command: the usage, as a usage error. */
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "no command given: use put, get, del, txn, watch, lease, endpoint or member");
+    }
+
+    /** stdin, for commands that read it. */
+    InputStream in() {
+        return in;
+    }
+
+    /**
+     * Runs {@code body} with a client for the configured endpoints and a printer for the chosen format,
+     * then closes the client. A {@link RotaException} becomes a {@link CommandFailure} saying what to do.
+     */
+    int withClient(CommandSpec command, ClientBody body) throws Exception {
+        List<String> members = endpoints(command);
+        Printer printer = writeOut.on(command.commandLine().getOut());
+        Duration attempt = commandTimeout.compareTo(MAX_ATTEMPT) < 0 ? commandTimeout : MAX_ATTEMPT;
+        try (RotaClient client = RotaClient.builder().endpoints(members).callTimeout(commandTimeout)
+                .attemptTimeout(attempt).build()) {
+            try {
+                return body.run(client, printer);
+            } catch (RotaException e) {
+                throw new CommandFailure(describe(e, client, members));
+            }
+        }
+    }
+
+    /** The body of a command that talks to the cluster. */
+    @FunctionalInterface
+    interface ClientBody {
+        int run(RotaClient client, Printer printer) throws Exception;
+    }
+
+    /** The endpoints from --endpoints, ROTA_ENDPOINTS or the default; a bad one is a usage error. */
+    List<String> endpoints(CommandSpec command) {
+        try {
+            return Endpoints.resolve(endpoints, env);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
+        }
+    }
+
+    /** The command timeout, as users write it. */
+    String timeoutText() {
+        return Conversions.format(commandTimeout);
+    }
+
+    /** What went wrong and what to do, for a failure the command did not explain itself. */
+    private String describe(RotaException e, RotaClient client, List<String> members) {
+        return switch (e.code()) {
+            case TIMEOUT, UNAVAILABLE, NOT_LEADER -> anyAnswers(client, members)
+                    ? e.getMessage() + "; the cluster may have no leader or no majority: check 'rotactl endpoint status'"
+                    : "no member of " + String.join(",", members) + " answered within " + timeoutText()
+                            + "; is the cluster running? (scripts/cluster.sh start)";
+            case COMPACTED -> e.compactRevision() > 0
+                    ? "the revision asked for is older than the history the cluster keeps (compacted at revision "
+                            + e.compactRevision() + "): get with --rev " + e.compactRevision() + " or later, watch with --rev "
+                            + (e.compactRevision() + 1) + " or later"
+                    : e.getMessage();
+            case LEASE_NOT_FOUND -> e.getMessage() + "; the lease was never granted, was revoked or expired"
+                    + " (see 'rotactl lease list')";
+            case REQUEST_TOO_LARGE -> e.getMessage() + "; the members' limit is their --max-request-bytes";
+            case SESSION_EXPIRED -> e.getMessage() + "; run the command again";
+            case INVALID_ARGUMENT -> "invalid request: " + e.getMessage();
+        };
+    }
+
+    /** Whether any member answers a Status call within {@link #PROBE}. */
+    private static boolean anyAnswers(RotaClient client, List<String> members) {
+        CompletableFuture<Boolean> any = new CompletableFuture<>();
+        CompletableFuture<?>[] calls = members.stream()
+                .map(m -> client.cluster().statusAsync(m).thenAccept(s -> any.complete(true)))
+                .toArray(CompletableFuture[]::new);
+        CompletableFuture.allOf(calls).whenComplete((v, x) -> any.complete(false));
+        try {
+            return any.get(PROBE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** A usage error: one line naming the mistake and where help is; exit code 2. */
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        err.println("Error: " + e.getMessage() + "; see '" + cmd.getCommandSpec().qualifiedName() + " --help'");
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.flush();
+        return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** A failed command: {@code Error: ...} on stderr; exit code 1. */
+    private static int failure(Exception e, CommandLine cmd) {
+        PrintWriter err = cmd.getErr();
+        if (e instanceof CommandFailure) {
+            err.println("Error: " + e.getMessage());
+        } else {
+            err.println("Error: unexpected " + e + "; please report it with the command that caused it");
+        }
+        err.flush();
+        return 1;
+    }
+}

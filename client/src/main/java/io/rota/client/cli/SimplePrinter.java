@@ -1,0 +1,165 @@
+package io.rota.client.cli;
+
+import io.rota.client.DeleteResult;
+import io.rota.client.GetResult;
+import io.rota.client.KeyValue;
+import io.rota.client.Lease;
+import io.rota.client.LeaseTimeToLive;
+import io.rota.client.Member;
+import io.rota.client.OpResult;
+import io.rota.client.PutResult;
+import io.rota.client.TxnResult;
+import io.rota.client.WatchEvent;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+
+import static io.rota.client.cli.Conversions.leaseHex;
+
+/** etcdctl's simple format: {@code OK}, the number deleted, key and value each on its own line. */
+class SimplePrinter implements Printer {
+
+    protected final PrintWriter out;
+
+    SimplePrinter(PrintWriter out) {
+        this.out = out;
+    }
+
+    @Override
+    public void put(PutResult result, boolean withPrevKv) {
+        out.println("OK");
+        if (withPrevKv && result.prevKv() != null) {
+            kv(result.prevKv(), GetView.FULL);
+        }
+        out.flush();
+    }
+
+    @Override
+    public void get(GetResult result, GetView view) {
+        if (view == GetView.COUNT_ONLY) {
+            out.println(result.count());
+        }
+        for (KeyValue kv : result.kvs()) {
+            kv(kv, view);
+        }
+        out.flush();
+    }
+
+    @Override
+    public void delete(DeleteResult result, boolean withPrevKvs) {
+        out.println(result.deleted());
+        if (withPrevKvs) {
+            for (KeyValue kv : result.prevKvs()) {
+                kv(kv, GetView.FULL);
+            }
+        }
+        out.flush();
+    }
+
+    @Override
+    public void txn(TxnResult result) {
+        out.println(result.succeeded() ? "SUCCESS" : "FAILURE");
+        for (OpResult r : result.responses()) {
+            out.println();
+            if (r instanceof PutResult) {
+                out.println("OK");
+            } else if (r instanceof GetResult g) {
+                g.kvs().forEach(kv -> kv(kv, GetView.FULL));
+            } else if (r instanceof DeleteResult d) {
+                out.println(d.deleted());
+            }
+        }
+        out.flush();
+    }
+
+    @Override
+    public void watchEvent(WatchEvent event) {
+        out.println(event.type());
+        if (event.prevKv() != null) {
+            kv(event.prevKv(), GetView.FULL);
+        }
+        kv(event.kv(), GetView.FULL);
+        out.flush();
+    }
+
+    @Override
+    public void leaseGranted(Lease lease) {
+        out.println("lease " + leaseHex(lease.id()) + " granted with TTL(" + lease.ttl().toSeconds() + "s)");
+        out.flush();
+    }
+
+    @Override
+    public void leaseRevoked(long id) {
+        out.println("lease " + leaseHex(id) + " revoked");
+        out.flush();
+    }
+
+    @Override
+    public void leaseRenewed(long id, Duration ttl) {
+        out.println("lease " + leaseHex(id) + " keepalived with TTL(" + ttl.toSeconds() + ")");
+        out.flush();
+    }
+
+    @Override
+    public void leaseTimeToLive(LeaseTimeToLive ttl, boolean withKeys) {
+        String line = "lease " + leaseHex(ttl.id()) + " granted with TTL(" + ttl.grantedTtl().toSeconds()
+                + "s), remaining(" + ttl.remaining().toSeconds() + "s)";
+        if (withKeys) {
+            line += ", attached keys(" + ttl.keys() + ")";
+        }
+        out.println(line);
+        out.flush();
+    }
+
+    @Override
+    public void leaseList(List<Long> ids) {
+        out.println("found " + ids.size() + " leases");
+        ids.forEach(id -> out.println(leaseHex(id)));
+        out.flush();
+    }
+
+    @Override
+    public void endpointStatus(List<StatusRow> rows) {
+        for (StatusRow r : rows) {
+            if (r.status() == null) {
+                out.println(r.endpoint() + ", -, -, -, -, -, -, -, -, " + r.error());
+            } else {
+                var s = r.status();
+                out.println(String.join(", ", r.endpoint(), Long.toString(s.memberId()), s.name(), s.version(),
+                        Boolean.toString(s.isLeader()), Long.toString(s.raftTerm()), Long.toString(s.raftIndex()),
+                        Long.toString(s.raftAppliedIndex()), Long.toString(s.revision()), String.join("; ", s.errors())));
+            }
+        }
+        out.flush();
+    }
+
+    @Override
+    public void endpointHealth(List<HealthRow> rows) {
+        for (HealthRow r : rows) {
+            out.println(r.error() == null
+                    ? r.endpoint() + " is healthy: linearizable read took " + Conversions.format(r.took())
+                    : r.endpoint() + " is unhealthy: " + r.error());
+        }
+        out.flush();
+    }
+
+    @Override
+    public void memberList(List<Member> members) {
+        for (Member m : members) {
+            out.println(String.join(", ", Long.toString(m.id()), "started", m.name(), m.peerAddress(),
+                    m.clientAddress(), "false"));
+        }
+        out.flush();
+    }
+
+    /** etcdctl's printKV: the key on one line, the value on the next (the value alone on its line). */
+    private void kv(KeyValue kv, GetView view) {
+        if (view != GetView.VALUES_ONLY) {
+            out.println(kv.keyString());
+        }
+        if (view == GetView.FULL || view == GetView.VALUES_ONLY) {
+            out.println(kv.valueString());
+        }
+    }
+}

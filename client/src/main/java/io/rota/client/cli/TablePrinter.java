@@ -1,0 +1,91 @@
+package io.rota.client.cli;
+
+import io.rota.client.GetResult;
+import io.rota.client.KeyValue;
+import io.rota.client.LeaseTimeToLive;
+import io.rota.client.Member;
+import io.rota.client.MemberStatus;
+
+import java.io.PrintWriter;
+import java.util.List;
+
+import static io.rota.client.cli.Conversions.leaseHex;
+
+/**
+ * {@code -w table}: listings (get, lease list and timetolive, endpoint status and health, member list) as
+ * bordered columns with a header; other results as in the simple format, as etcdctl does.
+ */
+final class TablePrinter extends SimplePrinter {
+
+    TablePrinter(PrintWriter out) {
+        super(out);
+    }
+
+    @Override
+    public void get(GetResult result, GetView view) {
+        if (view == GetView.COUNT_ONLY) {
+            print(new Table("COUNT").row(result.count()));
+            return;
+        }
+        Table t = new Table("KEY", "VALUE", "CREATE_REVISION", "MOD_REVISION", "VERSION", "LEASE");
+        for (KeyValue kv : result.kvs()) {
+            t.row(kv.keyString(), kv.valueString(), kv.createRevision(), kv.modRevision(), kv.version(),
+                    kv.lease() == 0 ? "-" : leaseHex(kv.lease()));
+        }
+        print(t);
+    }
+
+    @Override
+    public void leaseTimeToLive(LeaseTimeToLive ttl, boolean withKeys) {
+        print(new Table("ID", "GRANTED TTL", "REMAINING TTL", "KEYS").row(leaseHex(ttl.id()),
+                ttl.grantedTtl().toSeconds() + "s", ttl.remaining().toSeconds() + "s",
+                withKeys ? String.join(" ", ttl.keys()) : "-"));
+    }
+
+    @Override
+    public void leaseList(List<Long> ids) {
+        Table t = new Table("ID");
+        ids.forEach(id -> t.row(leaseHex(id)));
+        print(t);
+    }
+
+    @Override
+    public void endpointStatus(List<StatusRow> rows) {
+        Table t = new Table("ENDPOINT", "ID", "NAME", "VERSION", "IS LEADER", "RAFT TERM", "RAFT INDEX",
+                "RAFT APPLIED INDEX", "REVISION", "ERRORS");
+        for (StatusRow r : rows) {
+            MemberStatus s = r.status();
+            if (s == null) {
+                t.row(r.endpoint(), "-", "-", "-", "-", "-", "-", "-", "-", r.error());
+            } else {
+                t.row(r.endpoint(), s.memberId(), s.name(), s.version(), s.isLeader(), s.raftTerm(), s.raftIndex(),
+                        s.raftAppliedIndex(), s.revision(), String.join("; ", s.errors()));
+            }
+        }
+        print(t);
+    }
+
+    @Override
+    public void endpointHealth(List<HealthRow> rows) {
+        Table t = new Table("ENDPOINT", "HEALTH", "TOOK", "ERROR");
+        for (HealthRow r : rows) {
+            t.row(r.endpoint(), r.error() == null, r.error() == null ? Conversions.format(r.took()) : "-",
+                    r.error() == null ? "" : r.error());
+        }
+        print(t);
+    }
+
+    @Override
+    public void memberList(List<Member> members) {
+        Table t = new Table("ID", "STATUS", "NAME", "PEER ADDRS", "CLIENT ADDRS", "IS LEARNER");
+        for (Member m : members) {
+            t.row(m.id(), "started", m.name(), m.peerAddress(), m.clientAddress(), false);
+        }
+        print(t);
+    }
+
+    private void print(Table t) {
+        t.lines().forEach(out::println);
+        out.flush();
+    }
+}

@@ -1,0 +1,70 @@
+package io.rota.client.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Where the endpoints come from, and the value formats of the command line (durations, lease ids). */
+class EndpointsAndValuesTest {
+
+    @Test
+    void optionBeatsEnvironmentBeatsTheLocalCluster() {
+        Map<String, String> env = Map.of("ROTA_ENDPOINTS", "10.0.0.1:7001, 10.0.0.2:7001", "ROTA_BASE_PORT", "8000");
+        assertEquals(List.of("h:1", "h:2"), Endpoints.resolve("h:1,h:2", env));
+        assertEquals(List.of("10.0.0.1:7001", "10.0.0.2:7001"), Endpoints.resolve(null, env));
+        assertEquals(List.of("127.0.0.1:8001", "127.0.0.1:8002", "127.0.0.1:8003"),
+                Endpoints.resolve(null, Map.of("ROTA_BASE_PORT", "8000")));
+        assertEquals(List.of("127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"), Endpoints.resolve(null, Map.of()));
+        assertEquals(List.of("127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"),
+                Endpoints.resolve(null, Map.of("ROTA_ENDPOINTS", " ")));
+    }
+
+    @Test
+    void badEndpointsSayWhatIsWrongAndWhere() {
+        assertMessage(() -> Endpoints.parse("127.0.0.1", "--endpoints"), "--endpoints: '127.0.0.1' is not host:port");
+        assertMessage(() -> Endpoints.parse("h:70000", "ROTA_ENDPOINTS"), "ROTA_ENDPOINTS: 'h:70000' has no valid port");
+        assertMessage(() -> Endpoints.parse("h:x", "--endpoints"), "--endpoints: 'h:x' has no valid port");
+        assertMessage(() -> Endpoints.parse("http://h:1", "--endpoints"), "--endpoints: 'http://h:1' is a URL");
+        assertMessage(() -> Endpoints.parse(" , ", "--endpoints"), "--endpoints is empty");
+        assertMessage(() -> Endpoints.resolve(null, Map.of("ROTA_BASE_PORT", "65534")), "ROTA_BASE_PORT must be a port");
+        assertMessage(() -> Endpoints.resolve(null, Map.of("ROTA_BASE_PORT", "abc")), "ROTA_BASE_PORT must be a port");
+        assertEquals(List.of("[::1]:7001", "h:2"), Endpoints.parse("[::1]:7001,,h:2", "--endpoints"));
+    }
+
+    @Test
+    void durationsAsEtcdctlWritesThem() {
+        assertEquals(Duration.ofSeconds(5), Conversions.duration("5s"));
+        assertEquals(Duration.ofMillis(500), Conversions.duration("500ms"));
+        assertEquals(Duration.ofMillis(1500), Conversions.duration("1.5s"));
+        assertEquals(Duration.ofMinutes(2), Conversions.duration("2m"));
+        assertEquals(Duration.ofHours(1), Conversions.duration("1h"));
+        assertMessage(() -> Conversions.duration("5"), "invalid duration '5': use e.g. 5s, 500ms or 1m");
+        assertMessage(() -> Conversions.duration("0s"), "invalid duration '0s': must be at least 1ms");
+        assertEquals("5s", Conversions.format(Duration.ofSeconds(5)));
+        assertEquals("500ms", Conversions.format(Duration.ofMillis(500)));
+        assertEquals("2.5s", Conversions.format(Duration.ofMillis(2500)));
+    }
+
+    @Test
+    void leaseIdsAreHexAsPrinted() {
+        assertEquals(0x694d5a7b1f2d0c04L, Conversions.leaseId("694d5a7b1f2d0c04"));
+        assertEquals(0x15, Conversions.leaseId("0000000000000015"));
+        assertEquals(0x15, Conversions.leaseId("0x15"));
+        assertEquals(0x15, Conversions.leaseId("15"));
+        assertEquals("0000000000000015", Conversions.leaseHex(0x15));
+        for (String bad : List.of("", "zz", "0", "-1", "12345678901234567", "ffffffffffffffff")) {
+            assertMessage(() -> Conversions.leaseId(bad), "invalid lease ID '" + bad + "': expected the hexadecimal ID");
+        }
+    }
+
+    private static void assertMessage(org.junit.jupiter.api.function.Executable call, String start) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+        assertTrue(e.getMessage().startsWith(start), e.getMessage());
+    }
+}

@@ -1,0 +1,156 @@
+package io.rota.client.cli;
+
+import io.rota.client.DeleteResult;
+import io.rota.client.GetResult;
+import io.rota.client.KeyValue;
+import io.rota.client.Lease;
+import io.rota.client.LeaseTimeToLive;
+import io.rota.client.Member;
+import io.rota.client.MemberStatus;
+import io.rota.client.PutResult;
+import io.rota.client.TxnResult;
+import io.rota.client.WatchEvent;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The three output formats, line for line. */
+class OutputTest {
+
+    private static final KeyValue A = kv("a", "one", 0);
+    private static final KeyValue B = kv("b", "two \"quoted\"\nline", 0x15);
+    private static final GetResult TWO = new GetResult(List.of(A, B), 2, false, 9);
+
+    @Test
+    void simpleIsEtcdctlsPlainText() {
+        assertEquals("a\none\nb\ntwo \"quoted\"\nline\n", simple(p -> p.get(TWO, Printer.GetView.FULL)));
+        assertEquals("a\nb\n", simple(p -> p.get(TWO, Printer.GetView.KEYS_ONLY)));
+        assertEquals("one\ntwo \"quoted\"\nline\n", simple(p -> p.get(TWO, Printer.GetView.VALUES_ONLY)));
+        assertEquals("2\n", simple(p -> p.get(new GetResult(List.of(), 2, false, 9), Printer.GetView.COUNT_ONLY)));
+        assertEquals("OK\n", simple(p -> p.put(new PutResult(10, A), false)));
+        assertEquals("OK\na\none\n", simple(p -> p.put(new PutResult(10, A), true)));
+        assertEquals("2\na\none\nb\ntwo \"quoted\"\nline\n", simple(p -> p.delete(new DeleteResult(2, List.of(A, B), 11), true)));
+        assertEquals("2\n", simple(p -> p.delete(new DeleteResult(2, List.of(A, B), 11), false)));
+        assertEquals("SUCCESS\n\nOK\n\na\none\n\n1\n", simple(p -> p.txn(new TxnResult(true,
+                List.of(new PutResult(12, null), new GetResult(List.of(A), 1, false, 12), new DeleteResult(1, List.of(), 12)), 12))));
+        assertEquals("FAILURE\n", simple(p -> p.txn(new TxnResult(false, List.of(), 12))));
+        assertEquals("PUT\na\none\n", simple(p -> p.watchEvent(new WatchEvent(WatchEvent.Type.PUT, A))));
+        assertEquals("DELETE\na\none\na\n\n", simple(p -> p.watchEvent(
+                new WatchEvent(WatchEvent.Type.DELETE, kv("a", "", 0), A))));
+        assertEquals("lease 0000000000000015 granted with TTL(10s)\n",
+                simple(p -> p.leaseGranted(new Lease(0x15, Duration.ofSeconds(10)))));
+        assertEquals("lease 0000000000000015 revoked\n", simple(p -> p.leaseRevoked(0x15)));
+        assertEquals("lease 0000000000000015 keepalived with TTL(10)\n", simple(p -> p.leaseRenewed(0x15, Duration.ofSeconds(10))));
+        assertEquals("lease 0000000000000015 granted with TTL(10s), remaining(7s), attached keys([a, b])\n",
+                simple(p -> p.leaseTimeToLive(ttl(), true)));
+        assertEquals("lease 0000000000000015 granted with TTL(10s), remaining(7s)\n",
+                simple(p -> p.leaseTimeToLive(ttl(), false)));
+        assertEquals("found 2 leases\n0000000000000015\n00000000000000ff\n", simple(p -> p.leaseList(List.of(0x15L, 0xffL))));
+        assertEquals("1, started, n1, 127.0.0.1:7101, 127.0.0.1:7001, false\n", simple(p -> p.memberList(
+                List.of(new Member(1, "n1", "127.0.0.1:7001", "127.0.0.1:7101")))));
+        assertEquals("127.0.0.1:7001, 1, n1, 0.1.0, true, 2, 15, 14, 9, \n"
+                        + "127.0.0.1:7003, -, -, -, -, -, -, -, -, UNAVAILABLE: connection refused\n",
+                simple(p -> p.endpointStatus(statusRows())));
+        assertEquals("127.0.0.1:7001 is healthy: linearizable read took 12ms\n"
+                        + "127.0.0.1:7003 is unhealthy: UNAVAILABLE: connection refused\n",
+                simple(p -> p.endpointHealth(List.of(new Printer.HealthRow("127.0.0.1:7001", Duration.ofMillis(12), null),
+                        new Printer.HealthRow("127.0.0.1:7003", null, "UNAVAILABLE: connection refused")))));
+    }
+
+    @Test
+    void jsonIsOneEscapedObjectPerResult() {
+        assertEquals("{\"header\":{\"revision\":9},\"kvs\":[{\"key\":\"a\",\"create_revision\":3,\"mod_revision\":4,"
+                        + "\"version\":2,\"value\":\"one\"},{\"key\":\"b\",\"create_revision\":3,\"mod_revision\":4,"
+                        + "\"version\":2,\"value\":\"two \\\"quoted\\\"\\nline\",\"lease\":\"0000000000000015\"}],"
+                        + "\"count\":2,\"more\":false}\n",
+                json(p -> p.get(TWO, Printer.GetView.FULL)));
+        assertEquals("{\"header\":{\"revision\":10}}\n", json(p -> p.put(new PutResult(10, null), true)));
+        assertEquals("{\"header\":{\"revision\":11},\"deleted\":1,\"prev_kvs\":[{\"key\":\"a\",\"create_revision\":3,"
+                + "\"mod_revision\":4,\"version\":2,\"value\":\"one\"}]}\n", json(p -> p.delete(new DeleteResult(1, List.of(A), 11), true)));
+        assertEquals("{\"header\":{\"revision\":12},\"succeeded\":true,\"responses\":[{\"response_put\":{\"header\":"
+                        + "{\"revision\":12}}},{\"response_delete_range\":{\"header\":{\"revision\":12},\"deleted\":0,\"prev_kvs\":[]}}]}\n",
+                json(p -> p.txn(new TxnResult(true, List.of(new PutResult(12, null), new DeleteResult(0, List.of(), 12)), 12))));
+        assertEquals("{\"id\":\"0000000000000015\",\"ttl\":10}\n", json(p -> p.leaseGranted(new Lease(0x15, Duration.ofSeconds(10)))));
+        assertEquals("{\"id\":\"0000000000000015\",\"granted_ttl\":10,\"ttl\":7,\"keys\":[\"a\",\"b\"]}\n",
+                json(p -> p.leaseTimeToLive(ttl(), true)));
+        assertEquals("{\"leases\":[]}\n", json(p -> p.leaseList(List.of())));
+        assertEquals("{\"endpoints\":[{\"endpoint\":\"127.0.0.1:7001\",\"member_id\":1,\"name\":\"n1\",\"version\":\"0.1.0\","
+                        + "\"leader\":1,\"is_leader\":true,\"raft_term\":2,\"raft_index\":15,\"raft_applied_index\":14,"
+                        + "\"revision\":9,\"errors\":[]},{\"endpoint\":\"127.0.0.1:7003\",\"error\":\"UNAVAILABLE: connection refused\"}]}\n",
+                json(p -> p.endpointStatus(statusRows())));
+        assertEquals("{\"type\":\"DELETE\",\"kv\":{\"key\":\"a\",\"create_revision\":3,\"mod_revision\":4,\"version\":2,"
+                        + "\"value\":\"\"}}\n", json(p -> p.watchEvent(new WatchEvent(WatchEvent.Type.DELETE, kv("a", "", 0)))));
+        assertEquals("{\"members\":[{\"id\":1,\"name\":\"n1\",\"peer_address\":\"p:1\",\"client_address\":\"c:1\"}]}\n",
+                json(p -> p.memberList(List.of(new Member(1, "n1", "c:1", "p:1")))));
+    }
+
+    @Test
+    void jsonEscapesControlCharacters() {
+        assertEquals("\"a\\u0001\\t\\r\\b\\f\\\\ é\"", Json.quote("a\u0001\t\r\b\f\\ é"));
+    }
+
+    @Test
+    void tableAlignsColumnsUnderACentredHeader() {
+        assertEquals("""
+                +----------------+----+------+---------+-----------+-----------+------------+--------------------+----------+---------------------------------+
+                |    ENDPOINT    | ID | NAME | VERSION | IS LEADER | RAFT TERM | RAFT INDEX | RAFT APPLIED INDEX | REVISION |             ERRORS              |
+                +----------------+----+------+---------+-----------+-----------+------------+--------------------+----------+---------------------------------+
+                | 127.0.0.1:7001 |  1 | n1   | 0.1.0   | true      |         2 |         15 |                 14 |        9 |                                 |
+                | 127.0.0.1:7003 |  - | -    | -       | -         |         - |          - |                  - |        - | UNAVAILABLE: connection refused |
+                +----------------+----+------+---------+-----------+-----------+------------+--------------------+----------+---------------------------------+
+                """, table(p -> p.endpointStatus(statusRows())));
+        assertEquals("""
+                +-----+-------------------+-----------------+--------------+---------+------------------+
+                | KEY |       VALUE       | CREATE_REVISION | MOD_REVISION | VERSION |      LEASE       |
+                +-----+-------------------+-----------------+--------------+---------+------------------+
+                | a   | one               |               3 |            4 |       2 | -                |
+                | b   | two "quoted" line |               3 |            4 |       2 | 0000000000000015 |
+                +-----+-------------------+-----------------+--------------+---------+------------------+
+                """, table(p -> p.get(TWO, Printer.GetView.FULL)));
+        assertEquals("""
+                +----+
+                | ID |
+                +----+
+                """, table(p -> p.leaseList(List.of())));
+        assertEquals("OK\n", table(p -> p.put(new PutResult(10, null), false)));
+    }
+
+    private static KeyValue kv(String key, String value, long lease) {
+        return new KeyValue(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), 3, 4, 2, lease);
+    }
+
+    private static LeaseTimeToLive ttl() {
+        return new LeaseTimeToLive(0x15, Duration.ofSeconds(10), Duration.ofSeconds(7), List.of("a", "b"));
+    }
+
+    private static List<Printer.StatusRow> statusRows() {
+        return List.of(new Printer.StatusRow("127.0.0.1:7001",
+                        new MemberStatus("127.0.0.1:7001", 1, "n1", "0.1.0", 1, 2, 15, 14, 9, List.of()), null),
+                new Printer.StatusRow("127.0.0.1:7003", null, "UNAVAILABLE: connection refused"));
+    }
+
+    private static String simple(Consumer<Printer> print) {
+        return render(Printer.Format.SIMPLE, print);
+    }
+
+    private static String json(Consumer<Printer> print) {
+        return render(Printer.Format.JSON, print);
+    }
+
+    private static String table(Consumer<Printer> print) {
+        return render(Printer.Format.TABLE, print);
+    }
+
+    private static String render(Printer.Format format, Consumer<Printer> print) {
+        StringWriter s = new StringWriter();
+        print.accept(format.on(new PrintWriter(s)));
+        return s.toString().replace(System.lineSeparator(), "\n");
+    }
+}

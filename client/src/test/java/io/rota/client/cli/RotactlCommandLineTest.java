@@ -1,0 +1,118 @@
+package io.rota.client.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * rotactl without a cluster: usage errors exit with 2 and one {@code Error:} line naming the mistake and
+ * the help; help exits with 0; an unreachable cluster exits with 1 and says so. Streams, stdin and the
+ * environment are the test's own.
+ */
+class RotactlCommandLineTest {
+
+    /** What one run printed and returned. */
+    record Run(int exitCode, String out, String err) {
+    }
+
+    @Test
+    void usageErrorsExitWith2AndNameTheMistake() {
+        assertUsage(run(""), "Error: no command given: use put, get, del, txn, watch, lease, endpoint or member; see 'rotactl --help'");
+        assertUsage(run("", "gett", "k"), "Error: Unmatched arguments from index 0: 'gett', 'k'; see 'rotactl --help'");
+        assertUsage(run("", "put"), "Error: Missing required parameter: 'KEY'; see 'rotactl put --help'");
+        assertUsage(run("", "get", "k", "-w", "yaml"), "Error: Invalid value for option '--write-out': expected one of");
+        assertUsage(run("", "get", "k", "--command-timeout", "5"),
+                "Error: Invalid value for option '--command-timeout': invalid duration '5': use e.g. 5s, 500ms or 1m");
+        assertUsage(run("", "lease", "revoke", "zz"), "Error: Invalid value for positional parameter at index 0 (ID): "
+                + "invalid lease ID 'zz': expected the hexadecimal ID that 'rotactl lease grant' printed");
+        assertUsage(run("", "lease"), "Error: name a lease command: grant, revoke, keep-alive, timetolive or list;"
+                + " see 'rotactl lease --help'");
+        assertUsage(run("", "get", "k", "--endpoints", "localhost"),
+                "Error: --endpoints: 'localhost' is not host:port, e.g. 127.0.0.1:7001; see 'rotactl get --help'");
+        assertUsage(run("", "get", "k", "--keys-only", "--count-only"),
+                "Error: --keys-only, --print-value-only and --count-only exclude each other");
+        assertUsage(run("", "get", ""), "Error: the key is empty; to get every key use: get \"\" --prefix");
+        assertUsage(run("", "lease", "grant", "0"), "Error: TTL must be a positive number of seconds (got 0)");
+        assertUsage(run("", "watch", "k", "--rev", "-1"), "Error: --rev must not be negative");
+    }
+
+    @Test
+    void badTxnSyntaxIsAUsageErrorNamingTheLine() {
+        Run r = run("value(\"k\") = \"v\"\n\nput k\n", "txn");
+        assertUsage(r, "Error: txn line 3: put takes KEY VALUE (quote a value with spaces), got 'put k'; see 'rotactl txn --help'");
+    }
+
+    @Test
+    void globalOptionsWorkBeforeAndAfterTheCommand() throws IOException {
+        int port = closedPort();
+        Run before = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms", "get", "k");
+        Run after = run("", "get", "k", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms");
+        for (Run r : new Run[] {before, after}) {
+            assertEquals(1, r.exitCode(), r.toString());
+            assertEquals("Error: no member of 127.0.0.1:" + port + " answered within 300ms; is the cluster running?"
+                    + " (scripts/cluster.sh start)\n", r.err());
+            assertEquals("", r.out());
+        }
+    }
+
+    @Test
+    void theEnvironmentNamesTheEndpoints() throws IOException {
+        int port = closedPort();
+        Run r = run(Map.of("ROTA_ENDPOINTS", "127.0.0.1:" + port), "", "del", "k", "--command-timeout", "200ms");
+        assertEquals(1, r.exitCode(), r.toString());
+        assertTrue(r.err().startsWith("Error: no member of 127.0.0.1:" + port + " answered within 200ms"), r.err());
+    }
+
+    @Test
+    void helpExitsWith0AndDescribesEveryCommand() {
+        Run r = run("", "--help");
+        assertEquals(0, r.exitCode());
+        for (String command : new String[] {"put", "get", "del", "txn", "watch", "lease", "endpoint", "member",
+                "ROTA_ENDPOINTS", "Exit codes"}) {
+            assertTrue(r.out().contains(command), command + " in\n" + r.out());
+        }
+        Run txn = run("", "txn", "--help");
+        assertEquals(0, txn.exitCode());
+        assertTrue(txn.out().contains("value(\"KEY\") = \"VALUE\""), txn.out());
+        Run keepAlive = run("", "help", "lease");
+        assertEquals(0, keepAlive.exitCode());
+        assertTrue(keepAlive.out().contains("keep-alive"), keepAlive.out());
+    }
+
+    private static void assertUsage(Run r, String errStart) {
+        assertEquals(2, r.exitCode(), r.toString());
+        assertTrue(r.err().startsWith(errStart), r.err());
+        assertEquals(1, r.err().lines().filter(l -> l.startsWith("Error:")).count(), r.err());
+        assertEquals("", r.out());
+    }
+
+    private static Run run(String stdin, String... args) {
+        return run(Map.of(), stdin, args);
+    }
+
+    private static Run run(Map<String, String> env, String stdin, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Rotactl.commandLine(new PrintWriter(out), new PrintWriter(err),
+                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), env).execute(args);
+        return new Run(code, out.toString().replace(System.lineSeparator(), "\n"),
+                err.toString().replace(System.lineSeparator(), "\n"));
+    }
+
+    /** A port nobody listens on: bound, then closed. */
+    private static int closedPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
