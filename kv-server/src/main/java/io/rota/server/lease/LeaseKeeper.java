@@ -37,9 +37,9 @@ import java.util.function.LongFunction;
  *   <li>Every {@code checkpointInterval} the leader proposes a LeaseCheckpoint with each lease's remaining
  *       time, so the remaining time survives failovers.</li>
  * </ul>
- * A dead holder's last keep-alive at t0 puts the deadline at t0 + TTL in the log; every later leader
- * starts it at most at t0 + TTL + E, and a leader is elected within about E of the old one failing —
- * so the lease expires within TTL + 2 × E however often leaders change.
+ * A dead holder's last keep-alive at t0 puts the deadline at t0 + TTL in the log. Log time does not move
+ * while there is no leader, so a new leader's deadline lands up to E + (the election's duration) + one
+ * checkpoint interval after t0 + TTL: late, never early (docs/server.md has the bound per failure kind).
  *
  * <p>All state lives on the timer thread: driver callbacks only post to it.
  */
