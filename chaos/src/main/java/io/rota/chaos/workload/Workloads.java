@@ -7,7 +7,7 @@ import java.util.List;
 public final class Workloads {
 
     /** The names {@link #create} accepts. */
-    public static final List<String> NAMES = List.of("register");
+    public static final List<String> NAMES = List.of("register", "lease");
 
     private Workloads() {
     }
@@ -24,6 +24,7 @@ public final class Workloads {
     public static Workload create(String name, int keys, Duration election) {
         return switch (name) {
             case "register" -> new RegisterWorkload(keys);
+            case "lease" -> new LeaseWorkload(election);
             default -> throw new IllegalArgumentException("unknown workload '" + name + "': use one of " + NAMES);
         };
     }
