@@ -34,7 +34,6 @@ public final class FaultProxy implements AutoCloseable {
     private final IntSupplier targetPort;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final AtomicLong framesDropped = new AtomicLong();
-    private final AtomicLong framesForwarded = new AtomicLong();
     private volatile boolean forwardUp = true;
     private volatile boolean forwardDown = true;
     private volatile boolean closed;
@@ -102,15 +101,6 @@ public final class FaultProxy implements AutoCloseable {
         return framesDropped.get();
     }
 
-    /**
-     * Frames forwarded so far (both directions).
-     *
-     * @return the count
-     */
-    public long framesForwarded() {
-        return framesForwarded.get();
-    }
-
     private void acceptLoop() {
         while (!closed) {
             Socket dialler;
@@ -165,7 +155,6 @@ public final class FaultProxy implements AutoCloseable {
                                 (byte) length});
                         out.write(buffer, 0, length);
                         out.flush();
-                        framesForwarded.incrementAndGet();
                     } else {
                         framesDropped.incrementAndGet();
                     }

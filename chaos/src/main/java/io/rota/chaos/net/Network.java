@@ -3,7 +3,6 @@ package io.rota.chaos.net;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Set;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -145,22 +144,6 @@ public final class Network implements AutoCloseable {
                 }
             }
         }
-    }
-
-    /**
-     * The members that can reach each other both ways with {@code member}, itself included.
-     *
-     * @param member a member
-     * @return its fully connected neighbours
-     */
-    public synchronized Set<Integer> connectedTo(int member) {
-        Set<Integer> out = new java.util.TreeSet<>();
-        for (int other = 0; other < size; other++) {
-            if (other == member || (!blocked[member][other] && !blocked[other][member])) {
-                out.add(other);
-            }
-        }
-        return out;
     }
 
     /** Closes every proxy. */
