@@ -65,13 +65,25 @@ class LeaseWorkloadCheckTest {
     }
 
     @Test
-    void aKeyStillPresentPastTheBoundIsAViolationUnlessAFaultOverlapped() {
+    void aKeyStillPresentPastTheBoundIsAViolationEvenAcrossALeaderChange() {
         held(5);
         pair("read", "held", 12, 12.01);
         pair("read", null, 12.5, 12.51);
         assertEquals(Verdict.NO, LeaseWorkload.checkHistory(events, E).verdict());
 
-        events.add(0, Event.nemesis("kill", "kill -9 n1, n2", 4 * S));
+        events.add(0, Event.nemesis("kill", "kill -9 n1 (leader)", 4 * S));
+        events.add(Event.nemesis("heal", "restarted n1", 13 * S));
+        WorkloadResult r = LeaseWorkload.checkHistory(events, E);
+        assertEquals(Verdict.NO, r.verdict(), r.report());
+        assertTrue(r.report().contains("faults meanwhile: kill -9 n1 (leader) at 4.000 s"), r.report());
+    }
+
+    @Test
+    void aKeyOutlivingItsBoundWhileTheClusterHadNoMajorityIsNotJudged() {
+        held(5);
+        pair("read", "held", 12, 12.01);
+        pair("read", null, 12.5, 12.51);
+        events.add(0, Event.nemesis("kill", "kill -9 n1 (leader), n2", 4 * S));
         events.add(Event.nemesis("heal", "restarted n1, n2", 13 * S));
         WorkloadResult r = LeaseWorkload.checkHistory(events, E);
         assertEquals(Verdict.YES, r.verdict(), r.report());
