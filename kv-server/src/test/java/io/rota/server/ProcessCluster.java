@@ -60,17 +60,38 @@ public final class ProcessCluster implements AutoCloseable {
      */
     public static ProcessCluster start(Path dir, int size, BiFunction<Integer, Integer, String> peerAddress,
                                        String... extraArgs) {
-        ProcessCluster c = new ProcessCluster(dir, size, peerAddress, List.of(extraArgs));
+        ProcessCluster c = prepare(dir, size, peerAddress, extraArgs);
+        c.startAll();
+        return c;
+    }
+
+    /**
+     * As {@link #start(Path, int, BiFunction, String...)} without starting anything: the ports are chosen, so
+     * whatever {@code peerAddress} routes through (a proxy) can be pointed at {@link #peerPort} first. Then
+     * call {@link #startAll()}.
+     *
+     * @param dir         a temporary directory: data dirs and one log file per member go there
+     * @param size        the number of members
+     * @param peerAddress the address member i uses for member j, or null for j's own peer address
+     * @param extraArgs   extra server flags for every member
+     * @return the cluster, no member running yet
+     */
+    public static ProcessCluster prepare(Path dir, int size, BiFunction<Integer, Integer, String> peerAddress,
+                                         String... extraArgs) {
+        return new ProcessCluster(dir, size, peerAddress, List.of(extraArgs));
+    }
+
+    /** Starts every member and waits until each is healthy; on failure kills them all and rethrows. */
+    public void startAll() {
         try {
             for (int i = 0; i < size; i++) {
-                c.startMember(i);
+                startMember(i);
             }
             for (int i = 0; i < size; i++) {
-                c.awaitHealthy(i);
+                awaitHealthy(i);
             }
-            return c;
         } catch (RuntimeException | Error e) {
-            c.close();
+            close();
             throw e;
         }
     }

@@ -20,7 +20,7 @@ import java.util.Map;
  * Three real {@link RotaServer}s in one JVM on 127.0.0.1 (free ports picked right before starting), each
  * with its own data directory. Heartbeat 50 ms, election 500 ms: so leases are at least 1 s.
  */
-final class TestCluster implements AutoCloseable {
+public final class TestCluster implements AutoCloseable {
 
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 
@@ -49,8 +49,11 @@ final class TestCluster implements AutoCloseable {
      * A port that is free now, chosen below the kernel's ephemeral range (32768+ here): a port from that
      * range, freed and reused a moment later, can meanwhile become the source port of one of the many
      * outgoing peer connections, and the server's bind then fails. Ports are never handed out twice.
+     * Public for the chaos module (its proxies listen on such ports).
+     *
+     * @return a port on 127.0.0.1 that nobody was listening on a moment ago
      */
-    static synchronized int freePort() {
+    public static synchronized int freePort() {
         for (int attempt = 0; attempt < 1_000; attempt++) {
             int port = ThreadLocalRandom.current().nextInt(15_000, 32_000);
             if (!HANDED_OUT.add(port)) {

@@ -1,0 +1,84 @@
+package io.rota.chaos;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code rota-chaos run ...} runs a chaos test against three real server processes; {@code rota-chaos check
+ * FILE} judges a saved history. Exit code 0: linearizable and nothing lost; 1: a violation; 2: undecided.
+ */
+@Command(name = "rota-chaos", mixinStandardHelpOptions = true, subcommands = {ChaosMain.Run.class, ChaosMain.Check.class},
+        description = "Jepsen-style chaos tests of a three-member Rota cluster, with a linearizability checker.")
+public final class ChaosMain implements Runnable {
+
+    /**
+     * Entry point.
+     *
+     * @param args the command line
+     */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ChaosMain()).execute(args));
+    }
+
+    /** Without a subcommand: the usage. */
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    /** {@code run}: a chaos run. */
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Run a workload under a nemesis and check it.")
+    static final class Run implements Callable<Integer> {
+        @Option(names = "--nemesis", defaultValue = "mixed", description = "kill, pause, partition, mixed or none (default: ${DEFAULT-VALUE}).")
+        String nemesis;
+        @Option(names = "--workload", defaultValue = "register", description = "register (default: ${DEFAULT-VALUE}).")
+        String workload;
+        @Option(names = "--seconds", defaultValue = "120", description = "How long the workload runs under faults (default: ${DEFAULT-VALUE}).")
+        long seconds;
+        @Option(names = "--out", required = true, description = "Output directory (created).")
+        Path out;
+        @Option(names = "--seed", description = "Seed of the schedule and the clients (default: random, printed).")
+        Long seed;
+        @Option(names = "--clients", defaultValue = "5", description = "Concurrent client processes (default: ${DEFAULT-VALUE}).")
+        int clients;
+        @Option(names = "--keys", defaultValue = "8", description = "Keys of the register workload (default: ${DEFAULT-VALUE}).")
+        int keys;
+        @Option(names = "--rate", defaultValue = "100", description = "Target operations per second, all clients (default: ${DEFAULT-VALUE}).")
+        double rate;
+        @Option(names = "--min-spell-s", defaultValue = "5", description = "Shortest fault / quiet spell (default: ${DEFAULT-VALUE}).")
+        long minSpell;
+        @Option(names = "--max-spell-s", defaultValue = "10", description = "Longest fault / quiet spell (default: ${DEFAULT-VALUE}).")
+        long maxSpell;
+        @Option(names = "--election-ms", defaultValue = "1000", description = "The members' election timeout (default: ${DEFAULT-VALUE}).")
+        long electionMs;
+
+        @Override
+        public Integer call() {
+            long s = seed != null ? seed : new java.util.Random().nextLong();
+            ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings(nemesis, workload, Duration.ofSeconds(seconds),
+                    out.toAbsolutePath(), s, clients, keys, rate, Duration.ofSeconds(minSpell), Duration.ofSeconds(maxSpell),
+                    Duration.ofMillis(electionMs)), System.out);
+            return outcome.exitCode();
+        }
+    }
+
+    /** {@code check FILE}: judge a saved history. */
+    @Command(name = "check", mixinStandardHelpOptions = true, description = "Check a saved history.jsonl.")
+    static final class Check implements Callable<Integer> {
+        @Parameters(index = "0", description = "The history file.")
+        Path file;
+        @Option(names = "--workload", defaultValue = "register", description = "The workload that wrote it (default: ${DEFAULT-VALUE}).")
+        String workload;
+
+        @Override
+        public Integer call() {
+            return ChaosRun.check(file, workload, System.out).exitCode();
+        }
+    }
+}

@@ -1,0 +1,250 @@
+package io.rota.chaos;
+
+import io.rota.chaos.checker.Verdict;
+import io.rota.chaos.history.Event;
+import io.rota.chaos.history.History;
+import io.rota.chaos.history.HistoryReader;
+import io.rota.chaos.history.HistoryWriter;
+import io.rota.chaos.nemesis.Faults;
+import io.rota.chaos.nemesis.KillNemesis;
+import io.rota.chaos.nemesis.MixedNemesis;
+import io.rota.chaos.nemesis.Nemesis;
+import io.rota.chaos.nemesis.NemesisSchedule;
+import io.rota.chaos.nemesis.PartitionNemesis;
+import io.rota.chaos.nemesis.PauseNemesis;
+import io.rota.chaos.net.Network;
+import io.rota.chaos.workload.Workload;
+import io.rota.chaos.workload.WorkloadContext;
+import io.rota.chaos.workload.WorkloadResult;
+import io.rota.chaos.workload.Workloads;
+import io.rota.server.ProcessCluster;
+import io.rota.server.TestCluster;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One chaos run: a three-member cluster of real server processes whose Raft traffic crosses a
+ * {@link Network} of fault proxies; a workload's clients; a nemesis on a seeded schedule; then heal, final
+ * reads, and the check. Everything lands in the output directory:
+ * {@code history.jsonl}, {@code nemesis.log}, {@code cluster/n1.log ..} (member logs and data),
+ * {@code report.txt} and {@code report.json}.
+ */
+public final class ChaosRun {
+
+    /** The nemesis names {@code --nemesis} accepts. */
+    public static final List<String> NEMESES = List.of("kill", "pause", "partition", "mixed", "none");
+
+    /**
+     * A run's settings.
+     *
+     * @param nemesis   kill, pause, partition, mixed or none
+     * @param workload  register (see {@link Workloads#NAMES})
+     * @param duration  how long the workload runs under faults
+     * @param out       the output directory (created)
+     * @param seed      the seed of the nemesis schedule and the clients
+     * @param clients   concurrent client processes
+     * @param keys      keys of the register workload
+     * @param rate      target operations per second, all clients together
+     * @param minSpell  shortest fault (and quiet) spell
+     * @param maxSpell  longest fault (and quiet) spell
+     * @param election  the members' election timeout
+     */
+    public record Settings(String nemesis, String workload, Duration duration, Path out, long seed, int clients,
+                           int keys, double rate, Duration minSpell, Duration maxSpell, Duration election) {
+    }
+
+    /**
+     * The outcome of a run.
+     *
+     * @param verdict  linearizable: yes, no or unknown
+     * @param counts   ok / failed / indeterminate operations
+     * @param lost     acknowledged writes lost
+     * @param faults   faults injected
+     * @param verdictLine the one-line summary
+     */
+    public record Outcome(Verdict verdict, History.Counts counts, long lost, int faults, String verdictLine) {
+
+        /**
+         * The process exit code: 0 when linearizable and nothing lost, 1 on a violation, 2 when undecided.
+         *
+         * @return the exit code
+         */
+        public int exitCode() {
+            if (verdict == Verdict.NO || lost > 0) {
+                return 1;
+            }
+            return verdict == Verdict.UNKNOWN ? 2 : 0;
+        }
+    }
+
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(120);
+
+    private ChaosRun() {
+    }
+
+    /**
+     * Runs the whole thing and writes the report.
+     *
+     * @param s        the settings
+     * @param progress where progress lines and the verdict go
+     * @return the outcome
+     */
+    public static Outcome run(Settings s, PrintStream progress) {
+        if (!NEMESES.contains(s.nemesis())) {
+            throw new IllegalArgumentException("unknown nemesis '" + s.nemesis() + "': use one of " + NEMESES);
+        }
+        Workload workload = Workloads.create(s.workload(), s.keys(), s.election());
+        createDirectories(s.out());
+        Path historyFile = s.out().resolve("history.jsonl");
+        long started = System.nanoTime();
+        Random random = new Random(s.seed());
+        int faultCount;
+        progress.printf(Locale.ROOT, "chaos: nemesis=%s workload=%s duration=%ds seed=%d out=%s%n", s.nemesis(),
+                s.workload(), s.duration().toSeconds(), s.seed(), s.out());
+        try (Network network = new Network(3, TestCluster::freePort);
+             HistoryWriter history = new HistoryWriter(historyFile)) {
+            ProcessCluster cluster = ProcessCluster.prepare(s.out().resolve("cluster"), 3, network::address,
+                    "--election-ms", Long.toString(s.election().toMillis()));
+            try (cluster) {
+                network.start(cluster::peerPort);
+                createDirectories(s.out().resolve("cluster"));
+                cluster.startAll();
+                cluster.awaitLeader();
+                Faults faults = new Faults(cluster, network);
+                WorkloadContext context = new WorkloadContext(cluster.endpoints(), history,
+                        () -> System.nanoTime() - started, s.seed(), s.clients(), s.rate());
+                workload.start(context);
+                NemesisSchedule schedule = new NemesisSchedule(nemesis(s.nemesis(), faults), random, s.minSpell(),
+                        s.maxSpell(), history, s.out().resolve("nemesis.log"), context.clock());
+                try (schedule) {
+                    if (!s.nemesis().equals("none")) {
+                        schedule.start();
+                    }
+                    long end = System.nanoTime() + s.duration().toNanos();
+                    while (System.nanoTime() < end) {
+                        long wait = Math.min(end - System.nanoTime(), PROGRESS_EVERY.toNanos());
+                        java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                        history.flush();
+                        progress.printf(Locale.ROOT, "[%5d s] ops %s  fault: %s%n",
+                                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), workload.counters(),
+                                schedule.current());
+                    }
+                }
+                faultCount = schedule.faultCount();
+                workload.stop();
+                healEverything(cluster, network);
+                progress.println("healed; waiting for every member and a leader, then the final reads");
+                recover(cluster);
+                workload.finish();
+                if (schedule.failure() != null) {
+                    progress.println("WARNING: the nemesis stopped early: " + schedule.failure());
+                }
+            }
+        }
+        List<Event> events = HistoryReader.read(historyFile);
+        WorkloadResult result = workload.check(events);
+        History.Counts counts = History.counts(events);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        String line = String.format(Locale.ROOT,
+                "linearizable: %s  ops: ok=%d failed=%d indeterminate=%d  acknowledged writes lost: %d",
+                result.verdict().name().toLowerCase(Locale.ROOT), counts.ok(), counts.failed(), counts.info(),
+                result.lostAcknowledged());
+        writeReports(s, result, counts, faultCount, seconds, line);
+        progress.println(line);
+        return new Outcome(result.verdict(), counts, result.lostAcknowledged(), faultCount, line);
+    }
+
+    /**
+     * The {@code check FILE} mode: judges a saved history.
+     *
+     * @param historyFile a history.jsonl
+     * @param workload    the workload that produced it
+     * @param out         where the verdict and report go
+     * @return the outcome
+     */
+    public static Outcome check(Path historyFile, String workload, PrintStream out) {
+        List<Event> events = HistoryReader.read(historyFile);
+        WorkloadResult result = Workloads.create(workload, 1, Duration.ofSeconds(1)).check(events);
+        History.Counts counts = History.counts(events);
+        String line = String.format(Locale.ROOT,
+                "linearizable: %s  ops: ok=%d failed=%d indeterminate=%d  acknowledged writes lost: %d",
+                result.verdict().name().toLowerCase(Locale.ROOT), counts.ok(), counts.failed(), counts.info(),
+                result.lostAcknowledged());
+        out.print(result.report());
+        out.println(line);
+        int faults = (int) events.stream().filter(e -> e.isNemesis() && !e.f().equals("heal")).count();
+        return new Outcome(result.verdict(), counts, result.lostAcknowledged(), faults, line);
+    }
+
+    private static Nemesis nemesis(String name, Faults faults) {
+        return switch (name) {
+            case "kill" -> new KillNemesis(faults);
+            case "pause" -> new PauseNemesis(faults);
+            case "partition" -> new PartitionNemesis(faults);
+            default -> new MixedNemesis(faults);   // "mixed"; "none" never starts its schedule
+        };
+    }
+
+    /** Belt and braces after the schedule's own heal: every link up, every member running and resumed. */
+    private static void healEverything(ProcessCluster cluster, Network network) {
+        network.heal();
+        for (int i = 0; i < cluster.size(); i++) {
+            if (cluster.isAlive(i)) {
+                cluster.resume(i);
+            } else {
+                cluster.startMember(i);
+            }
+        }
+    }
+
+    private static void recover(ProcessCluster cluster) {
+        long deadline = System.nanoTime() + RECOVERY_TIMEOUT.toNanos();
+        for (int i = 0; i < cluster.size(); i++) {
+            cluster.awaitHealthy(i);
+        }
+        while (cluster.leader() < 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no leader " + RECOVERY_TIMEOUT.toSeconds()
+                        + " s after healing every fault; see the member logs");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+    }
+
+    private static void writeReports(Settings s, WorkloadResult result, History.Counts counts, int faults,
+                                     double seconds, String line) {
+        String text = String.format(Locale.ROOT, "nemesis: %s%nworkload: %s%nseed: %d%nduration: %.1f s (workload %d s)"
+                        + "%nfaults injected: %d%nclients: %d, keys: %d, target rate: %.0f ops/s%n%n%s%n%s%n",
+                s.nemesis(), s.workload(), s.seed(), seconds, s.duration().toSeconds(), faults, s.clients(), s.keys(),
+                s.rate(), result.report(), line);
+        String json = String.format(Locale.ROOT, "{\"nemesis\": \"%s\", \"workload\": \"%s\", \"seed\": %d,"
+                        + " \"duration_s\": %.1f, \"faults\": %d, \"ok\": %d, \"failed\": %d, \"indeterminate\": %d,"
+                        + " \"lost_acknowledged_writes\": %d, \"linearizable\": \"%s\"}%n",
+                s.nemesis(), s.workload(), s.seed(), seconds, faults, counts.ok(), counts.failed(), counts.info(),
+                result.lostAcknowledged(), result.verdict().name().toLowerCase(Locale.ROOT));
+        try {
+            Files.writeString(s.out().resolve("report.txt"), text);
+            Files.writeString(s.out().resolve("report.json"), json);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the report in " + s.out(), e);
+        }
+    }
+
+    private static void createDirectories(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.rota.chaos.nemesis;
+
+import java.util.List;
+import java.util.Random;
+
+/** Each fault is drawn from kill, pause and partition in turn at random; heal repairs that one. */
+public final class MixedNemesis implements Nemesis {
+
+    private final List<Nemesis> choices;
+    private Nemesis current;
+
+    /**
+     * A mixed nemesis.
+     *
+     * @param faults the cluster and its network
+     */
+    public MixedNemesis(Faults faults) {
+        this.choices = List.of(new KillNemesis(faults), new PauseNemesis(faults), new PartitionNemesis(faults));
+    }
+
+    @Override
+    public String name() {
+        return "mixed";
+    }
+
+    @Override
+    public String fault(Random random) {
+        current = choices.get(random.nextInt(choices.size()));
+        return current.fault(random);
+    }
+
+    @Override
+    public String heal() {
+        if (current == null) {
+            return "nothing to heal";
+        }
+        String s = current.heal();
+        current = null;
+        return s;
+    }
+}

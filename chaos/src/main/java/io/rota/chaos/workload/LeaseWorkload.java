@@ -1,0 +1,355 @@
+package io.rota.chaos.workload;
+
+import io.rota.chaos.checker.Verdict;
+import io.rota.chaos.history.Event;
+import io.rota.client.KeepAlive;
+import io.rota.client.KeyValue;
+import io.rota.client.Lease;
+import io.rota.client.RotaClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The lease workload: each client process is a lease holder that, again and again, grants a lease of
+ * {@link #TTL}, puts a key on it, keeps it alive for a while (4–12 s) while reading the key every
+ * {@link #POLL}, then stops the keep-alive (a holder that died) and keeps reading until the key is gone.
+ * One key per lease: {@code lease-<process>-<n>}.
+ *
+ * <p>The properties (docs/server.md, "Leases: how late can a dead holder's lease expire?"):
+ * <ol>
+ *   <li>a kept-alive lease's key never vanishes, unless the SDK reported the lease lost (onLost) first;</li>
+ *   <li>once its holder stops, the key vanishes within TTL + 3 × E + 1 s (E: the election timeout; the
+ *       server's bound for one change of a silent leader: E of grace, up to 2 × E to elect, a vote round and
+ *       a checkpoint interval), plus {@link #SLACK} for a keep-alive in flight and for the polling — a
+ *       leader killed, paused or cut off meanwhile is no excuse. Only a spell without a majority (two of
+ *       three members killed: nothing can expire) is: a lease whose window overlaps one is reported with its
+ *       expiry time, not judged.</li>
+ * </ol>
+ * History events: {@code grant}, {@code write} (the put on the lease), {@code read}, {@code stop} (the
+ * keep-alive closed) and {@code lost} (onLost called), each as an invoke/complete pair; the key is the
+ * lease's key, the value the lease id (grant, write), the value read (read) or the reason (lost).
+ */
+public final class LeaseWorkload implements Workload {
+
+    /** The TTL of every lease. */
+    static final Duration TTL = Duration.ofSeconds(3);
+    /** How often a holder reads its key. */
+    static final Duration POLL = Duration.ofMillis(250);
+    /** Added to the expiry bound: a keep-alive in flight when the holder stopped, and the polling interval. */
+    static final Duration SLACK = Duration.ofSeconds(1);
+    /** How long the final phase waits for every stopped lease's key to vanish. */
+    private static final Duration FINAL_WAIT = Duration.ofSeconds(60);
+
+    private final Duration election;
+    private final Counters counters = new Counters();
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<RotaClient> clients = new ArrayList<>();
+    private volatile boolean stopping;
+    private WorkloadContext context;
+
+    /**
+     * A lease workload.
+     *
+     * @param election the cluster's election timeout E
+     */
+    public LeaseWorkload(Duration election) {
+        this.election = election;
+    }
+
+    @Override
+    public String name() {
+        return "lease";
+    }
+
+    @Override
+    public Counters counters() {
+        return counters;
+    }
+
+    @Override
+    public void start(WorkloadContext context) {
+        this.context = context;
+        for (int c = 0; c < context.clients(); c++) {
+            RotaClient client = RotaClient.builder().endpoints(context.endpoints()).callTimeout(Duration.ofSeconds(10))
+                    .attemptTimeout(Duration.ofSeconds(1)).build();
+            clients.add(client);
+            int process = c;
+            Random random = new Random(context.seed() * 31 + c);
+            Thread t = new Thread(() -> holder(client, process, random), "lease-holder-" + c);
+            threads.add(t);
+            t.start();
+        }
+    }
+
+    private void holder(RotaClient client, int process, Random random) {
+        for (int n = 0; !stopping; n++) {
+            String key = "lease-" + process + "-" + n;
+            try {
+                cycle(client, process, key, random);
+            } catch (RuntimeException e) {
+                // grant or put failed under a fault: this cycle is over (its events say how far it got)
+                counters.failed();
+                pause(POLL);
+            }
+        }
+    }
+
+    private void cycle(RotaClient client, int process, String key, Random random) {
+        record(process, Event.Type.INVOKE, "grant", key, null);
+        Lease lease = client.leases().grant(TTL);
+        record(process, Event.Type.OK, "grant", key, Long.toString(lease.id()));
+        record(process, Event.Type.INVOKE, "write", key, Long.toString(lease.id()));
+        try {
+            client.kv().put(key, "held", lease.id());
+        } catch (RuntimeException e) {
+            record(process, Event.Type.INFO, "write", key, Long.toString(lease.id()));
+            throw e;
+        }
+        record(process, Event.Type.OK, "write", key, Long.toString(lease.id()));
+        long holdUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4_000 + random.nextInt(8_000));
+        KeepAlive keepAlive = client.leases().keepAlive(lease.id(), (id, why) -> {
+            record(process, Event.Type.INVOKE, "lost", key, null);
+            record(process, Event.Type.OK, "lost", key, why.code().name());
+        });
+        try {
+            while (System.nanoTime() < holdUntil && !stopping) {
+                poll(client, process, key);
+                pause(POLL);
+            }
+        } finally {
+            record(process, Event.Type.INVOKE, "stop", key, null);
+            keepAlive.close();
+            record(process, Event.Type.OK, "stop", key, null);
+        }
+        long giveUp = System.nanoTime() + bound().toNanos() + FINAL_WAIT.toNanos();
+        while (System.nanoTime() < giveUp) {
+            if (poll(client, process, key) == null) {
+                return;
+            }
+            pause(POLL);
+        }
+    }
+
+    /** Reads the key; returns its value, or null if absent (or if the read failed: "unknown" is recorded). */
+    private String poll(RotaClient client, int process, String key) {
+        record(process, Event.Type.INVOKE, "read", key, null);
+        try {
+            String v = client.kv().get(key).first().map(KeyValue::valueString).orElse(null);
+            record(process, Event.Type.OK, "read", key, v);
+            return v;
+        } catch (RuntimeException e) {
+            record(process, Event.Type.FAIL, "read", key, null);
+            return "unknown";
+        }
+    }
+
+    private void record(int process, Event.Type type, String f, String key, String value) {
+        context.history().write(new Event(process, type, f, key, value, null, context.clock().getAsLong()));
+        switch (type) {
+            case INVOKE -> { }
+            case OK -> counters.ok();
+            case FAIL -> counters.failed();
+            default -> counters.info();
+        }
+    }
+
+    private static void pause(Duration d) {
+        LockSupport.parkNanos(d.toNanos());
+    }
+
+    private Duration bound() {
+        return TTL.plus(election.multipliedBy(3)).plus(Duration.ofSeconds(1)).plus(SLACK);
+    }
+
+    @Override
+    public void stop() {
+        stopping = true;
+    }
+
+    /** Lets every holder stop its lease and watch the key vanish (the cluster is healed by now). */
+    @Override
+    public void finish() {
+        for (Thread t : threads) {
+            try {
+                t.join(bound().plus(FINAL_WAIT).plus(Duration.ofSeconds(30)).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        clients.forEach(RotaClient::close);
+    }
+
+    @Override
+    public WorkloadResult check(List<Event> history) {
+        return checkHistory(history, election);
+    }
+
+    /**
+     * Checks a lease history against the two properties.
+     *
+     * @param history  the events
+     * @param election the cluster's election timeout
+     * @return the verdict (NO on any violation) and a report with expiry times
+     */
+    public static WorkloadResult checkHistory(List<Event> history, Duration election) {
+        long boundNanos = TTL.plus(election.multipliedBy(2)).plus(SLACK).toNanos();
+        List<Fault> faults = faults(history);
+        Map<String, List<Event>> byKey = new TreeMap<>();
+        for (Event e : history) {
+            if (!e.isNemesis()) {
+                byKey.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
+            }
+        }
+        StringBuilder violations = new StringBuilder();
+        StringBuilder excused = new StringBuilder();
+        List<Long> expiries = new ArrayList<>();
+        int leases = 0;
+        int problems = 0;
+        for (Map.Entry<String, List<Event>> entry : byKey.entrySet()) {
+            Lifecycle l = Lifecycle.of(entry.getValue());
+            if (l.putDone < 0) {
+                continue;   // the put never succeeded: nothing to hold
+            }
+            leases++;
+            for (long[] read : l.reads) {   // {invoke, complete, present ? 1 : 0}
+                boolean held = read[0] > l.putDone && (l.stopInvoked < 0 || read[1] < l.stopInvoked);
+                if (held && read[2] == 0 && (l.lostAt < 0 || l.lostAt > l.stopInvoked && l.stopInvoked >= 0)) {
+                    problems++;
+                    violations.append(String.format(Locale.ROOT, "  %s vanished at %.3f s while kept alive"
+                            + " (no onLost)%n", entry.getKey(), read[1] / 1e9));
+                }
+            }
+            if (l.stopDone < 0) {
+                continue;
+            }
+            long deadline = l.stopDone + boundNanos;
+            long gone = -1;
+            for (long[] read : l.reads) {
+                if (read[0] > l.stopDone && read[2] == 0) {
+                    gone = read[1];
+                    break;
+                }
+            }
+            long lastPresentInvoked = -1;
+            for (long[] read : l.reads) {
+                if (read[2] == 1) {
+                    lastPresentInvoked = Math.max(lastPresentInvoked, read[0]);
+                }
+            }
+            if (gone >= 0) {
+                expiries.add(gone - l.stopDone);
+            }
+            if (lastPresentInvoked > deadline) {
+                List<Fault> during = overlapping(faults, l.stopDone - TTL.toNanos(), lastPresentInvoked);
+                boolean noMajority = during.stream().anyMatch(Fault::majorityLost);
+                String line = String.format(Locale.ROOT, "  %s still present at %.3f s, %.3f s after its holder"
+                                + " stopped at %.3f s (bound %.1f s)%s; faults meanwhile: %s%n", entry.getKey(),
+                        lastPresentInvoked / 1e9, (lastPresentInvoked - l.stopDone) / 1e9, l.stopDone / 1e9,
+                        boundNanos / 1e9, noMajority ? ", no majority for a while: not judged" : "",
+                        during.isEmpty() ? "none" : String.join("; ", during.stream().map(Fault::describe).toList()));
+                if (noMajority) {
+                    excused.append(line);
+                } else {
+                    problems++;
+                    violations.append(line);
+                }
+            }
+        }
+        expiries.sort(null);
+        StringBuilder report = new StringBuilder();
+        report.append(String.format(Locale.ROOT, "leases held: %d, expiries observed: %d, bound TTL + 3E + 1 s + slack = %.1f s%n",
+                leases, expiries.size(), boundNanos / 1e9));
+        if (!expiries.isEmpty()) {
+            report.append(String.format(Locale.ROOT, "expiry after the holder stopped (upper bound, polled every"
+                            + " %d ms): median %.2f s, p99 %.2f s, max %.2f s%n", POLL.toMillis(),
+                    expiries.get(expiries.size() / 2) / 1e9, expiries.get((int) (expiries.size() * 0.99)) / 1e9,
+                    expiries.get(expiries.size() - 1) / 1e9));
+        }
+        report.append("violations: ").append(problems).append('\n').append(violations);
+        if (!excused.isEmpty()) {
+            report.append("late while the cluster had no majority (not judged):\n").append(excused);
+        }
+        return new WorkloadResult(problems == 0 ? Verdict.YES : Verdict.NO, 0, report.toString());
+    }
+
+    /** One lease's times, from its key's events (-1: did not happen). */
+    private static final class Lifecycle {
+        long putDone = -1;
+        long stopInvoked = -1;
+        long stopDone = -1;
+        long lostAt = -1;
+        final List<long[]> reads = new ArrayList<>();
+
+        static Lifecycle of(List<Event> events) {
+            Lifecycle l = new Lifecycle();
+            long readInvoked = -1;
+            for (Event e : events) {
+                switch (e.f() + "/" + e.type()) {
+                    case "write/OK" -> l.putDone = e.time();
+                    case "stop/INVOKE" -> l.stopInvoked = e.time();
+                    case "stop/OK" -> l.stopDone = e.time();
+                    case "lost/OK" -> l.lostAt = e.time();
+                    case "read/INVOKE" -> readInvoked = e.time();
+                    case "read/OK" -> l.reads.add(new long[]{readInvoked, e.time(), e.value() != null ? 1 : 0});
+                    default -> { }
+                }
+            }
+            return l;
+        }
+    }
+
+    /**
+     * A fault spell from the history's nemesis events.
+     *
+     * @param from         when it was injected
+     * @param to           when it was healed (MAX_VALUE: never)
+     * @param description  what the nemesis did
+     * @param majorityLost whether two members were down (the nemesis's "kill -9 a, b")
+     */
+    private record Fault(long from, long to, String description, boolean majorityLost) {
+        String describe() {
+            return String.format(Locale.ROOT, "%s at %.3f s", description, from / 1e9);
+        }
+    }
+
+    /** The fault spells, each up to its heal (a fault without a heal lasts to the end). */
+    private static List<Fault> faults(List<Event> history) {
+        List<Fault> faults = new ArrayList<>();
+        Event open = null;
+        for (Event e : history) {
+            if (!e.isNemesis()) {
+                continue;
+            }
+            if (e.f().equals("heal")) {
+                if (open != null) {
+                    faults.add(fault(open, e.time()));
+                }
+                open = null;
+            } else if (open == null && !e.f().equals("error")) {
+                open = e;
+            }
+        }
+        if (open != null) {
+            faults.add(fault(open, Long.MAX_VALUE));
+        }
+        return faults;
+    }
+
+    private static Fault fault(Event e, long healed) {
+        String what = String.valueOf(e.value());
+        return new Fault(e.time(), healed, what, what.startsWith("kill -9") && what.contains(","));
+    }
+
+    private static List<Fault> overlapping(List<Fault> faults, long from, long to) {
+        return faults.stream().filter(f -> f.from() <= to && f.to() >= from).toList();
+    }
+}

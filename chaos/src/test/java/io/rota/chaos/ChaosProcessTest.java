@@ -1,0 +1,65 @@
+package io.rota.chaos;
+
+import io.rota.chaos.checker.Verdict;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The default suite's chaos run: the register workload for a minute under the mixed nemesis (kill -9,
+ * SIGSTOP, partitions; 3–6 s spells) against three real server processes, then heal, final reads and the
+ * linearizability check. Longer runs: scripts/chaos.sh (docs/RELIABILITY.md). The seed is random and printed;
+ * {@code -Dchaos.seed=N} replays a schedule.
+ */
+class ChaosProcessTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void registerUnderMixedFaultsIsLinearizableAndLosesNothing() throws Exception {
+        long seed = Long.getLong("chaos.seed", new java.util.Random().nextLong());
+        long seconds = Long.getLong("chaos.seconds", 60);
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream progress = new PrintStream(new TeeStream(captured), true, StandardCharsets.UTF_8);
+        ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings("mixed", "register", Duration.ofSeconds(seconds),
+                dir, seed, 4, 6, 50, Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000)), progress);
+        String context = "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n"
+                + Files.readString(dir.resolve("report.txt"));
+        assertEquals(Verdict.YES, outcome.verdict(), context);
+        assertEquals(0, outcome.lost(), context);
+        assertEquals(0, outcome.exitCode(), context);
+        assertTrue(outcome.faults() >= 3, "at least three faults in a minute: " + context);
+        assertTrue(outcome.counts().ok() > 200, "the workload made progress: " + context);
+        assertTrue(Files.size(dir.resolve("history.jsonl")) > 0 && Files.exists(dir.resolve("nemesis.log"))
+                && Files.exists(dir.resolve("report.json")) && Files.exists(dir.resolve("cluster").resolve("n1.log")));
+    }
+
+    /** Progress goes to the console (failsafe's output) and into the failure message. */
+    private static final class TeeStream extends java.io.OutputStream {
+        private final java.io.OutputStream copy;
+
+        TeeStream(java.io.OutputStream copy) {
+            this.copy = copy;
+        }
+
+        @Override
+        public void write(int b) {
+            System.out.write(b);
+            try {
+                copy.write(b);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+    }
+}
