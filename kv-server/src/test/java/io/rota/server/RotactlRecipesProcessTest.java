@@ -207,14 +207,16 @@ class RotactlRecipesProcessTest {
 
     @Test
     void jobsHistoryShowsTheRunsOfASingletonJob() throws Exception {
+        List<JobRun> history;
         try (RotaClient rota = RotaClient.connect(cluster.endpoints());
              SingletonJob job = SingletonJob.builder(rota, "report", FireSchedule.fixedRate(Duration.ofMillis(500)),
                      ctx -> { }).instanceId("app-1").lockTtl(Duration.ofSeconds(2))
                      .pollInterval(Duration.ofMillis(100)).start()) {
             Await.until(WAIT, () -> job.history().stream().filter(r -> r.state() == JobState.DONE).count() >= 3,
                     "three runs");
+            job.close();
+            history = job.history();
         }
-        List<JobRun> history = SingletonJob.history(RotaClient.connect(cluster.endpoints()), "report");
         Run simple = rotactl("jobs", "history", "report");
         assertEquals(0, simple.exitCode(), simple.toString());
         assertEquals(history.size(), simple.lines().size(), simple.out());

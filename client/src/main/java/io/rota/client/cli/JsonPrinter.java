@@ -186,10 +186,10 @@ final class JsonPrinter implements Printer {
             Json j = new Json().field("job", r.job()).field("fire_time", r.fireTime().toString())
                     .field("token", r.token()).field("instance", r.instanceId()).field("state", r.state().name());
             if (r.start() != null) {
-                j.field("start", r.start().toString());
+                j.field("start", SimplePrinter.orDash(r.start()));
             }
             if (r.end() != null) {
-                j.field("end", r.end().toString());
+                j.field("end", SimplePrinter.orDash(r.end()));
             }
             list.add(j.field("outcome", r.outcome()));
         }

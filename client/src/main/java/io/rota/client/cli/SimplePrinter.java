@@ -17,6 +17,7 @@ import io.rota.client.recipes.OnceStatus;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import static io.rota.client.cli.Conversions.leaseHex;
@@ -200,9 +201,9 @@ class SimplePrinter implements Printer {
         out.flush();
     }
 
-    /** An optional time, or "-". */
+    /** An optional time to the millisecond (nanoseconds are noise to a reader), or "-". */
     static String orDash(Instant time) {
-        return time == null ? "-" : time.toString();
+        return time == null ? "-" : time.truncatedTo(ChronoUnit.MILLIS).toString();
     }
 
     /** etcdctl's printKV: the key on one line, the value on the next (the value alone on its line). */
