@@ -3,7 +3,6 @@ package io.rota.client.cli;
 import io.rota.client.RotaClient;
 import io.rota.client.recipes.JobRun;
 import io.rota.client.recipes.SingletonJob;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -13,18 +12,10 @@ import java.util.List;
 /** {@code rotactl jobs history NAME [--limit N]}. */
 @Command(name = "jobs", description = "Singleton job commands (jobs run by the SDK's SingletonJob).",
         subcommands = JobsCommand.History.class)
-final class JobsCommand implements Runnable {
+final class JobsCommand extends CommandGroup {
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
-    boolean help;
-
-    /** {@code rotactl jobs} alone: a usage error listing the subcommands. */
-    @Override
-    public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a jobs command: history");
+    JobsCommand() {
+        super("name a jobs command: history");
     }
 
     /** {@code jobs history NAME [--limit N]}. */
