@@ -1,7 +1,8 @@
 package io.rota.server;
 
-import io.rota.client.cli.Rotactl;
 import io.rota.raft.testing.Await;
+import io.rota.server.RotactlRunner.Background;
+import io.rota.server.RotactlRunner.Run;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -10,10 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,13 +43,6 @@ class RotactlProcessTest {
     @TempDir
     static Path dir;
     private static ProcessCluster cluster;
-
-    /** What one rotactl run printed and returned. */
-    record Run(int exitCode, String out, String err) {
-        List<String> lines() {
-            return out.lines().toList();
-        }
-    }
 
     @BeforeAll
     static void startCluster() {
@@ -137,7 +127,7 @@ class RotactlProcessTest {
     @Order(3)
     void watchPrintsEachEventAsItComesUntilStopped() throws Exception {
         long from = revision(rotactl("get", "w/", "--prefix", "-w", "json").out()) + 1;
-        Background watch = new Background("watch", "w/", "--prefix", "--prev-kv", "--rev", Long.toString(from));
+        Background watch = background("watch", "w/", "--prefix", "--prev-kv", "--rev", Long.toString(from));
         assertOk(rotactl("put", "w/1", "a"), "OK\n");
         assertOk(rotactl("put", "w/1", "b"), "OK\n");
         assertOk(rotactl("del", "w/1"), "1\n");
@@ -147,7 +137,7 @@ class RotactlProcessTest {
         assertEquals(0, stopped.exitCode(), stopped.toString());
         assertEquals(expected, stopped.out());
 
-        Background json = new Background("watch", "w/2", "--rev", Long.toString(from), "-w", "json");
+        Background json = background("watch", "w/2", "--rev", Long.toString(from), "-w", "json");
         assertOk(rotactl("put", "w/2", "x\"y"), "OK\n");
         Await.until(WAIT, () -> json.out().contains("\"value\":\"x\\\"y\""), "a JSON event: " + json.out());
         Run jsonRun = json.stop();
@@ -175,7 +165,7 @@ class RotactlProcessTest {
         assertOk(rotactl("lease", "keep-alive", "--once", id), "lease " + id + " keepalived with TTL(" + ttl + ")\n");
 
         // Kept alive past twice its TTL, the key stays; revoked, the keep-alive says the lease is lost.
-        Background keepAlive = new Background("lease", "keep-alive", id);
+        Background keepAlive = background("lease", "keep-alive", id);
         String renewal = "lease " + id + " keepalived with TTL(" + ttl + ")";
         long start = System.nanoTime();
         Await.until(WAIT, () -> keepAlive.out().lines().filter(renewal::equals).count() >= 3
@@ -290,49 +280,14 @@ class RotactlProcessTest {
     }
 
     private static Run rotactlIn(String stdin, String... args) {
-        List<String> all = new ArrayList<>(List.of("--endpoints", cluster.endpoints()));
-        all.addAll(List.of(args));
-        return run(Map.of(), stdin, all.toArray(String[]::new));
+        return RotactlRunner.run(cluster.endpoints(), stdin, args);
     }
 
     private static Run run(Map<String, String> env, String stdin, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Rotactl.commandLine(new PrintWriter(out), new PrintWriter(err),
-                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), env).execute(args);
-        return new Run(code, out.toString(), err.toString());
+        return RotactlRunner.run(env, stdin, args);
     }
 
-    /** A long-running rotactl (watch, keep-alive) on its own thread; its output can be read while it runs. */
-    private static final class Background {
-        private final StringWriter out = new StringWriter();
-        private final StringWriter err = new StringWriter();
-        private final AtomicReference<Integer> exitCode = new AtomicReference<>();
-        private final Thread thread;
-
-        Background(String... args) {
-            List<String> all = new ArrayList<>(List.of("--endpoints", cluster.endpoints()));
-            all.addAll(List.of(args));
-            thread = new Thread(() -> exitCode.set(Rotactl.commandLine(new PrintWriter(out), new PrintWriter(err),
-                    new ByteArrayInputStream(new byte[0]), Map.of()).execute(all.toArray(String[]::new))),
-                    "rotactl-" + args[0]);
-            thread.start();
-        }
-
-        String out() {
-            return out.toString();
-        }
-
-        /** Stops it as Ctrl-C would end the command (an interrupt) and waits for its exit code. */
-        Run stop() throws InterruptedException {
-            thread.interrupt();
-            return awaitEnd();
-        }
-
-        Run awaitEnd() throws InterruptedException {
-            thread.join(WAIT.toMillis());
-            assertTrue(!thread.isAlive(), "rotactl did not end: " + out + err);
-            return new Run(exitCode.get(), out.toString(), err.toString());
-        }
+    private static Background background(String... args) {
+        return new Background(cluster.endpoints(), args);
     }
 }

@@ -3,7 +3,6 @@ package io.rota.client.cli;
 import io.rota.client.Member;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -18,18 +17,10 @@ import java.util.function.Function;
 /** {@code rotactl endpoint status|health [--cluster]}: one row per member. */
 @Command(name = "endpoint", description = "Endpoint commands: each member's status or health.",
         subcommands = {EndpointCommand.Status.class, EndpointCommand.Health.class})
-final class EndpointCommand implements Runnable {
+final class EndpointCommand extends CommandGroup {
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
-    boolean help;
-
-    /** {@code rotactl endpoint} alone: a usage error. */
-    @Override
-    public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name an endpoint command: status or health");
+    EndpointCommand() {
+        super("name an endpoint command: status or health");
     }
 
     /** The endpoints to ask: the configured ones, or with --cluster every member's published client address. */

@@ -11,9 +11,13 @@ import io.rota.client.OpResult;
 import io.rota.client.PutResult;
 import io.rota.client.TxnResult;
 import io.rota.client.WatchEvent;
+import io.rota.client.recipes.JobRun;
+import io.rota.client.recipes.Leader;
+import io.rota.client.recipes.OnceStatus;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -147,6 +151,55 @@ final class JsonPrinter implements Printer {
                     .field("client_address", m.clientAddress()));
         }
         print(new Json().objects("members", list));
+    }
+
+    @Override
+    public void lockHeld(String name, String key, long fencingToken, long leaseId) {
+        print(new Json().field("name", name).field("key", key).field("fencing_token", fencingToken)
+                .field("lease", leaseHex(leaseId)));
+    }
+
+    @Override
+    public void leader(String election, Leader leader) {
+        Json j = new Json().field("election", election).field("leader", leader != null);
+        if (leader != null) {
+            j.field("key", leader.key()).field("value", leader.value()).field("epoch", leader.epoch())
+                    .field("revision", leader.revision());
+        }
+        print(j);
+    }
+
+    @Override
+    public void onceStatus(String key, OnceStatus status) {
+        print(status == null ? new Json().field("key", key).field("state", "NONE") : once(status));
+    }
+
+    @Override
+    public void onceAlreadyDone(OnceStatus status) {
+        print(once(status));
+    }
+
+    @Override
+    public void jobHistory(List<JobRun> runs) {
+        List<Json> list = new ArrayList<>();
+        for (JobRun r : runs) {
+            Json j = new Json().field("job", r.job()).field("fire_time", r.fireTime().toString())
+                    .field("token", r.token()).field("instance", r.instanceId()).field("state", r.state().name());
+            if (r.start() != null) {
+                j.field("start", SimplePrinter.orDash(r.start()));
+            }
+            if (r.end() != null) {
+                j.field("end", SimplePrinter.orDash(r.end()));
+            }
+            list.add(j.field("outcome", r.outcome()));
+        }
+        print(new Json().objects("runs", list));
+    }
+
+    private static Json once(OnceStatus s) {
+        return new Json().field("key", s.key()).field("state", s.state().name()).field("owner", s.owner())
+                .field("result", s.result()).field("at", Instant.ofEpochMilli(s.atMillis()).toString())
+                .field("revision", s.revision());
     }
 
     private void print(Json j) {

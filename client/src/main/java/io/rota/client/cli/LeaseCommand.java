@@ -5,7 +5,6 @@ import io.rota.client.Lease;
 import io.rota.client.LeaseListener;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -22,19 +21,10 @@ import static io.rota.client.cli.Conversions.leaseHex;
         "Lease IDs are hexadecimal, as 'lease grant' prints them."},
         subcommands = {LeaseCommand.Grant.class, LeaseCommand.Revoke.class, LeaseCommand.KeepAliveCommand.class,
                 LeaseCommand.TimeToLive.class, LeaseCommand.ListCommand.class})
-final class LeaseCommand implements Runnable {
+final class LeaseCommand extends CommandGroup {
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
-    boolean help;
-
-    /** {@code rotactl lease} alone: a usage error listing the subcommands. */
-    @Override
-    public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(),
-                "name a lease command: grant, revoke, keep-alive, timetolive or list");
+    LeaseCommand() {
+        super("name a lease command: grant, revoke, keep-alive, timetolive or list");
     }
 
     /** {@code lease grant TTL}. */

@@ -1,23 +1,14 @@
 package io.rota.client.cli;
 
 import io.rota.client.RotaClient;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code rotactl member list}. */
 @Command(name = "member", description = "Member commands.", subcommands = MemberCommand.ListCommand.class)
-final class MemberCommand implements Runnable {
+final class MemberCommand extends CommandGroup {
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
-    boolean help;
-
-    /** {@code rotactl member} alone: a usage error. */
-    @Override
-    public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a member command: list");
+    MemberCommand() {
+        super("name a member command: list");
     }
 
     /** {@code member list}. */

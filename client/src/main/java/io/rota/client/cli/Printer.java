@@ -9,6 +9,9 @@ import io.rota.client.MemberStatus;
 import io.rota.client.PutResult;
 import io.rota.client.TxnResult;
 import io.rota.client.WatchEvent;
+import io.rota.client.recipes.JobRun;
+import io.rota.client.recipes.Leader;
+import io.rota.client.recipes.OnceStatus;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -96,4 +99,19 @@ interface Printer {
 
     /** The members. */
     void memberList(List<Member> members);
+
+    /** A lock now held: its name, holder key, fencing token and lease. */
+    void lockHeld(String name, String key, long fencingToken, long leaseId);
+
+    /** The leader of election {@code election}: key, value, epoch; null when nobody leads. */
+    void leader(String election, Leader leader);
+
+    /** The once-record {@code key} as stored; null when there is none. */
+    void onceStatus(String key, OnceStatus status);
+
+    /** A once-record that is DONE, so its command was not run again. */
+    void onceAlreadyDone(OnceStatus status);
+
+    /** A singleton job's recorded attempts, oldest first. */
+    void jobHistory(List<JobRun> runs);
 }

@@ -17,13 +17,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
  * {@code rotactl}, the command line of Rota, shaped like etcdctl: {@code put}, {@code get}, {@code del},
- * {@code txn}, {@code watch}, {@code lease ...}, {@code endpoint status|health}, {@code member list}.
+ * {@code txn}, {@code watch}, {@code lease ...}, {@code endpoint status|health}, {@code member list}; and the
+ * recipes: {@code lock}, {@code elect}, {@code once}, {@code jobs history}.
  *
  * <p>Exit codes: 0 success, 1 a failed operation ({@code Error: ...} on stderr says what went wrong and
  * what to do), 2 a usage error. Only {@link #main} exits the JVM; tests build the command line with
@@ -32,19 +34,25 @@ import java.util.concurrent.TimeoutException;
 @Command(name = "rotactl", usageHelpAutoWidth = true,
         header = "The command line of Rota, a Raft coordination service (etcdctl-like).",
         description = {"Talks to the members given by --endpoints, else ROTA_ENDPOINTS, else the local cluster "
-                + "of scripts/cluster.sh (127.0.0.1:7001-7003, or ROTA_BASE_PORT + 1..3)."},
+                + "of scripts/cluster.sh (127.0.0.1:7001-7003, or ROTA_BASE_PORT + 1..3).",
+                "lock, elect, once and jobs use the SDK's recipes (docs/locks.md, docs/jobs.md)."},
         subcommands = {PutCommand.class, GetCommand.class, DelCommand.class, TxnCommand.class, WatchCommand.class,
-                LeaseCommand.class, EndpointCommand.class, MemberCommand.class, CommandLine.HelpCommand.class},
+                LeaseCommand.class, EndpointCommand.class, MemberCommand.class, LockCommand.class, ElectCommand.class,
+                OnceCommand.class, JobsCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%n",
         footer = {"Environment:",
                 "  ROTA_ENDPOINTS  default for --endpoints (host:port,host:port,...)",
                 "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
-                "Exit codes: 0 success, 1 the operation failed, 2 usage error.",
+                "Exit codes: 0 success, 1 the operation failed (or a lock or leadership was lost), 2 usage error;",
+                "  lock and once with a COMMAND exit with the command's exit code.",
+                "Ctrl-C stops a long-running command cleanly: lock releases, elect resigns, watch ends.",
                 "Walkthrough: docs/rotactl.md"})
 public final class Rotactl implements Runnable {
 
     /** The longest a single attempt on one member may take before the client tries another one. */
     private static final Duration MAX_ATTEMPT = Duration.ofSeconds(2);
+    /** How long Ctrl-C waits for the running command to clean up (release a lock, resign) before the JVM exits. */
+    private static final Duration CLEANUP = Duration.ofSeconds(5);
     /** How long an error path waits to learn whether any member answers at all. */
     private static final Duration PROBE = Duration.ofSeconds(1);
 
@@ -85,9 +93,22 @@ public final class Rotactl implements Runnable {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        // Ctrl-C (SIGINT/SIGTERM) interrupts the command, as an embedding thread would, and lets it clean up:
+        // a lock is released and a leader resigns at once instead of blocking others until their lease expires.
+        Thread command = Thread.currentThread();
+        CountDownLatch finished = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            command.interrupt();
+            try {
+                finished.await(CLEANUP.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "rotactl-shutdown"));
         int code = commandLine(out, err, System.in, System.getenv()).execute(args);
         out.flush();
         err.flush();
+        finished.countDown();
         System.exit(code);
     }
 
@@ -115,7 +136,7 @@ public final class Rotactl implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "no command given: use put, get, del, txn, watch, lease, endpoint or member");
+                "no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once or jobs");
     }
 
     /** stdin, for commands that read it. */

@@ -10,9 +10,14 @@ import io.rota.client.OpResult;
 import io.rota.client.PutResult;
 import io.rota.client.TxnResult;
 import io.rota.client.WatchEvent;
+import io.rota.client.recipes.JobRun;
+import io.rota.client.recipes.Leader;
+import io.rota.client.recipes.OnceStatus;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import static io.rota.client.cli.Conversions.leaseHex;
@@ -151,6 +156,54 @@ class SimplePrinter implements Printer {
                     m.clientAddress(), "false"));
         }
         out.flush();
+    }
+
+    @Override
+    public void lockHeld(String name, String key, long fencingToken, long leaseId) {
+        out.println(key);
+        out.println("fencing token " + fencingToken);
+        out.flush();
+    }
+
+    @Override
+    public void leader(String election, Leader leader) {
+        if (leader == null) {
+            out.println("no leader");
+        } else {
+            out.println(leader.key());
+            out.println(leader.value());
+            out.println("epoch " + leader.epoch());
+        }
+        out.flush();
+    }
+
+    @Override
+    public void onceStatus(String key, OnceStatus status) {
+        out.println(status == null
+                ? key + ": no record (never claimed, its claimer died, or its retention ended)"
+                : key + ": " + status.state() + (status.result().isEmpty() ? "" : " (" + status.result() + ")")
+                        + " by " + status.owner() + " at " + Instant.ofEpochMilli(status.atMillis()));
+        out.flush();
+    }
+
+    @Override
+    public void onceAlreadyDone(OnceStatus status) {
+        out.println(status.key() + " already done: " + status.result());
+        out.flush();
+    }
+
+    @Override
+    public void jobHistory(List<JobRun> runs) {
+        for (JobRun r : runs) {
+            out.println(String.join(", ", r.fireTime().toString(), Long.toString(r.token()), r.instanceId(),
+                    r.state().name(), orDash(r.start()), orDash(r.end()), r.outcome()));
+        }
+        out.flush();
+    }
+
+    /** An optional time to the millisecond (nanoseconds are noise to a reader), or "-". */
+    static String orDash(Instant time) {
+        return time == null ? "-" : time.truncatedTo(ChronoUnit.MILLIS).toString();
     }
 
     /** etcdctl's printKV: the key on one line, the value on the next (the value alone on its line). */

@@ -5,8 +5,12 @@ import io.rota.client.KeyValue;
 import io.rota.client.LeaseTimeToLive;
 import io.rota.client.Member;
 import io.rota.client.MemberStatus;
+import io.rota.client.recipes.JobRun;
+import io.rota.client.recipes.Leader;
+import io.rota.client.recipes.OnceStatus;
 
 import java.io.PrintWriter;
+import java.time.Instant;
 import java.util.List;
 
 import static io.rota.client.cli.Conversions.leaseHex;
@@ -80,6 +84,34 @@ final class TablePrinter extends SimplePrinter {
         Table t = new Table("ID", "STATUS", "NAME", "PEER ADDRS", "CLIENT ADDRS", "IS LEARNER");
         for (Member m : members) {
             t.row(m.id(), "started", m.name(), m.peerAddress(), m.clientAddress(), false);
+        }
+        print(t);
+    }
+
+    @Override
+    public void lockHeld(String name, String key, long fencingToken, long leaseId) {
+        print(new Table("NAME", "KEY", "FENCING TOKEN", "LEASE").row(name, key, fencingToken, leaseHex(leaseId)));
+    }
+
+    @Override
+    public void leader(String election, Leader leader) {
+        Table t = new Table("ELECTION", "KEY", "VALUE", "EPOCH");
+        print(leader == null ? t.row(election, "-", "-", "-")
+                : t.row(election, leader.key(), leader.value(), leader.epoch()));
+    }
+
+    @Override
+    public void onceStatus(String key, OnceStatus status) {
+        Table t = new Table("KEY", "STATE", "OWNER", "RESULT", "AT");
+        print(status == null ? t.row(key, "NONE", "-", "-", "-") : t.row(key, status.state(), status.owner(),
+                status.result(), Instant.ofEpochMilli(status.atMillis())));
+    }
+
+    @Override
+    public void jobHistory(List<JobRun> runs) {
+        Table t = new Table("FIRE TIME", "TOKEN", "INSTANCE", "STATE", "START", "END", "OUTCOME");
+        for (JobRun r : runs) {
+            t.row(r.fireTime(), r.token(), r.instanceId(), r.state(), orDash(r.start()), orDash(r.end()), r.outcome());
         }
         print(t);
     }

@@ -10,12 +10,18 @@ import io.rota.client.MemberStatus;
 import io.rota.client.PutResult;
 import io.rota.client.TxnResult;
 import io.rota.client.WatchEvent;
+import io.rota.client.recipes.JobRun;
+import io.rota.client.recipes.JobState;
+import io.rota.client.recipes.Leader;
+import io.rota.client.recipes.OnceState;
+import io.rota.client.recipes.OnceStatus;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -120,6 +126,59 @@ class OutputTest {
                 +----+
                 """, table(p -> p.leaseList(List.of())));
         assertEquals("OK\n", table(p -> p.put(new PutResult(10, null), false)));
+    }
+
+    @Test
+    void recipeResultsInEachFormat() {
+        assertEquals("rota/lock/db/0000000000000015\nfencing token 42\n",
+                simple(p -> p.lockHeld("db", "rota/lock/db/0000000000000015", 42, 0x15)));
+        assertEquals("{\"name\":\"db\",\"key\":\"rota/lock/db/0000000000000015\",\"fencing_token\":42,"
+                + "\"lease\":\"0000000000000015\"}\n", json(p -> p.lockHeld("db", "rota/lock/db/0000000000000015", 42, 0x15)));
+        assertEquals("""
+                +------+-------------------------------+---------------+------------------+
+                | NAME |              KEY              | FENCING TOKEN |      LEASE       |
+                +------+-------------------------------+---------------+------------------+
+                | db   | rota/lock/db/0000000000000015 |            42 | 0000000000000015 |
+                +------+-------------------------------+---------------+------------------+
+                """, table(p -> p.lockHeld("db", "rota/lock/db/0000000000000015", 42, 0x15)));
+
+        Leader leader = new Leader("sched", "rota/election/sched/0000000000000015", "app-1:8080", 42, 45);
+        assertEquals("rota/election/sched/0000000000000015\napp-1:8080\nepoch 42\n", simple(p -> p.leader("sched", leader)));
+        assertEquals("no leader\n", simple(p -> p.leader("sched", null)));
+        assertEquals("{\"election\":\"sched\",\"leader\":true,\"key\":\"rota/election/sched/0000000000000015\","
+                + "\"value\":\"app-1:8080\",\"epoch\":42,\"revision\":45}\n", json(p -> p.leader("sched", leader)));
+        assertEquals("{\"election\":\"sched\",\"leader\":false}\n", json(p -> p.leader("sched", null)));
+        assertEquals("| sched    | -   | -     | -     |", table(p -> p.leader("sched", null)).lines().toList().get(3));
+
+        OnceStatus done = new OnceStatus("r/1", OnceState.DONE, "pid-7", "exit 0", 0, 30);
+        assertEquals("r/1 already done: exit 0\n", simple(p -> p.onceAlreadyDone(done)));
+        assertEquals("r/1: DONE (exit 0) by pid-7 at 1970-01-01T00:00:00Z\n", simple(p -> p.onceStatus("r/1", done)));
+        assertEquals("r/2: no record (never claimed, its claimer died, or its retention ended)\n",
+                simple(p -> p.onceStatus("r/2", null)));
+        assertEquals("{\"key\":\"r/1\",\"state\":\"DONE\",\"owner\":\"pid-7\",\"result\":\"exit 0\","
+                + "\"at\":\"1970-01-01T00:00:00Z\",\"revision\":30}\n", json(p -> p.onceAlreadyDone(done)));
+        assertEquals("{\"key\":\"r/2\",\"state\":\"NONE\"}\n", json(p -> p.onceStatus("r/2", null)));
+        assertEquals("| r/1 | DONE  | pid-7 | exit 0 | 1970-01-01T00:00:00Z |",
+                table(p -> p.onceStatus("r/1", done)).lines().toList().get(3));
+
+        Instant fire = Instant.parse("2026-11-29T08:00:00Z");
+        List<JobRun> runs = List.of(new JobRun("mail", fire, 17, "app-1", JobState.DONE, fire, fire.plusSeconds(2), "ok"),
+                new JobRun("mail", fire.plusSeconds(60), 19, "app-2", JobState.RUNNING, fire.plusSeconds(60), null, ""));
+        assertEquals("2026-11-29T08:00:00Z, 17, app-1, DONE, 2026-11-29T08:00:00Z, 2026-11-29T08:00:02Z, ok\n"
+                + "2026-11-29T08:01:00Z, 19, app-2, RUNNING, 2026-11-29T08:01:00Z, -, \n", simple(p -> p.jobHistory(runs)));
+        assertEquals("{\"runs\":[{\"job\":\"mail\",\"fire_time\":\"2026-11-29T08:00:00Z\",\"token\":17,"
+                + "\"instance\":\"app-1\",\"state\":\"DONE\",\"start\":\"2026-11-29T08:00:00Z\","
+                + "\"end\":\"2026-11-29T08:00:02Z\",\"outcome\":\"ok\"},{\"job\":\"mail\",\"fire_time\":"
+                + "\"2026-11-29T08:01:00Z\",\"token\":19,\"instance\":\"app-2\",\"state\":\"RUNNING\","
+                + "\"start\":\"2026-11-29T08:01:00Z\",\"outcome\":\"\"}]}\n", json(p -> p.jobHistory(runs)));
+        assertEquals("""
+                +----------------------+-------+----------+---------+----------------------+----------------------+---------+
+                |      FIRE TIME       | TOKEN | INSTANCE |  STATE  |        START         |         END          | OUTCOME |
+                +----------------------+-------+----------+---------+----------------------+----------------------+---------+
+                | 2026-11-29T08:00:00Z |    17 | app-1    | DONE    | 2026-11-29T08:00:00Z | 2026-11-29T08:00:02Z | ok      |
+                | 2026-11-29T08:01:00Z |    19 | app-2    | RUNNING | 2026-11-29T08:01:00Z | -                    |         |
+                +----------------------+-------+----------+---------+----------------------+----------------------+---------+
+                """, table(p -> p.jobHistory(runs)));
     }
 
     private static KeyValue kv(String key, String value, long lease) {

@@ -27,7 +27,8 @@ class RotactlCommandLineTest {
 
     @Test
     void usageErrorsExitWith2AndNameTheMistake() {
-        assertUsage(run(""), "Error: no command given: use put, get, del, txn, watch, lease, endpoint or member; see 'rotactl --help'");
+        assertUsage(run(""), "Error: no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once or jobs;"
+                + " see 'rotactl --help'");
         assertUsage(run("", "gett", "k"), "Error: Unmatched arguments from index 0: 'gett', 'k'; see 'rotactl --help'");
         assertUsage(run("", "put"), "Error: Missing required parameter: 'KEY'; see 'rotactl put --help'");
         assertUsage(run("", "get", "k", "-w", "yaml"), "Error: Invalid value for option '--write-out': expected one of");
@@ -44,6 +45,37 @@ class RotactlCommandLineTest {
         assertUsage(run("", "get", ""), "Error: the key is empty; to get every key use: get \"\" --prefix");
         assertUsage(run("", "lease", "grant", "0"), "Error: TTL must be a positive number of seconds (got 0)");
         assertUsage(run("", "watch", "k", "--rev", "-1"), "Error: --rev must not be negative");
+    }
+
+    @Test
+    void recipeCommandsRejectBadArgumentsBeforeTalkingToTheCluster() {
+        assertUsage(run("", "lock"), "Error: Missing required parameter: 'NAME'; see 'rotactl lock --help'");
+        assertUsage(run("", "lock", ""), "Error: the lock name is empty; see 'rotactl lock --help'");
+        assertUsage(run("", "lock", "db", "--ttl", "0"), "Error: --ttl must be at least 1 second (got 0)");
+        assertUsage(run("", "lock", "db", "--timeout", "30"),
+                "Error: Invalid value for option '--timeout': invalid duration '30': use e.g. 5s, 500ms or 1m");
+        assertUsage(run("", "lock", "db", "-c", "true"), "Error: Unknown option: '-c'");
+        assertUsage(run("", "elect", "sched"), "Error: PROPOSAL is required to campaign (or use --listen to observe);"
+                + " see 'rotactl elect --help'");
+        assertUsage(run("", "elect", "sched", "app-1", "--listen"), "Error: --listen observes without campaigning");
+        assertUsage(run("", "elect", "sched", "a", "b"), "Error: Unmatched argument at index 3: 'b'");
+        assertUsage(run("", "once", "r/1"), "Error: COMMAND is missing: once KEY -- COMMAND ARGS... (or once KEY --status)");
+        assertUsage(run("", "once", "r/1", "--status", "--", "true"), "Error: --status prints the record and runs nothing");
+        assertUsage(run("", "once", "", "--", "true"), "Error: the once-record key is empty");
+        assertUsage(run("", "jobs"), "Error: name a jobs command: history; see 'rotactl jobs --help'");
+        assertUsage(run("", "jobs", "history"), "Error: Missing required parameter: 'NAME'");
+        assertUsage(run("", "jobs", "history", "mail", "--limit", "-1"), "Error: --limit must not be negative (got -1)");
+    }
+
+    @Test
+    void theCommandAfterTheDoubleDashKeepsItsOwnOptions() throws IOException {
+        // Everything after '--' is COMMAND: rotactl's own options there are not rotactl's; the run then fails
+        // only because no member answers (exit 1), not on usage.
+        int port = closedPort();
+        Run r = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms",
+                "lock", "db", "--", "sh", "-c", "exit 3", "--endpoints", "x");
+        assertEquals(1, r.exitCode(), r.toString());
+        assertTrue(r.err().startsWith("Error: no member of 127.0.0.1:" + port + " answered"), r.err());
     }
 
     @Test
@@ -78,7 +110,7 @@ class RotactlCommandLineTest {
         Run r = run("", "--help");
         assertEquals(0, r.exitCode());
         for (String command : new String[] {"put", "get", "del", "txn", "watch", "lease", "endpoint", "member",
-                "ROTA_ENDPOINTS", "Exit codes"}) {
+                "lock", "elect", "once", "jobs", "ROTA_ENDPOINTS", "Exit codes"}) {
             assertTrue(r.out().contains(command), command + " in\n" + r.out());
         }
         Run txn = run("", "txn", "--help");
