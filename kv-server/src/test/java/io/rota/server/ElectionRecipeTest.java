@@ -47,8 +47,7 @@ class ElectionRecipeTest {
     }
 
     static RotaClient client() {
-        return RotaClient.connect(CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + ","
-                + CLUSTER.get().endpoint(2));
+        return CLUSTER.connect();
     }
 
     /** Records what an observer saw. */

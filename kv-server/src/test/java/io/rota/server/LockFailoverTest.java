@@ -34,7 +34,7 @@ class LockFailoverTest {
         ExecutorService pool = Executors.newCachedThreadPool();
         try (TestCluster cluster = new TestCluster(dir, 3, Duration.ofSeconds(10))) {
             int leader = cluster.awaitLeader();
-            String endpoints = cluster.endpoint(0) + "," + cluster.endpoint(1) + "," + cluster.endpoint(2);
+            String endpoints = cluster.endpoints();
             try (RotaClient holder = RotaClient.connect(endpoints); RotaClient other = RotaClient.connect(endpoints)) {
                 LockHandle held = Lock.of(holder, "failover", options).acquire(Duration.ofSeconds(30));
                 AtomicReference<String> lost = new AtomicReference<>();

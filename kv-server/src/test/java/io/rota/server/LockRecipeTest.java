@@ -58,8 +58,7 @@ class LockRecipeTest {
     }
 
     static RotaClient client() {
-        return RotaClient.connect(CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + ","
-                + CLUSTER.get().endpoint(2));
+        return CLUSTER.connect();
     }
 
     static long queued(RotaClient rota, String name) {

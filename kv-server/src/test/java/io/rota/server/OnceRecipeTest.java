@@ -44,8 +44,7 @@ class OnceRecipeTest {
     }
 
     static RotaClient client() {
-        return RotaClient.connect(CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + ","
-                + CLUSTER.get().endpoint(2));
+        return CLUSTER.connect();
     }
 
     @Test

@@ -41,7 +41,7 @@ class RotaClientClusterApiTest {
     static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
 
     private static String all() {
-        return CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + "," + CLUSTER.get().endpoint(2);
+        return CLUSTER.get().endpoints();
     }
 
     @Test

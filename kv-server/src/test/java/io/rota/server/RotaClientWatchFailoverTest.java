@@ -31,7 +31,7 @@ class RotaClientWatchFailoverTest {
     @Test
     @DisplayName("stopping the watch's member: the watch resumes on another and sees every revision once, in order, under concurrent writes")
     void watchResumesOnAnotherMember() throws Exception {
-        String all = CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + "," + CLUSTER.get().endpoint(2);
+        String all = CLUSTER.get().endpoints();
         try (RotaClient watcher = RotaClient.connect(all);
              RotaClient writer = RotaClient.builder().endpoints(all).callTimeout(Duration.ofSeconds(20)).build()) {
             long from = writer.kv().put("wf/0", "v").revision();

@@ -3,13 +3,11 @@ package io.rota.server;
 import io.rota.raft.testing.Await;
 import io.rota.server.RotactlRunner.Background;
 import io.rota.server.RotactlRunner.Run;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -40,22 +38,8 @@ class RotactlProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Pattern GRANTED = Pattern.compile("lease ([0-9a-f]{16}) granted with TTL\\((\\d+)s\\)");
 
-    @TempDir
-    static Path dir;
-    private static ProcessCluster cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = ProcessCluster.start(dir, 3);
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final SharedProcessCluster CLUSTER = new SharedProcessCluster();
 
     @Test
     @Order(1)
@@ -85,7 +69,7 @@ class RotactlProcessTest {
         assertOk(rotactl("get", "cfg/", "--prefix", "--print-value-only"), "one\n2\n");
         assertOk(rotactl("get", "cfg/", "--prefix", "--count-only"), "2\n");
         assertOk(rotactl("get", "cfg/", "--prefix", "--limit", "1"), "cfg/a\none\n");
-        assertOk(rotactl("get", "cfg/", "--prefix", "--serializable", "--endpoints", cluster.endpoint(2)),
+        assertOk(rotactl("get", "cfg/", "--prefix", "--serializable", "--endpoints", CLUSTER.get().endpoint(2)),
                 "cfg/a\none\ncfg/b\n2\n");
         assertOk(rotactl("get", "cfg/b", "--rev", Long.toString(before)), "cfg/b\ntwo words\n");
         assertOk(rotactl("get", "cfg/missing"), "");
@@ -193,7 +177,7 @@ class RotactlProcessTest {
         assertEquals(0, status.exitCode(), status.toString());
         assertEquals(3, status.lines().size(), status.out());
         for (int i = 0; i < 3; i++) {
-            assertTrue(status.lines().get(i).matches(Pattern.quote(cluster.endpoint(i)) + ", " + (i + 1) + ", n" + (i + 1)
+            assertTrue(status.lines().get(i).matches(Pattern.quote(CLUSTER.get().endpoint(i)) + ", " + (i + 1) + ", n" + (i + 1)
                     + ", [^,]+, (true|false), \\d+, \\d+, \\d+, \\d+, "), status.out());
         }
         assertEquals(1, status.lines().stream().filter(l -> l.contains(", true, ")).count(), status.out());
@@ -212,8 +196,8 @@ class RotactlProcessTest {
         assertEquals(0, members.exitCode(), members.toString());
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            expected.add((i + 1) + ", started, n" + (i + 1) + ", 127.0.0.1:" + cluster.peerPort(i) + ", "
-                    + cluster.endpoint(i) + ", false");
+            expected.add((i + 1) + ", started, n" + (i + 1) + ", 127.0.0.1:" + CLUSTER.get().peerPort(i) + ", "
+                    + CLUSTER.get().endpoint(i) + ", false");
         }
         assertEquals(expected, members.lines());
         assertTrue(rotactl("member", "list", "-w", "json").out().contains("{\"id\":2,\"name\":\"n2\","));
@@ -238,7 +222,7 @@ class RotactlProcessTest {
         Path jar = Path.of(System.getProperty("rotactl.jar", "../client/target/rotactl.jar"));
         assertTrue(Files.isRegularFile(jar), "needs the packaged " + jar.toAbsolutePath() + ": run ./mvnw -B verify");
         Path script = Path.of("..", "scripts", "rotactl").toAbsolutePath().normalize();
-        Process p = new ProcessBuilder("bash", script.toString(), "--endpoints", cluster.endpoints(),
+        Process p = new ProcessBuilder("bash", script.toString(), "--endpoints", CLUSTER.get().endpoints(),
                 "put", "launcher", "works").redirectErrorStream(true).start();
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "scripts/rotactl did not finish in 30 s");
         assertEquals("OK\n", new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
@@ -249,15 +233,15 @@ class RotactlProcessTest {
     @Test
     @Order(8)
     void endpointStatusReportsAKilledMemberAndFails() {
-        int leader = cluster.awaitLeader();
+        int leader = CLUSTER.get().awaitLeader();
         int victim = (leader + 1) % 3;
-        cluster.kill(victim);
+        CLUSTER.get().kill(victim);
         Run status = rotactl("endpoint", "status");
         assertEquals(1, status.exitCode(), status.toString());
         assertEquals(3, status.lines().size(), status.out());
-        assertEquals(cluster.endpoint(victim) + ", -, -, -, -, -, -, -, -, UNAVAILABLE: connection refused",
+        assertEquals(CLUSTER.get().endpoint(victim) + ", -, -, -, -, -, -, -, -, UNAVAILABLE: connection refused",
                 status.lines().get(victim));
-        assertEquals("Error: 1 of 3 endpoints did not answer: " + cluster.endpoint(victim)
+        assertEquals("Error: 1 of 3 endpoints did not answer: " + CLUSTER.get().endpoint(victim)
                 + "; is every member running? (scripts/cluster.sh status)\n", status.err());
         assertEquals(1, rotactl("endpoint", "health").exitCode());
         assertOk(rotactl("put", "still", "works"), "OK\n");
@@ -280,7 +264,7 @@ class RotactlProcessTest {
     }
 
     private static Run rotactlIn(String stdin, String... args) {
-        return RotactlRunner.run(cluster.endpoints(), stdin, args);
+        return RotactlRunner.run(CLUSTER.get().endpoints(), stdin, args);
     }
 
     private static Run run(Map<String, String> env, String stdin, String... args) {
@@ -288,6 +272,6 @@ class RotactlProcessTest {
     }
 
     private static Background background(String... args) {
-        return new Background(cluster.endpoints(), args);
+        return new Background(CLUSTER.get().endpoints(), args);
     }
 }

@@ -8,9 +8,8 @@ import io.rota.client.recipes.SingletonJob;
 import io.rota.raft.testing.Await;
 import io.rota.server.RotactlRunner.Background;
 import io.rota.server.RotactlRunner.Run;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -38,20 +37,8 @@ class RotactlRecipesProcessTest {
 
     @TempDir
     static Path dir;
-    private static ProcessCluster cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = ProcessCluster.start(dir, 3);
-        cluster.awaitLeader();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final SharedProcessCluster CLUSTER = new SharedProcessCluster();
 
     @Test
     void lockRunsTheCommandWithItsFencingTokenAndReleasesTheLockAfter() throws Exception {
@@ -208,7 +195,7 @@ class RotactlRecipesProcessTest {
     @Test
     void jobsHistoryShowsTheRunsOfASingletonJob() throws Exception {
         List<JobRun> history;
-        try (RotaClient rota = RotaClient.connect(cluster.endpoints());
+        try (RotaClient rota = RotaClient.connect(CLUSTER.get().endpoints());
              SingletonJob job = SingletonJob.builder(rota, "report", FireSchedule.fixedRate(Duration.ofMillis(500)),
                      ctx -> { }).instanceId("app-1").lockTtl(Duration.ofSeconds(2))
                      .pollInterval(Duration.ofMillis(100)).start()) {
@@ -244,10 +231,10 @@ class RotactlRecipesProcessTest {
     }
 
     private static Run rotactl(String... args) {
-        return RotactlRunner.run(cluster.endpoints(), "", args);
+        return RotactlRunner.run(CLUSTER.get().endpoints(), "", args);
     }
 
     private static Background background(String... args) {
-        return new Background(cluster.endpoints(), args);
+        return new Background(CLUSTER.get().endpoints(), args);
     }
 }

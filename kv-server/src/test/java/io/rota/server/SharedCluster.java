@@ -1,5 +1,6 @@
 package io.rota.server;
 
+import io.rota.client.RotaClient;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -48,5 +49,10 @@ final class SharedCluster implements BeforeAllCallback, AfterAllCallback {
 
     TestCluster get() {
         return cluster;
+    }
+
+    /** A new SDK client for all three members (the caller closes it). */
+    RotaClient connect() {
+        return RotaClient.connect(cluster.endpoints());
     }
 }

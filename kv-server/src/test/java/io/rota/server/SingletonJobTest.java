@@ -40,8 +40,7 @@ class SingletonJobTest {
     static final Duration WAIT = Duration.ofSeconds(30);
 
     static RotaClient client() {
-        return RotaClient.connect(CLUSTER.get().endpoint(0) + "," + CLUSTER.get().endpoint(1) + ","
-                + CLUSTER.get().endpoint(2));
+        return CLUSTER.connect();
     }
 
     static SingletonJob.Builder job(RotaClient rota, String name, Duration period, String instance, JobTask task) {

@@ -98,6 +98,15 @@ public final class TestCluster implements AutoCloseable {
         return a.getHostString() + ":" + a.getPort();
     }
 
+    /** Every member's client address, {@code host:port,host:port,...} in member order. */
+    String endpoints() {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < configs.size(); i++) {
+            s.append(i == 0 ? "" : ",").append(endpoint(i));
+        }
+        return s.toString();
+    }
+
     /** Wait until the live servers agree on a leader that every live member has published; its index. */
     int awaitLeader() {
         int[] leader = {-1};
