@@ -2,7 +2,7 @@
 # chaos.sh — a Jepsen-style chaos run against three real Rota server processes on 127.0.0.1, checked for
 # linearizability. See docs/RELIABILITY.md.
 #
-#   scripts/chaos.sh [--nemesis kill|pause|partition|mixed|none] [--workload register] [--minutes N]
+#   scripts/chaos.sh [--nemesis kill|pause|partition|mixed|none] [--workload register|lease|lock] [--minutes N]
 #                    [--out DIR] [--seed S] [any other option of `rota-chaos run`, e.g. --clients 5 --rate 100]
 #   scripts/chaos.sh check FILE          check a saved history.jsonl
 #
