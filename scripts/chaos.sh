@@ -2,9 +2,9 @@
 # chaos.sh — a Jepsen-style chaos run against three real Rota server processes on 127.0.0.1, checked for
 # linearizability. See docs/RELIABILITY.md.
 #
-#   scripts/chaos.sh [--nemesis kill|pause|partition|mixed|none] [--workload register] [--minutes N]
+#   scripts/chaos.sh [--nemesis kill|pause|partition|mixed|none] [--workload register|lease|lock] [--minutes N]
 #                    [--out DIR] [--seed S] [any other option of `rota-chaos run`, e.g. --clients 5 --rate 100]
-#   scripts/chaos.sh check FILE          check a saved history.jsonl
+#   scripts/chaos.sh check [--workload register|lease|lock] FILE   check a saved history.jsonl
 #
 # Defaults: --nemesis mixed --workload register --minutes 2 --out chaos-out/<nemesis>-<time>.
 # Prints one progress line every 10 s and, at the end, the verdict line

@@ -37,7 +37,7 @@ public final class ChaosMain implements Runnable {
     static final class Run implements Callable<Integer> {
         @Option(names = "--nemesis", defaultValue = "mixed", description = "kill, pause, partition, mixed or none (default: ${DEFAULT-VALUE}).")
         String nemesis;
-        @Option(names = "--workload", defaultValue = "register", description = "register (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--workload", defaultValue = "register", description = "register, lease or lock (default: ${DEFAULT-VALUE}).")
         String workload;
         @Option(names = "--seconds", defaultValue = "120", description = "How long the workload runs under faults (default: ${DEFAULT-VALUE}).")
         long seconds;
@@ -73,7 +73,7 @@ public final class ChaosMain implements Runnable {
     static final class Check implements Callable<Integer> {
         @Parameters(index = "0", description = "The history file.")
         Path file;
-        @Option(names = "--workload", defaultValue = "register", description = "The workload that wrote it (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--workload", defaultValue = "register", description = "The workload that wrote it: register, lease or lock (default: ${DEFAULT-VALUE}).")
         String workload;
 
         @Override

@@ -47,7 +47,7 @@ public final class ChaosRun {
      * A run's settings.
      *
      * @param nemesis   kill, pause, partition, mixed or none
-     * @param workload  register (see {@link Workloads#NAMES})
+     * @param workload  register, lease or lock (see {@link Workloads#NAMES})
      * @param duration  how long the workload runs under faults
      * @param out       the output directory (created)
      * @param seed      the seed of the nemesis schedule and the clients

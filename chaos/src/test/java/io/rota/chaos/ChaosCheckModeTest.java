@@ -58,4 +58,25 @@ class ChaosCheckModeTest {
         assertTrue(report.contains("linearizable: no  ops: ok=3 failed=0 indeterminate=0  acknowledged writes lost: 1"),
                 report);
     }
+
+    @Test
+    void aLockHistoryIsCheckedByTheLockWorkloadAfterTheRoundTrip() {
+        Path file = dir.resolve("lock.jsonl");
+        try (HistoryWriter w = new HistoryWriter(file)) {
+            w.write(new Event(0, Event.Type.INVOKE, "acquire", "lock-0", null, null, 10));
+            w.write(new Event(0, Event.Type.OK, "acquire", "lock-0", "12", null, 20));
+            w.write(new Event(0, Event.Type.INVOKE, "write", "lock-0", "12", null, 30));
+            w.write(new Event(0, Event.Type.OK, "write", "lock-0", "12", null, 30));
+            w.write(new Event(1, Event.Type.INVOKE, "write", "lock-0", "10", null, 40));
+            w.write(new Event(1, Event.Type.OK, "write", "lock-0", "10", null, 40));   // stale, yet accepted
+            w.write(new Event(0, Event.Type.INVOKE, "guard", "lock-0", "12", null, 50));
+            w.write(new Event(0, Event.Type.OK, "guard", "lock-0", "12", true, 60));
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ChaosRun.Outcome o = ChaosRun.check(file, "lock", new PrintStream(out, true, StandardCharsets.UTF_8));
+        String report = out.toString(StandardCharsets.UTF_8);
+        assertEquals(Verdict.NO, o.verdict(), report);
+        assertEquals(1, o.exitCode());
+        assertTrue(report.contains("lock violations with fencing (accepted writes that broke token order): 1"), report);
+    }
 }

@@ -10,15 +10,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The default suite's chaos run: the register workload for a minute under the mixed nemesis (kill -9,
- * SIGSTOP, partitions; 3–6 s spells) against three real server processes, then heal, final reads and the
- * linearizability check. Longer runs: scripts/chaos.sh (docs/RELIABILITY.md). The seed is random and printed;
- * {@code -Dchaos.seed=N} replays a schedule.
+ * The default suite's chaos runs, each for a minute under the mixed nemesis (kill -9, SIGSTOP, partitions;
+ * 3–6 s spells) against three real server processes: the register workload (then heal, final reads and the
+ * linearizability check) and the lock workload (fencing, token order, stale guarded writes). Longer runs:
+ * scripts/chaos.sh (docs/RELIABILITY.md). The seed is random and printed; {@code -Dchaos.seed=N} replays a
+ * schedule, {@code -Dchaos.seconds=N} runs longer.
  */
 class ChaosProcessTest {
 
@@ -42,6 +45,26 @@ class ChaosProcessTest {
         assertTrue(outcome.counts().ok() > 200, "the workload made progress: " + context);
         assertTrue(Files.size(dir.resolve("history.jsonl")) > 0 && Files.exists(dir.resolve("nemesis.log"))
                 && Files.exists(dir.resolve("report.json")) && Files.exists(dir.resolve("cluster").resolve("n1.log")));
+    }
+
+    @Test
+    void lockUnderMixedFaultsKeepsFencingAndTokenOrder() throws Exception {
+        long seed = Long.getLong("chaos.seed", new java.util.Random().nextLong());
+        long seconds = Long.getLong("chaos.seconds", 60);
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream progress = new PrintStream(new TeeStream(captured), true, StandardCharsets.UTF_8);
+        ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings("mixed", "lock", Duration.ofSeconds(seconds),
+                dir, seed, 5, 1, 50, Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000)), progress);
+        String report = Files.readString(dir.resolve("report.txt"));
+        String context = "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n" + report;
+        assertEquals(Verdict.YES, outcome.verdict(), context);
+        assertEquals(0, outcome.exitCode(), context);
+        assertTrue(report.contains("lock violations with fencing (accepted writes that broke token order): 0"), context);
+        assertTrue(report.contains("stale guarded Rota writes applied: 0"), context);
+        Matcher acquisitions = Pattern.compile("acquisitions: (\\d+)").matcher(report);
+        assertTrue(acquisitions.find() && Long.parseLong(acquisitions.group(1)) >= 30,
+                "the contenders acquired the locks at least 30 times: " + context);
+        assertTrue(outcome.faults() >= 3, "at least three faults in a minute: " + context);
     }
 
     /** Progress goes to the console (failsafe's output) and into the failure message. */

@@ -10,9 +10,9 @@ import java.util.List;
  * {@link #finish} (reads with every fault healed) and finally {@link #check} on the history read back from
  * disk; the {@code check FILE} mode calls only {@link #check}.
  *
- * <p>A new workload (a lock workload on the SDK's Lock recipe, for instance: holders record acquire/release
- * as operations, and the check asserts that no two holders' critical sections overlap and that fencing
- * tokens only grow) implements this and registers itself in {@link Workloads}.
+ * <p>The workloads: {@link RegisterWorkload} (linearizability), {@link LeaseWorkload} (lease expiry bounds)
+ * and {@link LockWorkload} (fencing and token order on the Lock recipe). A new one implements this and
+ * registers itself in {@link Workloads}.
  */
 public interface Workload {
 

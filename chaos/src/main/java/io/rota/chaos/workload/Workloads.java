@@ -7,7 +7,7 @@ import java.util.List;
 public final class Workloads {
 
     /** The names {@link #create} accepts. */
-    public static final List<String> NAMES = List.of("register", "lease");
+    public static final List<String> NAMES = List.of("register", "lease", "lock");
 
     private Workloads() {
     }
@@ -25,6 +25,7 @@ public final class Workloads {
         return switch (name) {
             case "register" -> new RegisterWorkload(keys);
             case "lease" -> new LeaseWorkload(election);
+            case "lock" -> new LockWorkload();
             default -> throw new IllegalArgumentException("unknown workload '" + name + "': use one of " + NAMES);
         };
     }
