@@ -78,8 +78,7 @@ public final class LeaseWorkload implements Workload {
     public void start(WorkloadContext context) {
         this.context = context;
         for (int c = 0; c < context.clients(); c++) {
-            RotaClient client = RotaClient.builder().endpoints(context.endpoints()).callTimeout(Duration.ofSeconds(10))
-                    .attemptTimeout(Duration.ofSeconds(1)).build();
+            RotaClient client = context.newClient(Duration.ofSeconds(10), Duration.ofSeconds(1));
             clients.add(client);
             int process = c;
             Random random = new Random(context.seed() * 31 + c);
@@ -177,13 +176,9 @@ public final class LeaseWorkload implements Workload {
     /** Lets every holder stop its lease and watch the key vanish (the cluster is healed by now). */
     @Override
     public void finish() {
-        for (Thread t : threads) {
-            try {
-                t.join(bound().plus(FINAL_WAIT).plus(Duration.ofSeconds(30)).toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        WorkloadContext.joinAll(threads, bound().plus(FINAL_WAIT).plus(Duration.ofSeconds(30)));
+        if (Thread.currentThread().isInterrupted()) {
+            return;
         }
         clients.forEach(RotaClient::close);
     }

@@ -102,8 +102,7 @@ public final class LockWorkload implements Workload {
         this.context = context;
         LockOptions options = LockOptions.defaults().withPrefix("lockwl/lock").withTtl(TTL);
         for (int c = 0; c < context.clients(); c++) {
-            RotaClient client = RotaClient.builder().endpoints(context.endpoints()).callTimeout(Duration.ofSeconds(10))
-                    .attemptTimeout(Duration.ofSeconds(1)).build();
+            RotaClient client = context.newClient(Duration.ofSeconds(10), Duration.ofSeconds(1));
             clients.add(client);
             Lock[] locks = new Lock[LOCKS];
             for (int i = 0; i < LOCKS; i++) {
@@ -224,15 +223,7 @@ public final class LockWorkload implements Workload {
     @Override
     public void stop() {
         stopping = true;
-        long bound = ACQUIRE_TIMEOUT.plus(MAX_STALL).plus(Duration.ofSeconds(40)).toMillis();
-        for (Thread t : threads) {
-            try {
-                t.join(bound);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        WorkloadContext.joinAll(threads, ACQUIRE_TIMEOUT.plus(MAX_STALL).plus(Duration.ofSeconds(40)));
     }
 
     /** Closes the clients; there are no final reads (the checks need none). */

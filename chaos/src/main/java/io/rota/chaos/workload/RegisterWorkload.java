@@ -86,8 +86,7 @@ public final class RegisterWorkload implements Workload {
         this.context = context;
         long intervalNanos = (long) (TimeUnit.SECONDS.toNanos(1) * context.clients() / context.rate());
         for (int c = 0; c < context.clients(); c++) {
-            RotaClient client = RotaClient.builder().endpoints(context.endpoints()).callTimeout(CALL_TIMEOUT)
-                    .attemptTimeout(ATTEMPT_TIMEOUT).build();
+            RotaClient client = context.newClient(CALL_TIMEOUT, ATTEMPT_TIMEOUT);
             clients.add(client);
             int first = c;
             Random random = new Random(context.seed() * 31 + c);
@@ -197,13 +196,9 @@ public final class RegisterWorkload implements Workload {
     @Override
     public void stop() {
         stopping = true;
-        for (Thread t : threads) {
-            try {
-                t.join(CALL_TIMEOUT.toMillis() * 3);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        WorkloadContext.joinAll(threads, CALL_TIMEOUT.multipliedBy(3));
+        if (Thread.currentThread().isInterrupted()) {
+            return;
         }
         clients.forEach(RotaClient::close);
     }
