@@ -37,7 +37,7 @@ public final class TestCluster implements AutoCloseable {
                     new InetSocketAddress("127.0.0.1", freePort()), cluster.get("n" + i), cluster,
                     "test-" + root.getFileName(), 50, 500, 10_000, 64 * 1024,
                     new InetSocketAddress("127.0.0.1", freePort()),
-                    Duration.ofSeconds(5), watchProgressInterval));
+                    Duration.ofSeconds(5), watchProgressInterval, false));
         }
         servers = new RotaServer[size];
         for (int i = 0; i < size; i++) {
