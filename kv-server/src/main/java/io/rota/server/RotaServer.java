@@ -116,7 +116,7 @@ public final class RotaServer implements AutoCloseable {
         Member self = Member.newBuilder().setId(id).setName(config.name())
                 .setClientAddress(config.listenClient().getHostString() + ":" + clientServer.localAddress().getPort())
                 .setPeerAddress(ServerConfig.format(config.listenPeer())).build();
-        view.addListener(new MemberPublisher(view, clientServer.router(), self));
+        view.addListener(new MemberPublisher(view, clientServer.router(), self, clock));
         leaseKeeper.start(tick);
         view.start();
     }

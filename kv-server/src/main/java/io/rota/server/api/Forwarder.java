@@ -3,6 +3,7 @@ package io.rota.server.api;
 import io.rota.proto.Frame;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -13,12 +14,14 @@ import java.util.concurrent.CompletableFuture;
 public interface Forwarder extends AutoCloseable {
 
     /**
-     * Forward {@code frame} (marked as forwarded) to {@code address}. The future fails with
+     * Forward {@code frame} (marked as forwarded) to {@code address}, answered or failed within
+     * {@code timeout} (the caller's remaining deadline, so a forwarded request never outlives it). The
+     * future fails with
      * {@link Unreachable} when the frame was never sent (safe to retry), with another {@link IOException}
      * when the connection broke after sending, or with a TimeoutException — in both last cases the
      * leader may or may not have applied the write.
      */
-    CompletableFuture<Frame> forward(String address, Frame frame);
+    CompletableFuture<Frame> forward(String address, Frame frame, Duration timeout);
 
     @Override
     void close();

@@ -46,9 +46,9 @@ final class NettyForwarder implements Forwarder {
     }
 
     @Override
-    public CompletableFuture<Frame> forward(String address, Frame frame) {
+    public CompletableFuture<Frame> forward(String address, Frame frame, Duration callTimeout) {
         Connection c = connections.compute(address, (a, old) -> old != null && old.usable() ? old : connect(a));
-        return c.call(frame.toBuilder().setForwarded(true).build());
+        return c.call(frame.toBuilder().setForwarded(true).build(), callTimeout.compareTo(timeout) < 0 ? callTimeout : timeout);
     }
 
     private Connection connect(String address) {
@@ -88,7 +88,7 @@ final class NettyForwarder implements Forwarder {
             return !closed;
         }
 
-        CompletableFuture<Frame> call(Frame frame) {
+        CompletableFuture<Frame> call(Frame frame, Duration timeout) {
             CompletableFuture<Frame> f = new CompletableFuture<>();
             if (pending.size() >= maxInFlight) {
                 f.completeExceptionally(new IOException(maxInFlight + " forwarded calls are already in flight"));
@@ -96,7 +96,7 @@ final class NettyForwarder implements Forwarder {
             }
             long id = nextCallId.getAndIncrement();
             pending.put(id, f);
-            f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> pending.remove(id));
+            f.orTimeout(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS).whenComplete((r, e) -> pending.remove(id));
             connected.addListener(c -> {
                 if (!c.isSuccess()) {
                     f.completeExceptionally(new Forwarder.Unreachable("cannot reach the leader: " + c.cause()));

@@ -138,7 +138,7 @@ public final class RequestRouter {
                     "the leader (member " + leader + ") has not published its client address yet")));
         }
         metrics.forwarded.increment();
-        return forwarder.forward(address, request).handle((answer, e) -> {
+        return forwarder.forward(address, request, remaining(deadline)).handle((answer, e) -> {
             if (e == null && !(answer.hasError() && answer.getError().getCode() == Error.Code.NOT_LEADER)) {
                 return answer;
             }
@@ -152,7 +152,8 @@ public final class RequestRouter {
     /** The command to propose, stamped now (a retry stamps anew: it may be proposed in another term). */
     private Command command(Frame request) {
         Command command = Frames.command(request, LogClock.stamp(driver.leadership(), clock.nanoTime()));
-        if (command.hasLeaseGrant() && command.getLeaseGrant().getTTL() < minLeaseTtlSeconds) {
+        long ttl = command.getLeaseGrant().getTTL();
+        if (command.hasLeaseGrant() && ttl >= 0 && ttl < minLeaseTtlSeconds) { // negative: refused at apply
             LeaseGrantRequest raised = command.getLeaseGrant().toBuilder().setTTL(minLeaseTtlSeconds).build();
             command = command.toBuilder().setLeaseGrant(raised).build();
         }
