@@ -75,6 +75,8 @@ final class ServerWorld {
     private final List<Tracked> accepted = new ArrayList<>();
     private long maxAckedRevision;
     private long events;
+    /** The first violation: kept, because a throw inside the driver's turn is caught by its fail-stop. */
+    private AssertionError violation;
     long acknowledgedWrites;
     long reads;
     long expiries;
@@ -331,6 +333,9 @@ final class ServerWorld {
     /** Run events until true time {@code untilNanos}, checking the invariants after each. */
     void runUntil(long untilNanos) {
         while (loop.step(untilNanos)) {
+            if (violation != null) {
+                throw violation;
+            }
             if (++events % 64 == 0) {
                 checkDeadlines();
             }
@@ -350,10 +355,14 @@ final class ServerWorld {
     }
 
     void fail(String what) {
-        throw new AssertionError("seed " + seed + " (" + members.size() + " members): " + what
+        if (violation != null) {
+            throw violation;
+        }
+        violation = new AssertionError("seed " + seed + " (" + members.size() + " members): " + what
                 + "\n  at " + String.format("%.3f s", loop.now() / 1e9) + "; last events:\n    "
                 + String.join("\n    ", trace) + "\n  replay: -Dserversim.seed=" + seed + " -Dserversim.members="
                 + members.size());
+        throw violation;
     }
 
     /** Invariant 1, 2 and 5, on each entry a member applied. */
@@ -459,6 +468,11 @@ final class ServerWorld {
 
     /** Invariant 4: an accepted request still open a tick past its deadline, on a running member. */
     private void checkDeadlines() {
+        for (SimMember m : members) {
+            if (m.alive && m.driver.failure() != null) {
+                fail("n" + m.id + " stopped itself: " + m.driver.failure());
+            }
+        }
         for (Iterator<Tracked> it = accepted.iterator(); it.hasNext(); ) {
             Tracked t = it.next();
             if (t.answer().isDone() || t.member().incarnation != t.incarnation() || !t.member().alive) {
