@@ -60,7 +60,7 @@ final class ServerSimulation {
         switch (w.random.nextInt(6)) {
             case 0 -> w.crash(target, w.random.nextLong(100 * MS, 4 * S));
             case 1 -> w.pause(target, w.random.nextLong(50 * MS, 3 * S));
-            case 2 -> w.isolate(target, w.random.nextBoolean(), w.random.nextLong(500 * MS, 5 * S));
+            case 2 -> w.isolate(target, w.random.nextBoolean(), w.random.nextLong(500 * MS, w.random.nextInt(4) == 0 ? 12 * S : 5 * S));
             case 3 -> {
                 long magnitude = new long[] {100, 2_000, 60_000, 3_600_000}[w.random.nextInt(4)];
                 w.stepWallClock(target, w.random.nextBoolean() ? magnitude : -magnitude);
