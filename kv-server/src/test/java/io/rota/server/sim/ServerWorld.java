@@ -63,6 +63,11 @@ final class ServerWorld {
     private final boolean[] clientsCut;
     private final List<SimClient> clients = new ArrayList<>();
     private final ArrayDeque<String> trace = new ArrayDeque<>();
+    /** Directed tests: peer messages matching this are held back until released, in order. */
+    private java.util.function.Predicate<Message> holdIf = m -> false;
+    private final List<Map.Entry<Message, Runnable>> held = new ArrayList<>();
+    /** Directed tests: no loss, duplication or stragglers. */
+    boolean quietNetwork;
 
     // --- what the invariants remember ---
     private final Map<Long, Long> resultHashByIndex = new HashMap<>();
@@ -125,6 +130,9 @@ final class ServerWorld {
 
     private long delay() {
         int r = random.nextInt(1000);
+        if (quietNetwork) {
+            return MS;
+        }
         if (r < 5) {
             return random.nextLong(200 * MS, 1_500 * MS);   // a straggler: arrives after much has changed
         }
@@ -133,18 +141,65 @@ final class ServerWorld {
 
     void sendPeer(SimMember from, Message m) {
         int to = (int) m.to() - 1;
-        if (to < 0 || to >= members.size() || linkDown[from.index][to] || random.nextInt(100) == 0) {
+        if (to < 0 || to >= members.size() || linkDown[from.index][to] || !quietNetwork && random.nextInt(100) == 0) {
             return;
         }
-        int copies = random.nextInt(200) == 0 ? 2 : 1;
+        int copies = !quietNetwork && random.nextInt(200) == 0 ? 2 : 1;
         for (int k = 0; k < copies; k++) {
             SimMember target = members.get(to);
-            loop.after(delay(), () -> {
+            Runnable arrive = () -> {
                 if (target.alive && !linkDown[from.index][to]) {
                     target.scheduler.execute(() -> target.deliver(m));
                 }
-            });
+            };
+            if (holdIf.test(m)) {
+                held.add(Map.entry(m, arrive));
+            } else {
+                loop.after(delay(), arrive);
+            }
         }
+    }
+
+    /** Hold back every peer message matching {@code which} (directed tests). */
+    void hold(java.util.function.Predicate<Message> which) {
+        holdIf = which;
+    }
+
+    /** Deliver the held messages matching {@code which}, oldest first; the count delivered. */
+    int release(java.util.function.Predicate<Message> which) {
+        int n = 0;
+        for (Iterator<Map.Entry<Message, Runnable>> it = held.iterator(); it.hasNext(); ) {
+            Map.Entry<Message, Runnable> h = it.next();
+            if (which.test(h.getKey())) {
+                it.remove();
+                loop.after(MS, h.getValue());
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Deliver the oldest held message matching {@code which}; 1 if there was one, else 0. */
+    int releaseOldest(java.util.function.Predicate<Message> which) {
+        for (Iterator<Map.Entry<Message, Runnable>> it = held.iterator(); it.hasNext(); ) {
+            Map.Entry<Message, Runnable> h = it.next();
+            if (which.test(h.getKey())) {
+                it.remove();
+                loop.after(MS, h.getValue());
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    /** The member that leads now, or null. */
+    SimMember leader() {
+        for (SimMember m : members) {
+            if (m.alive && m.driver.leadership() != null) {
+                return m;
+            }
+        }
+        return null;
     }
 
     Forwarder forwarder(SimMember from) {

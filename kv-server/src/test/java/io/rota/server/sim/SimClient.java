@@ -292,6 +292,47 @@ abstract class SimClient {
         }
     }
 
+    /** A client driven step by step by a directed test. */
+    static final class Probe extends SimClient {
+        Probe(ServerWorld world) {
+            super(world, "probe");
+        }
+
+        @Override
+        void start() {
+        }
+
+        /** Call member {@code member}; the future fails with the reason if no answer came. */
+        java.util.concurrent.CompletableFuture<Frame> call(SimMember member, Frame request) {
+            var out = new java.util.concurrent.CompletableFuture<Frame>();
+            world.call(this, member.index, request, (f, why) -> {
+                if (f != null) {
+                    out.complete(f);
+                } else {
+                    out.completeExceptionally(new java.io.IOException(why));
+                }
+            });
+            return out;
+        }
+
+        java.util.concurrent.CompletableFuture<Frame> put(SimMember member, String key) {
+            return call(member, Frame.newBuilder().setPutRequest(PutRequest.newBuilder()
+                    .setKey(ByteString.copyFromUtf8(key)).setValue(ByteString.copyFromUtf8("v"))).build());
+        }
+
+        /** A linearizable read that reports to the world's stale-read check. */
+        java.util.concurrent.CompletableFuture<Frame> read(SimMember member) {
+            long mustSee = world.maxAckedRevision();
+            return call(member, Frame.newBuilder().setRangeRequest(RangeRequest.newBuilder()
+                    .setKey(ByteString.copyFromUtf8("w/")).setRangeEnd(ByteString.copyFromUtf8("w0"))).build())
+                    .whenComplete((f, e) -> {
+                        if (f != null && f.hasRangeResponse()) {
+                            world.readAnswered(f.getRangeResponse().getHeader().getRevision(), mustSee, "probe");
+                        }
+                    });
+        }
+    }
+
     /** Linearizable reads: each must see every write acknowledged before it was sent. */
     static final class Reader extends SimClient {
         Reader(ServerWorld world, String name) {
