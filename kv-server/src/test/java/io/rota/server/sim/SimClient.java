@@ -317,7 +317,12 @@ abstract class SimClient {
 
         java.util.concurrent.CompletableFuture<Frame> put(SimMember member, String key) {
             return call(member, Frame.newBuilder().setPutRequest(PutRequest.newBuilder()
-                    .setKey(ByteString.copyFromUtf8(key)).setValue(ByteString.copyFromUtf8("v"))).build());
+                    .setKey(ByteString.copyFromUtf8(key)).setValue(ByteString.copyFromUtf8("v"))).build())
+                    .whenComplete((f, e) -> {
+                        if (f != null && f.hasPutResponse()) {
+                            world.acknowledgedWrite(f.getPutResponse().getHeader().getRevision());
+                        }
+                    });
         }
 
         /** A linearizable read that reports to the world's stale-read check. */
