@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,6 +66,8 @@ public final class RotaClient implements AutoCloseable {
     private volatile String preferred;
     private volatile boolean closed;
     private final CompletableFuture<Void> whenClosed = new CompletableFuture<>();
+    /** Calls waiting out a retry backoff: failed by close(), as the event loop's shutdown drops scheduled tasks. */
+    private final Set<Call> backingOff = ConcurrentHashMap.newKeySet();
 
     /** A registered session: the server's client id and this client's sequence counter for it. */
     private record Session(long clientId, AtomicLong sequence) {
@@ -156,6 +159,10 @@ public final class RotaClient implements AutoCloseable {
     public void close() {
         closed = true;
         whenClosed.complete(null);
+        for (Call call : backingOff) {
+            call.result.completeExceptionally(closedException());
+        }
+        backingOff.clear();
         watches.closeAll();
         leases.closeAll();
         callbacks.shutdown();
@@ -404,9 +411,21 @@ public final class RotaClient implements AutoCloseable {
         }
         long backoff = Backoff.delayMs(call.attempts);
         long delay = Math.min(remainingMs, backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1));
+        // Registered before `closed` is read, as close() sets `closed` before it fails the registered calls:
+        // either this call sees the close, or the close sees this call.
+        backingOff.add(call);
+        if (closed) {
+            backingOff.remove(call);
+            call.result.completeExceptionally(closedException());
+            return;
+        }
         try {
-            group.schedule(() -> attempt(call), delay, TimeUnit.MILLISECONDS);
+            group.schedule(() -> {
+                backingOff.remove(call);
+                attempt(call);
+            }, delay, TimeUnit.MILLISECONDS);
         } catch (RuntimeException rejected) {   // the client is closing
+            backingOff.remove(call);
             call.result.completeExceptionally(closedException());
         }
     }

@@ -157,8 +157,10 @@ final class Contender {
                 }
             }
             if (mine < 0) {
-                lose("key " + key + " is gone (its lease expired or was revoked)");
-                throw new LockLostException(key, lost.join());
+                String reason = left.isDone() ? "it left the queue while waiting (resigned or given up)"
+                        : "key " + key + " is gone (its lease expired or was revoked)";
+                lose(reason);   // does nothing after retire or abandon: only `left` is set then
+                throw new LockLostException(key, lost.getNow(reason));
             }
             if (mine == 0) {
                 return true;

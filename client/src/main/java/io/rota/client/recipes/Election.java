@@ -176,7 +176,8 @@ public final class Election {
      * Gives up leadership (or the campaign): deletes the own key and revokes the lease. A {@link #campaign}
      * waiting on another thread ends at once with a {@link LockLostException}. Idempotent.
      */
-    public void resign() {
+    public synchronized void resign() {
+        // Synchronized: a campaign that has just put its key (inside campaign's synchronized entry) is withdrawn too.
         Contender c = contender;
         if (c != null) {
             withdrawAfterRetire(c);
