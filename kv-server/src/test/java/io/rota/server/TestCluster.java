@@ -165,16 +165,20 @@ public final class TestCluster implements AutoCloseable {
      */
     static void outgrowTheHistory(RotaClient rota, String prefix)
             throws InterruptedException, ExecutionException, TimeoutException {
-        List<CompletableFuture<TxnResult>> txns = new ArrayList<>();
-        for (int t = 0; t < 80; t++) {
-            Txn txn = rota.kv().txn();
-            for (int k = 0; k < 128; k++) {
-                txn.then(Op.put(prefix + t + "/" + k, ""));
+        // Two waves of 40 txns: more writes in flight than the session's remembered window (64) could see
+        // a retried one refused as "outcome unknown".
+        for (int wave = 0; wave < 2; wave++) {
+            List<CompletableFuture<TxnResult>> txns = new ArrayList<>();
+            for (int t = wave * 40; t < (wave + 1) * 40; t++) {
+                Txn txn = rota.kv().txn();
+                for (int k = 0; k < 128; k++) {
+                    txn.then(Op.put(prefix + t + "/" + k, ""));
+                }
+                txns.add(txn.commitAsync());
             }
-            txns.add(txn.commitAsync());
-        }
-        for (CompletableFuture<TxnResult> f : txns) {
-            f.get(30, TimeUnit.SECONDS);
+            for (CompletableFuture<TxnResult> f : txns) {
+                f.get(30, TimeUnit.SECONDS);
+            }
         }
     }
 
