@@ -542,10 +542,6 @@ final class ServerWorld {
         }
     }
 
-    List<SimClient> clients() {
-        return clients;
-    }
-
     String summary() {
         return String.format("%d events, %d writes acked, %d reads, %d lock acquisitions, %d expiries (%d stale dropped)",
                 loop.processed(), acknowledgedWrites, reads, lockAcquisitions, expiries, skippedExpiries);

@@ -13,7 +13,6 @@ import io.rota.raft.node.Clock;
 final class SimClock implements Clock {
 
     private final SimLoop loop;
-    private final long monoBase;
     private long ratePpm;
     private long rateSinceTrue;
     private long rateSinceMono;
@@ -21,7 +20,6 @@ final class SimClock implements Clock {
 
     SimClock(SimLoop loop, long monoBase, long ratePpm, long wallOffsetMs) {
         this.loop = loop;
-        this.monoBase = monoBase;
         this.ratePpm = ratePpm;
         this.rateSinceTrue = loop.now();
         this.rateSinceMono = monoBase;
@@ -56,17 +54,5 @@ final class SimClock implements Clock {
 
     void stepWall(long deltaMs) {
         wallOffsetMs += deltaMs;
-    }
-
-    long ratePpm() {
-        return ratePpm;
-    }
-
-    long wallOffsetMs() {
-        return wallOffsetMs;
-    }
-
-    long monoBase() {
-        return monoBase;
     }
 }
