@@ -3,8 +3,8 @@
 # linearizability. See docs/RELIABILITY.md.
 #
 #   scripts/chaos.sh [--nemesis kill|pause|partition|clock|mixed|none] [--workload register|lease|lock]
-#                    [--minutes N] [--out DIR] [--seed S] [any other option of `rota-chaos run`, e.g. --clients 5
-#                    --rate 100]
+#                    [--minutes N] [--out DIR] [--seed S] [any other option of `rota-chaos run`, e.g. --clients 20
+#                    --rate 1000]
 #   scripts/chaos.sh check [--workload register|lease|lock] FILE   check a saved history.jsonl
 #
 # Defaults: --nemesis mixed --workload register --minutes 2 --out chaos-out/<nemesis>-<time>.

@@ -45,11 +45,11 @@ public final class ChaosMain implements Runnable {
         Path out;
         @Option(names = "--seed", description = "Seed of the schedule and the clients (default: random, printed).")
         Long seed;
-        @Option(names = "--clients", defaultValue = "5", description = "Concurrent client processes (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--clients", defaultValue = "20", description = "Concurrent client processes (default: ${DEFAULT-VALUE}).")
         int clients;
-        @Option(names = "--keys", defaultValue = "8", description = "Keys of the register workload (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--keys", defaultValue = "8", description = "Keys of the register workload; locks of the lock workload (default: ${DEFAULT-VALUE}).")
         int keys;
-        @Option(names = "--rate", defaultValue = "100", description = "Target operations per second, all clients (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--rate", defaultValue = "1000", description = "Target operations per second, all clients (default: ${DEFAULT-VALUE}).")
         double rate;
         @Option(names = "--min-spell-s", defaultValue = "5", description = "Shortest fault / quiet spell (default: ${DEFAULT-VALUE}).")
         long minSpell;

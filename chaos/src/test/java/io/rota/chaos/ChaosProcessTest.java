@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The default suite's chaos runs, each for a minute under the mixed nemesis (kill -9, SIGSTOP, partitions;
- * 3–6 s spells) against three real server processes: the register workload (then heal, final reads and the
+ * The default suite's chaos runs, each for a minute under the mixed nemesis (kill -9, SIGSTOP, partitions of
+ * members and clients, clock offsets and drift; 3–6 s spells) against three real server processes: the register workload (then heal, final reads and the
  * linearizability check) and the lock workload (fencing, token order, stale guarded writes). Longer runs:
  * scripts/chaos.sh (docs/RELIABILITY.md). The seed is random and printed; {@code -Dchaos.seed=N} replays a
  * schedule, {@code -Dchaos.seconds=N} runs longer.
