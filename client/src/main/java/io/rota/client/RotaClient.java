@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,9 +45,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RotaClient implements AutoCloseable {
 
-    private static final long MIN_BACKOFF_MS = 20;
-    private static final long MAX_BACKOFF_MS = 1_000;
-
     private final List<String> endpoints;
     private final long callTimeoutNanos;
     private final long attemptTimeoutNanos;
@@ -67,6 +65,9 @@ public final class RotaClient implements AutoCloseable {
     /** The member calls go to first: the last one that answered, or the leader a hint named. */
     private volatile String preferred;
     private volatile boolean closed;
+    private final CompletableFuture<Void> whenClosed = new CompletableFuture<>();
+    /** Calls waiting out a retry backoff: failed by close(), as the event loop's shutdown drops scheduled tasks. */
+    private final Set<Call> backingOff = ConcurrentHashMap.newKeySet();
 
     /** A registered session: the server's client id and this client's sequence counter for it. */
     private record Session(long clientId, AtomicLong sequence) {
@@ -157,6 +158,11 @@ public final class RotaClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        whenClosed.complete(null);
+        for (Call call : backingOff) {
+            call.result.completeExceptionally(closedException());
+        }
+        backingOff.clear();
         watches.closeAll();
         leases.closeAll();
         callbacks.shutdown();
@@ -164,6 +170,16 @@ public final class RotaClient implements AutoCloseable {
             c.thenAccept(Connection::close);
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Completes when {@link #close()} is called: for code that waits for the client's callbacks (a lock
+     * waiter, a campaign) and must stop waiting then, as no callback comes after the close.
+     *
+     * @return a future of the close (completing it has no effect on the client)
+     */
+    public CompletableFuture<Void> whenClosed() {
+        return whenClosed.copy();
     }
 
     /**
@@ -393,11 +409,23 @@ public final class RotaClient implements AutoCloseable {
             call.result.completeExceptionally(deadlineExceeded(call));
             return;
         }
-        long backoff = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(10, call.attempts - 1));
+        long backoff = Backoff.delayMs(call.attempts);
         long delay = Math.min(remainingMs, backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1));
+        // Registered before `closed` is read, as close() sets `closed` before it fails the registered calls:
+        // either this call sees the close, or the close sees this call.
+        backingOff.add(call);
+        if (closed) {
+            backingOff.remove(call);
+            call.result.completeExceptionally(closedException());
+            return;
+        }
         try {
-            group.schedule(() -> attempt(call), delay, TimeUnit.MILLISECONDS);
+            group.schedule(() -> {
+                backingOff.remove(call);
+                attempt(call);
+            }, delay, TimeUnit.MILLISECONDS);
         } catch (RuntimeException rejected) {   // the client is closing
+            backingOff.remove(call);
             call.result.completeExceptionally(closedException());
         }
     }

@@ -29,8 +29,6 @@ import java.util.regex.Pattern;
  */
 public final class Watches {
 
-    private static final long MIN_BACKOFF_MS = 20;
-    private static final long MAX_BACKOFF_MS = 1_000;
     private static final Pattern RESUME_FROM = Pattern.compile("re-watch from revision (\\d+)");
 
     private final RotaClient client;
@@ -180,7 +178,7 @@ public final class Watches {
                     return;
                 }
                 failures++;
-                delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(10, failures - 1));
+                delay = Backoff.delayMs(failures);
             }
             List<String> all = client.endpoints();
             String target = all.get((all.indexOf(failed) + 1) % all.size());
@@ -256,7 +254,7 @@ public final class Watches {
                 RotaException error = end;
                 client.callback(() -> listener.onError(error));
             } else if (reopen) {
-                if (!client.schedule(() -> open(target), MIN_BACKOFF_MS)) {
+                if (!client.schedule(() -> open(target), Backoff.MIN_MS)) {
                     close();
                 }
             }

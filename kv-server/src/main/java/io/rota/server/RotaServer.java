@@ -3,7 +3,7 @@ package io.rota.server;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Member;
 import io.rota.raft.core.Configuration;
-import io.rota.raft.core.RaftOptions;
+import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.storage.RocksDbLogStore;
@@ -14,6 +14,7 @@ import io.rota.server.api.ClientServer;
 import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.fault.FaultClock;
 import io.rota.server.http.HttpServer;
 import io.rota.server.http.NodeReport;
 import io.rota.server.kv.CoordinationStateMachine;
@@ -58,7 +59,9 @@ public final class RotaServer implements AutoCloseable {
     private RotaServer(ServerConfig config) {
         this.config = config;
         long id = config.memberId();
-        Limits limits = Limits.defaults(config.minLeaseTtlMs());
+        Limits limits = Limits.defaults();
+        FaultClock faultClock = config.faultInjection() ? new FaultClock(Clock.SYSTEM) : null;
+        Clock clock = faultClock != null ? faultClock : Clock.SYSTEM;
         watchHub = new WatchHub(id, this::term, limits.maxHistoryEvents() + 1024, 1_000);
         CoordinationStateMachine stateMachine = new CoordinationStateMachine(limits);
         stateMachine.setListener(watchHub);
@@ -78,7 +81,7 @@ public final class RotaServer implements AutoCloseable {
         // Built before the driver, which reports fsync latency and applied entries into it.
         ServerMetrics metrics = new ServerMetrics();
         driver = RaftDriver.start(nodeConfig, RocksDbLogStore.open(StorageConfig.defaults(config.dataDir())),
-                transport, stateMachine, new SplittableRandom(), metrics);
+                transport, stateMachine, new SplittableRandom(), metrics, clock);
 
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rota-timer-" + config.name());
@@ -87,17 +90,20 @@ public final class RotaServer implements AutoCloseable {
         });
         Duration tick = Duration.ofMillis(config.heartbeatMs());
         view = new ClusterView(config.name(), driver, stateMachine::members, timer, tick);
-        leaseKeeper = new LeaseKeeper(driver, stateMachine::leaseImages, timer, config.electionTimeout(),
-                LEASE_CHECKPOINT_INTERVAL, config.requestTimeout());
+        leaseKeeper = new LeaseKeeper(driver, stateMachine::leaseImages, timer, clock, LEASE_CHECKPOINT_INTERVAL,
+                config.requestTimeout());
+        stateMachine.setLeaseListener(leaseKeeper);
         view.addListener(leaseKeeper);
         watchHub.start(driver, stateMachine, timer, config.watchProgressInterval());
         ClientServer clients = null;
         try {
             clients = new ClientServer(new ClientServer.Settings(config.listenClient(), config.maxFrameBytes(),
-                    config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2), VERSION), driver,
-                    stateMachine, view, leaseKeeper, watchHub, timer, metrics);
+                    config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2),
+                    (config.minLeaseTtlMs() + 999) / 1000, VERSION), driver, stateMachine, view, watchHub, timer,
+                    clock, metrics);
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
-                    new NodeReport(config.name(), driver, stateMachine, view, metrics, watchHub, transport::stats));
+                    new NodeReport(config.name(), driver, stateMachine, view, metrics, watchHub, transport::stats),
+                    faultClock);
         } catch (RuntimeException e) {
             if (clients != null) {
                 clients.close();
@@ -110,7 +116,7 @@ public final class RotaServer implements AutoCloseable {
         Member self = Member.newBuilder().setId(id).setName(config.name())
                 .setClientAddress(config.listenClient().getHostString() + ":" + clientServer.localAddress().getPort())
                 .setPeerAddress(ServerConfig.format(config.listenPeer())).build();
-        view.addListener(new MemberPublisher(view, clientServer.router(), self));
+        view.addListener(new MemberPublisher(view, clientServer.router(), self, clock));
         leaseKeeper.start(tick);
         view.start();
     }

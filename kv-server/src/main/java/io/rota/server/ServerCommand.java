@@ -51,6 +51,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--max-request-bytes", defaultValue = "1572864", description = "Largest client request (default: ${DEFAULT-VALUE}).")
     int maxRequestBytes;
 
+    @Option(names = "--unsafe-fault-injection", description = "FOR CHAOS TESTS ONLY: serve POST /fault/clock on --http, "
+            + "which skews this member's wall clock and monotonic clock rate. Never in production.")
+    boolean unsafeFaultInjection;
+
     @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none).")
     String http;
 
@@ -61,7 +65,8 @@ final class ServerCommand implements Callable<Integer> {
             config = new ServerConfig(name, dataDir, address("--listen-client", listenClient),
                     address("--listen-peer", listenPeer), cluster(initialCluster), clusterId, heartbeatMs, electionMs,
                     snapshotCount, maxRequestBytes, http == null ? null : address("--http", http),
-                    ServerConfig.DEFAULT_REQUEST_TIMEOUT, ServerConfig.DEFAULT_WATCH_PROGRESS_INTERVAL);
+                    ServerConfig.DEFAULT_REQUEST_TIMEOUT, ServerConfig.DEFAULT_WATCH_PROGRESS_INTERVAL,
+                    unsafeFaultInjection);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

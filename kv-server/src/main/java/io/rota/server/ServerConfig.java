@@ -26,11 +26,12 @@ import java.util.Objects;
  * @param http                  /health, /status, /metrics address, or {@code null} for none
  * @param requestTimeout        how long a write or linearizable read may wait for Raft
  * @param watchProgressInterval how often watchers that asked for progress notifications get one
+ * @param faultInjection        UNSAFE, for chaos tests only: lets /fault/clock skew this member's clocks
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
                            int electionMs, long snapshotCount, int maxRequestBytes, InetSocketAddress http,
-                           Duration requestTimeout, Duration watchProgressInterval) {
+                           Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection) {
 
     public static final int DEFAULT_HEARTBEAT_MS = 100;
     public static final int DEFAULT_ELECTION_MS = 1000;

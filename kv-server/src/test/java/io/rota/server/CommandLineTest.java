@@ -83,7 +83,7 @@ class CommandLineTest {
         cluster.put("b", new InetSocketAddress("127.0.0.1", 7101));
         cluster.put("a", new InetSocketAddress("127.0.0.1", 7102));
         ServerConfig config = new ServerConfig("a", dir, new InetSocketAddress("127.0.0.1", 0), cluster.get("a"),
-                cluster, "c", 100, 1000, 10_000, 1 << 20, null, Duration.ofSeconds(5), Duration.ofSeconds(10));
+                cluster, "c", 100, 1000, 10_000, 1 << 20, null, Duration.ofSeconds(5), Duration.ofSeconds(10), false);
         assertEquals(2, config.memberId());
         assertEquals(1, config.idOf("b"));
         assertEquals(1500, config.minLeaseTtlMs(), "1.5 x election timeout");

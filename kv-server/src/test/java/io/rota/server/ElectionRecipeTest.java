@@ -12,16 +12,20 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,6 +41,9 @@ class ElectionRecipeTest {
 
     static final LockOptions OPTIONS = LockOptions.defaults().withPrefix("rota/election").withTtl(Duration.ofSeconds(2));
     static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
 
     /** Threads for the concurrent contenders (the common pool has one thread on two cores). */
     private final ExecutorService pool = Executors.newCachedThreadPool();
@@ -171,6 +178,85 @@ class ElectionRecipeTest {
         } finally {
             watches.forEach(Watch::close);
             dying.close();
+        }
+    }
+
+    private CompletableFuture<Leader> campaignAsync(Election e, String value) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return e.campaign(value);
+            } catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        }, pool);
+    }
+
+    // Issue 11, hole 6: resign() from another thread withdrew the key but left campaign() waiting forever.
+    @Test
+    @DisplayName("resign() from another thread ends a campaign that is still waiting, at once")
+    void campaignWakesUpWhenResignIsCalledFromAnotherThread() throws Exception {
+        try (RotaClient leading = client(); RotaClient waiting = client()) {
+            Election leader = Election.of(leading, "withdrawn", OPTIONS);
+            leader.campaign("leader");
+            Election candidate = Election.of(waiting, "withdrawn", OPTIONS);
+            CompletableFuture<Leader> campaign = campaignAsync(candidate, "candidate");
+            Await.until(WAIT, () -> waiting.kv().getPrefix("rota/election/withdrawn/").count() == 2, "the candidate queued");
+            candidate.resign();
+            ExecutionException ended = assertThrows(ExecutionException.class, () -> campaign.get(5, TimeUnit.SECONDS));
+            assertTrue(ended.getCause() instanceof LockLostException, "ended with " + ended.getCause());
+            assertFalse(candidate.isLeader());
+            assertEquals(1, waiting.kv().getPrefix("rota/election/withdrawn/").count(), "the candidate's key is gone");
+            leader.resign();
+        }
+    }
+
+    // Issue 11, hole 6: closing the client under a waiting campaign() left it waiting forever.
+    @Test
+    @DisplayName("closing the client ends a waiting campaign, and close() returns")
+    void campaignEndsAndCloseReturnsWhenTheClientIsClosed() throws Exception {
+        try (RotaClient leading = client()) {
+            Election leader = Election.of(leading, "closed", OPTIONS);
+            leader.campaign("leader");
+            RotaClient waiting = client();
+            Election candidate = Election.of(waiting, "closed", OPTIONS);
+            CompletableFuture<Leader> campaign = campaignAsync(candidate, "candidate");
+            Await.until(WAIT, () -> leading.kv().getPrefix("rota/election/closed/").count() == 2, "the candidate queued");
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(waiting::close, pool);
+            closed.get(10, TimeUnit.SECONDS);
+            ExecutionException ended = assertThrows(ExecutionException.class, () -> campaign.get(5, TimeUnit.SECONDS));
+            assertFalse(ended.getCause() instanceof TimeoutException, "ended with " + ended.getCause());
+            assertTrue(leader.isLeader());
+            leader.resign();
+        }
+    }
+
+    // Issue 11, hole 6: observe() ended for good on its first error (here COMPACTED after a reconnect).
+    @Test
+    @DisplayName("observe keeps following the leader after its watch fell behind the history and was COMPACTED")
+    void observeResumesAfterTheHistoryWasCompacted() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 3, Duration.ofSeconds(10))) {
+            cluster.awaitLeader();
+            try (RotaClient watcher = RotaClient.connect(cluster.endpoints());
+                 RotaClient rota = RotaClient.connect(cluster.endpoints())) {
+                List<Optional<Leader>> seen = new CopyOnWriteArrayList<>();
+                try (Watch w = Election.of(watcher, "resumed", OPTIONS).observe(seen::add)) {
+                    Await.until(WAIT, () -> w.endpoint() != null && seen.size() == 1, "observing");
+                    String endpoint = w.endpoint();
+                    TestCluster.outgrowTheHistory(rota, "filler/");
+                    for (int i = 0; i < 3; i++) {
+                        if (cluster.endpoint(i).equals(endpoint)) {
+                            cluster.stop(i);   // the observer's watch resumes elsewhere, behind the history
+                        }
+                    }
+                    Election candidate = Election.of(rota, "resumed", OPTIONS);
+                    Leader elected = candidate.campaign("after-compaction");
+                    Await.until(WAIT, () -> seen.stream().anyMatch(l -> l.equals(Optional.of(elected))),
+                            "the observer sees the leader elected after the compaction: " + seen);
+                    assertTrue(w.isActive());
+                    candidate.resign();
+                    Await.until(WAIT, () -> seen.get(seen.size() - 1).isEmpty(), "then nobody: " + seen);
+                }
+            }
         }
     }
 }

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,6 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,6 +51,9 @@ class LockRecipeTest {
     /** 2 s leases (the cluster's minimum with a 500 ms election timeout is 1 s). */
     static final LockOptions OPTIONS = LockOptions.defaults().withTtl(Duration.ofSeconds(2));
     static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
 
     /** Threads for the concurrent contenders (the common pool has one thread on two cores). */
     private final ExecutorService pool = Executors.newCachedThreadPool();
@@ -302,6 +308,90 @@ class LockRecipeTest {
             clean.get().release();
         } finally {
             dying.close();
+        }
+    }
+
+    // Issue 11, hole 6: the holder's watch resumed from its token after the history moved on, got COMPACTED
+    // and reported a loss although the key was still the holder's.
+    @Test
+    @DisplayName("a holder whose watch reconnects after more than 10,000 other writes keeps its lock (no false loss)")
+    void holderKeepsTheLockAcrossAReconnectAfterTheHistoryWasCompacted() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 3, Duration.ofSeconds(10))) {
+            cluster.awaitLeader();
+            try (RotaClient holder = RotaClient.connect(cluster.endpoints());
+                 RotaClient writer = RotaClient.connect(cluster.endpoints())) {
+                LockHandle held = Lock.of(holder, "compacted", LockOptions.defaults()).acquire(WAIT);
+                AtomicReference<String> lost = new AtomicReference<>();
+                held.onLost((h, reason) -> lost.set(reason));
+                int[] watching = {-1};
+                Await.until(WAIT, () -> {
+                    for (int i = 0; i < 3; i++) {
+                        if (cluster.liveWatches(i) == 1) {
+                            watching[0] = i;
+                        }
+                    }
+                    return watching[0] >= 0;
+                }, "the holder's watch on its own key");
+                TestCluster.outgrowTheHistory(writer, "filler/");
+
+                // The member the watch streams from goes away: the watch resumes on another one, behind the history.
+                cluster.stop(watching[0]);
+                Await.until(WAIT, () -> lost.get() != null || watchesOnLiveMembers(cluster, watching[0]) == 1,
+                        "the holder's watch back on a live member");
+                assertNull(lost.get(), "the holder was told it lost a lock it still holds");
+                assertTrue(held.isHeld());
+                assertEquals(held.key(), Lock.of(writer, "compacted", OPTIONS).holder().orElseThrow().keyString());
+
+                // The resumed watch still reports a real loss.
+                writer.leases().revoke(held.leaseId());
+                Await.until(WAIT, () -> lost.get() != null, "the loss after the revoke");
+                assertTrue(lost.get().contains("deleted"), lost.get());
+                assertFalse(held.release());
+            }
+        }
+    }
+
+    private static long watchesOnLiveMembers(TestCluster cluster, int stopped) {
+        long n = 0;
+        for (int i = 0; i < 3; i++) {
+            n += i == stopped ? 0 : cluster.liveWatches(i);
+        }
+        return n;
+    }
+
+    // Issue 11, hole 6: onLost listeners ran inline on the recipes' one timer thread, so a slow listener held
+    // back every other lock's safe-until.
+    @Test
+    @DisplayName("a slow onLost listener of one lock does not delay another lock's loss at its safe-until")
+    void aSlowOnLostListenerDoesNotDelayAnotherLocksSafeUntil() throws Exception {
+        RotaClient a = client();
+        RotaClient b = client();
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            LockHandle slow = Lock.of(a, "slow-listener-a", OPTIONS).acquire(WAIT);
+            LockHandle other = Lock.of(b, "slow-listener-b", OPTIONS).acquire(WAIT);
+            CountDownLatch slowTold = new CountDownLatch(1);
+            slow.onLost((h, reason) -> {
+                slowTold.countDown();
+                try {
+                    release.await();   // a listener that blocks (a slow shutdown, a stuck log appender)
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            AtomicLong otherToldAt = new AtomicLong();
+            other.onLost((h, reason) -> otherToldAt.set(System.nanoTime()));
+            a.close();   // keep-alives stop: the first lock is lost at its safe-until, its listener blocks
+            assertTrue(slowTold.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the first lock's listener was told");
+            b.close();
+            long safeUntil = other.safeUntilNanos();
+            Await.until(Duration.ofNanos(Math.max(0, safeUntil - System.nanoTime())).plusSeconds(1),
+                    () -> otherToldAt.get() != 0, "the second lock's onLost within 1 s of its safe-until");
+            assertFalse(other.isHeld());
+        } finally {
+            release.countDown();
+            a.close();
+            b.close();
         }
     }
 }

@@ -3,11 +3,8 @@ package io.rota.server;
 import io.rota.client.KeepAlive;
 import io.rota.client.Lease;
 import io.rota.client.LeaseTimeToLive;
-import io.rota.client.Op;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
-import io.rota.client.Txn;
-import io.rota.client.TxnResult;
 import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
@@ -162,18 +159,7 @@ class RotaClientLeaseWatchTest {
     void watchOlderThanTheHistoryIsCompacted() throws Exception {
         try (RotaClient rota = RotaClient.connect(all())) {
             long first = rota.kv().put("wc/first", "v").revision();
-            // 80 transactions of 128 puts: more events than the history keeps (10,000).
-            List<CompletableFuture<TxnResult>> txns = new ArrayList<>();
-            for (int t = 0; t < 80; t++) {
-                Txn txn = rota.kv().txn();
-                for (int k = 0; k < 128; k++) {
-                    txn.then(Op.put("wc/" + t + "/" + k, ""));
-                }
-                txns.add(txn.commitAsync());
-            }
-            for (CompletableFuture<TxnResult> f : txns) {
-                f.get(30, TimeUnit.SECONDS);
-            }
+            TestCluster.outgrowTheHistory(rota, "wc/");
             Collector c = new Collector();
             try (Watch w = rota.watches().watchPrefix("wc/", first, c)) {
                 RotaException e = c.error.get(20, TimeUnit.SECONDS);

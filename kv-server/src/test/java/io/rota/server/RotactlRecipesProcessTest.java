@@ -218,6 +218,59 @@ class RotactlRecipesProcessTest {
         assertEquals("", rotactl("jobs", "history", "never-ran").out());
     }
 
+    // Issue 11, hole 6: the command outlived safe-until by the 2 s SIGTERM grace (killed at safe-until + 2 s).
+    @Test
+    void lockStopsItsCommandBySafeUntilWhenKeepAlivesStop() throws Exception {
+        Path pidFile = dir.resolve("stubborn.pid");
+        // A command that ignores SIGTERM: only SIGKILL stops it.
+        Background run = background("lock", "stubborn", "--ttl", "3", "--", "sh", "-c",
+                "trap '' TERM; echo $$ > \"$0\"; while true; do sleep 0.1; done", pidFile.toString());
+        Await.until(WAIT, () -> Files.exists(pidFile) && !readOrEmpty(pidFile).isBlank(), "the command started");
+        ProcessHandle child = ProcessHandle.of(Long.parseLong(readOrEmpty(pidFile).trim())).orElseThrow();
+        long pausedAt;
+        try {
+            for (int i = 0; i < 3; i++) {
+                CLUSTER.get().pause(i);   // no keep-alive is confirmed from now on
+            }
+            pausedAt = System.nanoTime();
+            // The last confirmed keep-alive was sent before pausedAt, so safe-until <= pausedAt + TTL - margin
+            // (3 s - 10% - 2 x 100 ms = 2.5 s); allow 300 ms for the kill itself.
+            Await.until(WAIT, () -> !child.isAlive(), "the command stopped");
+        } finally {
+            for (int i = 0; i < 3; i++) {
+                CLUSTER.get().resume(i);
+            }
+        }
+        Duration lived = Duration.ofNanos(System.nanoTime() - pausedAt);
+        assertTrue(lived.compareTo(Duration.ofMillis(2_800)) <= 0,
+                "the command ran " + lived.toMillis() + " ms after the keep-alives stopped, past safe-until");
+        Run lost = run.awaitEnd();
+        assertEquals(1, lost.exitCode(), lost.toString());
+        assertTrue(lost.err().startsWith("Error: lost the lock stubborn (safe-until passed"), lost.err());
+        CLUSTER.get().awaitLeader();
+    }
+
+    // Issue 11, hole 6: a lost claim left the command running to its end.
+    @Test
+    void onceStopsItsCommandWhenTheClaimIsLost() throws Exception {
+        Path pidFile = dir.resolve("once-lost.pid");
+        Background run = background("once", "lost/1", "--", "sh", "-c", "echo $$ > \"$0\"; exec sleep 60",
+                pidFile.toString());
+        Await.until(WAIT, () -> Files.exists(pidFile) && !readOrEmpty(pidFile).isBlank(), "the command started");
+        long pid = Long.parseLong(readOrEmpty(pidFile).trim());
+        try (RotaClient rota = RotaClient.connect(CLUSTER.get().endpoints())) {
+            long lease = rota.kv().get("rota/once/lost/1").first().orElseThrow().lease();
+            rota.leases().revoke(lease);   // the claim is gone: another process may claim and run it now
+        }
+        Run lost = run.awaitEnd();
+        assertEquals(1, lost.exitCode(), lost.toString());
+        assertTrue(lost.err().startsWith("Error: lost the claim on lost/1 ("), lost.err());
+        assertTrue(lost.err().contains("terminated 'sh -c"), lost.err());
+        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "the command is gone");
+        assertEquals("lost/1: no record (never claimed, its claimer died, or its retention ended)\n",
+                rotactl("once", "lost/1", "--status").out(), "nothing recorded for a claim that was not ours");
+    }
+
     private static long epoch(String line) {
         return Long.parseLong(line.substring("epoch ".length()));
     }

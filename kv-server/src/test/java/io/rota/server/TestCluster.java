@@ -2,16 +2,29 @@ package io.rota.server;
 
 import io.rota.raft.testing.Await;
 
+import io.rota.client.Op;
+import io.rota.client.RotaClient;
+import io.rota.client.Txn;
+import io.rota.client.TxnResult;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +36,7 @@ import java.util.Map;
 public final class TestCluster implements AutoCloseable {
 
     static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private final List<ServerConfig> configs = new ArrayList<>();
     private final RotaServer[] servers;
@@ -37,7 +51,7 @@ public final class TestCluster implements AutoCloseable {
                     new InetSocketAddress("127.0.0.1", freePort()), cluster.get("n" + i), cluster,
                     "test-" + root.getFileName(), 50, 500, 10_000, 64 * 1024,
                     new InetSocketAddress("127.0.0.1", freePort()),
-                    Duration.ofSeconds(5), watchProgressInterval));
+                    Duration.ofSeconds(5), watchProgressInterval, false));
         }
         servers = new RotaServer[size];
         for (int i = 0; i < size; i++) {
@@ -127,6 +141,41 @@ public final class TestCluster implements AutoCloseable {
             return true;
         }, "a leader that every live member follows, with every member published");
         return leader[0];
+    }
+
+    /** Member {@code index}'s live watch count, from /metrics ({@code rota_watches}). */
+    long liveWatches(int index) {
+        try {
+            String body = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http(index).getPort()
+                    + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            return body.lines().filter(l -> l.startsWith("rota_watches ")).mapToLong(l -> Long.parseLong(l.substring(13).strip()))
+                    .findFirst().orElseThrow(() -> new AssertionError("no rota_watches in /metrics"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Writes more events under {@code prefix} than the server's watch history keeps (Limits.maxHistoryEvents,
+     * 10,000): 80 pipelined transactions of 128 puts. A watch that resumes from a revision before them is
+     * COMPACTED.
+     */
+    static void outgrowTheHistory(RotaClient rota, String prefix)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        List<CompletableFuture<TxnResult>> txns = new ArrayList<>();
+        for (int t = 0; t < 80; t++) {
+            Txn txn = rota.kv().txn();
+            for (int k = 0; k < 128; k++) {
+                txn.then(Op.put(prefix + t + "/" + k, ""));
+            }
+            txns.add(txn.commitAsync());
+        }
+        for (CompletableFuture<TxnResult> f : txns) {
+            f.get(30, TimeUnit.SECONDS);
+        }
     }
 
     /** Index of some live member that is not the leader. */

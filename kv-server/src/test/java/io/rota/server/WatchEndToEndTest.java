@@ -12,12 +12,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,7 +33,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Watches end to end under concurrent writes: resume on another member, and a slow watcher's cancel. */
 class WatchEndToEndTest {
 
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @RegisterExtension
     static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
@@ -96,21 +89,6 @@ class WatchEndToEndTest {
         }
     }
 
-    /** The follower's live watch count, from /metrics ({@code rota_watches}). */
-    private static long liveWatches(int member) {
-        try {
-            String body = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + CLUSTER.get().http(member).getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
-            return body.lines().filter(l -> l.startsWith("rota_watches ")).mapToLong(l -> Long.parseLong(l.substring(13).strip()))
-                    .findFirst().orElseThrow(() -> new AssertionError("no rota_watches in /metrics"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
     private static Frame pollQuietly(FrameClient c, long callId) {
         try {
             return c.poll(callId, Duration.ofMillis(100));
@@ -146,7 +124,7 @@ class WatchEndToEndTest {
             long slowWatch = slow.send(watchPrefix("flood/", r0));
             long goodWatch = good.send(watchPrefix("flood/", r0));
             assertTrue(good.next(goodWatch).getWatchResponse().getCreated());
-            Await.until(TestCluster.TIMEOUT, () -> liveWatches(follower) == 2, "both watches registered");
+            Await.until(TestCluster.TIMEOUT, () -> CLUSTER.get().liveWatches(follower) == 2, "both watches registered");
             AtomicLong goodEvents = new AtomicLong();
             AtomicLong goodLast = new AtomicLong();
             AtomicLong want = new AtomicLong(Long.MAX_VALUE);
@@ -171,7 +149,7 @@ class WatchEndToEndTest {
             ArrayDeque<Long> inFlight = new ArrayDeque<>();
             int txns = 0;
             // Flood until the hub drops the stuck watcher (checked every 20 txns), at most maxTxns.
-            while (txns < maxTxns && (txns % 20 != 0 || txns == 0 || liveWatches(follower) == 2)) {
+            while (txns < maxTxns && (txns % 20 != 0 || txns == 0 || CLUSTER.get().liveWatches(follower) == 2)) {
                 TxnRequest.Builder txn = TxnRequest.newBuilder();
                 for (int k = 0; k < putsPerTxn; k++) {
                     txn.addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
@@ -191,7 +169,7 @@ class WatchEndToEndTest {
             while (!inFlight.isEmpty()) {
                 ok(writer.next(inFlight.poll()));
             }
-            Await.until(TestCluster.TIMEOUT, () -> liveWatches(follower) == 1, "the stuck watcher is dropped");
+            Await.until(TestCluster.TIMEOUT, () -> CLUSTER.get().liveWatches(follower) == 1, "the stuck watcher is dropped");
             want.set(1 + (long) txns * putsPerTxn);
             reader.get(60, TimeUnit.SECONDS);
             assertEquals(want.get(), goodEvents.get(), "the reading watcher got every event");

@@ -9,7 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The COMMAND that {@code lock} and {@code once} run: a child process that inherits rotactl's stdin, stdout and
- * stderr, with extra environment variables, and that rotactl can terminate (SIGTERM, then SIGKILL after a grace).
+ * stderr, with extra environment variables, and that rotactl can terminate (SIGTERM, then SIGKILL after a grace
+ * that never reaches past the lock's or claim's safe-until).
  */
 final class ChildCommand {
 
@@ -51,11 +52,24 @@ final class ChildCommand {
      * @return its exit code
      */
     int terminate() {
+        return terminate(System.nanoTime() + GRACE.toNanos());
+    }
+
+    /**
+     * Stops the command by {@code killByNanos} (a lock's or claim's safe-until, on {@link System#nanoTime}):
+     * SIGTERM to it and its descendants, SIGKILL to whatever still runs after {@link #GRACE} or at
+     * {@code killByNanos}, whichever comes first (at once if it has passed).
+     *
+     * @return its exit code
+     */
+    int terminate(long killByNanos) {
         process.descendants().forEach(ProcessHandle::destroy);
         process.destroy();
+        long graceEnd = System.nanoTime() + GRACE.toNanos();
+        long killAt = killByNanos - graceEnd < 0 ? killByNanos : graceEnd;
         boolean exited;
         try {
-            exited = process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            exited = process.waitFor(Math.max(0, killAt - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();   // kept for the caller; the kill below does not wait
             exited = false;

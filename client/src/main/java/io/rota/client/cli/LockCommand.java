@@ -23,8 +23,9 @@ import java.util.concurrent.ExecutionException;
         description = {"Acquires the distributed lock NAME (fair: first come, first served) and holds it.",
                 "With a COMMAND (after --): runs it while holding the lock, with ROTA_FENCING_TOKEN and ROTA_LOCK_KEY "
                         + "in its environment, releases the lock when it exits and exits with its exit code. If the lock "
-                        + "is lost meanwhile (lease expired or revoked), the command is terminated (SIGTERM, SIGKILL "
-                        + "after 2 s) and rotactl exits with 1.",
+                        + "is lost meanwhile (lease expired or revoked, or no keep-alive confirmed until safe-until), the "
+                        + "command is terminated (SIGTERM, then SIGKILL after 2 s but never later than safe-until) and "
+                        + "rotactl exits with 1.",
                 "Without a COMMAND: prints the lock's key and fencing token and holds the lock until Ctrl-C (exit 0) "
                         + "or until it is lost (exit 1).",
                 "While another holder has the lock, a line on stderr says who."})
@@ -100,7 +101,7 @@ final class LockCommand extends ClientCommand {
         throw lostFailure(reason, null);
     }
 
-    /** Runs the command under the lock; terminates it if the lock is lost. */
+    /** Runs the command under the lock; terminates it if the lock is lost, killing it by safe-until at the latest. */
     private int runCommand(LockHandle held, CompletableFuture<String> lost) {
         ChildCommand child = ChildCommand.start(command, Map.of("ROTA_FENCING_TOKEN", Long.toString(held.fencingToken()),
                 "ROTA_LOCK_KEY", held.key()));
@@ -115,7 +116,7 @@ final class LockCommand extends ClientCommand {
         if (exit.isDone()) {
             return exit.join();
         }
-        child.terminate();
+        child.terminate(held.safeUntilNanos());
         throw lostFailure(lost.join(), child);
     }
 

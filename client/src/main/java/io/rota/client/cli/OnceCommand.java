@@ -12,6 +12,7 @@ import picocli.CommandLine.Parameters;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 /** {@code rotactl once KEY -- COMMAND ARGS...} and {@code rotactl once KEY --status}. */
@@ -20,6 +21,10 @@ import java.util.concurrent.ExecutionException;
                 + "under rota/once/KEY).",
                 "If nobody did, claims KEY, runs COMMAND (with ROTA_ONCE_KEY in its environment) and records DONE "
                         + "('exit 0') or FAILED ('exit N'); rotactl exits with the command's exit code.",
+                "If the claim is lost while COMMAND runs (its lease expired or was revoked, no keep-alive was "
+                        + "confirmed until safe-until, or the record was deleted), COMMAND is terminated as 'lock' does "
+                        + "(SIGTERM, SIGKILL after 2 s but never later than safe-until), nothing is recorded and "
+                        + "rotactl exits with 1.",
                 "If KEY is DONE, prints 'KEY already done: RESULT' and exits 0 without running COMMAND. If another "
                         + "process runs it now, or it FAILED (failures are not retried), says so and exits 1.",
                 "With --status: prints the record (state, owner, result) instead."})
@@ -53,18 +58,29 @@ final class OnceCommand extends ClientCommand {
             if (!record.claim()) {
                 return notClaimed(record.status(), printer);
             }
+            CompletableFuture<String> lost = new CompletableFuture<>();
+            record.onLost(lost::complete);
             ChildCommand child = ChildCommand.start(command, Map.of("ROTA_ONCE_KEY", key));
+            CompletableFuture<Integer> exit = child.exit();
             int code;
             String result;
             try {
-                code = child.exit().get();
+                CompletableFuture.anyOf(exit, lost).get();
+                if (!exit.isDone()) {
+                    code = child.terminate(record.safeUntilNanos());
+                    throw new CommandFailure("lost the claim on " + key + " (" + lost.join() + "): terminated "
+                            + child.display() + " (exit " + code + "); it may have done part of its work, and another "
+                            + "process may claim " + key + " and run it; nothing was recorded, as the record is not "
+                            + "this process's any more");
+                }
+                code = exit.join();
                 result = "exit " + code;
             } catch (InterruptedException e) {
                 // Stopped (Ctrl-C): the command may have done part of its work, so this is a failure, not a give-up.
                 code = child.terminate();
                 result = "interrupted, exit " + code;
             } catch (ExecutionException e) {
-                throw new IllegalStateException("a process exit never fails", e);
+                throw new IllegalStateException("neither future fails", e);
             }
             boolean recorded = code == 0 ? record.complete(result) : record.fail(result);
             if (!recorded) {

@@ -24,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,18 +46,16 @@ final class Contender {
     private final String queue;
     private final String key;
     private final long leaseId;
-    private final long ttlNanos;
-    private final long marginNanos;
-    /** When the grant was sent: the lease cannot expire before this + TTL, until a keep-alive is confirmed. */
-    private final long grantSentAt;
     private final KeepAlive keepAlive;
+    /** The loss of the first place (own key, safe-until), watched once first; safe-until from the start. */
+    private final Tenure tenureWatch;
     /** The key's create_revision: its place in the queue and, once first, the fencing token. */
     private volatile long token;
     private final CompletableFuture<String> lost = new CompletableFuture<>();
+    /** Completed when the place is given up (retire, abandon): a waiter stops waiting. */
+    private final CompletableFuture<Void> left = new CompletableFuture<>();
     private final List<Consumer<String>> lostListeners = new CopyOnWriteArrayList<>();
     private final Set<Thread> guarded = ConcurrentHashMap.newKeySet();
-    private Watch ownKeyWatch;
-    private ScheduledFuture<?> safeUntilTimer;
     private boolean retired;
     /** Set once first in the queue (holder or leader), when its loss starts being watched. */
     private volatile boolean tenure;
@@ -68,11 +65,9 @@ final class Contender {
         this.queue = queue;
         this.leaseId = lease.id();
         this.key = queue + Long.toHexString(lease.id());
-        this.ttlNanos = lease.ttl().toNanos();
-        this.marginNanos = margin.toNanos();
-        this.grantSentAt = grantSentAt;
         this.keepAlive = rota.leases().keepAlive(lease.id(),
                 (id, why) -> lose("lease " + Long.toHexString(id) + " lost: " + why.getMessage()));
+        this.tenureWatch = new Tenure(rota, key, keepAlive, grantSentAt, lease.ttl().toNanos(), margin.toNanos());
     }
 
     /**
@@ -137,12 +132,21 @@ final class Contender {
      * @param deadline the {@link System#nanoTime} deadline
      * @param wakeups  counts the re-checks after a predecessor left (to show there is no herd)
      * @return true when first; false when the deadline passed
-     * @throws LockLostException if the contender's key or lease is gone
+     * @throws LockLostException if the contender's key or lease is gone, or it left the queue meanwhile
+     *                           (resign from another thread)
+     * @throws RotaException     UNAVAILABLE if the client was closed meanwhile
      */
     boolean awaitFirst(long deadline, AtomicLong wakeups) throws InterruptedException {
+        CompletableFuture<Void> clientClosed = rota.whenClosed();
         while (true) {
             if (lost.isDone()) {
                 throw new LockLostException(key, lost.join());
+            }
+            if (left.isDone()) {
+                throw new LockLostException(key, "it left the queue while waiting (resigned or given up)");
+            }
+            if (clientClosed.isDone()) {
+                throw new RotaException(RotaException.Code.UNAVAILABLE, "the client was closed while " + key + " waited");
             }
             GetResult r = rota.kv().getPrefix(queue);
             List<KeyValue> queued = contenders(r, queue);
@@ -153,33 +157,35 @@ final class Contender {
                 }
             }
             if (mine < 0) {
-                lose("key " + key + " is gone (its lease expired or was revoked)");
-                throw new LockLostException(key, lost.join());
+                String reason = left.isDone() ? "it left the queue while waiting (resigned or given up)"
+                        : "key " + key + " is gone (its lease expired or was revoked)";
+                lose(reason);   // does nothing after retire or abandon: only `left` is set then
+                throw new LockLostException(key, lost.getNow(reason));
             }
             if (mine == 0) {
                 return true;
             }
             String predecessor = queued.get(mine - 1).keyString();
-            CompletableFuture<Void> left = new CompletableFuture<>();
+            CompletableFuture<Void> predecessorLeft = new CompletableFuture<>();
             // From the revision after the read: a delete between the read and the watch is replayed.
             try (Watch w = rota.watches().watch(predecessor, r.revision() + 1, new WatchListener() {
                 @Override
                 public void onEvent(WatchEvent event) {
                     if (event.type() == WatchEvent.Type.DELETE) {
-                        left.complete(null);
+                        predecessorLeft.complete(null);
                     }
                 }
 
                 @Override
                 public void onError(RotaException error) {
-                    left.complete(null);   // re-read the queue
+                    predecessorLeft.complete(null);   // re-read the queue
                 }
             })) {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     return false;
                 }
-                CompletableFuture.anyOf(left, lost).get(remaining, TimeUnit.NANOSECONDS);
+                CompletableFuture.anyOf(predecessorLeft, lost, left, clientClosed).get(remaining, TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 return false;
             } catch (ExecutionException e) {
@@ -198,35 +204,8 @@ final class Contender {
             return;
         }
         tenure = true;
-        ownKeyWatch = rota.watches().watch(key, token + 1, new WatchListener() {
-            @Override
-            public void onEvent(WatchEvent event) {
-                if (event.type() == WatchEvent.Type.DELETE) {
-                    lose("key " + key + " was deleted at revision " + event.revision()
-                            + " (lease revoked or expired, or deleted by someone else)");
-                }
-            }
-
-            @Override
-            public void onError(RotaException error) {
-                lose("the watch on " + key + " ended: " + error.getMessage());
-            }
-        });
-        scheduleSafeUntilCheck();
-    }
-
-    private synchronized void scheduleSafeUntilCheck() {
-        if (retired || lost.isDone()) {
-            return;
-        }
-        safeUntilTimer = Timers.at(safeUntilNanos(), () -> {
-            if (System.nanoTime() - safeUntilNanos() >= 0) {
-                lose("safe-until passed: no keep-alive of lease " + Long.toHexString(leaseId)
-                        + " was confirmed in time, so the lease may expire");
-            } else {
-                scheduleSafeUntilCheck();
-            }
-        });
+        long created = token;
+        tenureWatch.start(token + 1, kv -> kv.createRevision() == created, this::lose);
     }
 
     /**
@@ -234,11 +213,7 @@ final class Contender {
      * confirmed keep-alive (or of the grant) + TTL − margin.
      */
     long safeUntilNanos() {
-        long base = keepAlive.lastConfirmedSendNanos().orElse(grantSentAt);
-        if (base - grantSentAt < 0) {
-            base = grantSentAt;
-        }
-        return base + ttlNanos - marginNanos;
+        return tenureWatch.safeUntilNanos();
     }
 
     boolean hasTenure() {
@@ -254,7 +229,10 @@ final class Contender {
         return lost.getNow(null);
     }
 
-    /** Tells {@code listener} once when the place is lost (now, on this thread, if it already is). */
+    /**
+     * Tells {@code listener} once when the place is lost: on a thread of this contender's own, so a slow
+     * listener delays neither the timer nor another lock's loss (now, on this thread, if it already is lost).
+     */
     void onLost(Consumer<String> listener) {
         lostListeners.add(listener);
         if (lost.isDone() && lostListeners.remove(listener)) {
@@ -262,22 +240,24 @@ final class Contender {
         }
     }
 
-    /** Marks the place lost: interrupts guarded tasks and tells the listeners, once. */
+    /** Marks the place lost: interrupts guarded tasks at once and tells the listeners, once, apart. */
     void lose(String reason) {
         synchronized (this) {
             if (retired || !lost.complete(reason)) {
                 return;
             }
-            stopWatching();
+            tenureWatch.stop();
             for (Thread t : guarded) {
                 t.interrupt();
             }
         }
-        for (Consumer<String> l : lostListeners) {
-            if (lostListeners.remove(l)) {
-                l.accept(reason);
+        Timers.apart("rota-lost " + key, () -> {
+            for (Consumer<String> l : lostListeners) {
+                if (lostListeners.remove(l)) {
+                    l.accept(reason);
+                }
             }
-        }
+        });
     }
 
     /** Registers the current thread to be interrupted on loss; false if already lost. */
@@ -310,7 +290,8 @@ final class Contender {
                 return false;
             }
             retired = true;
-            stopWatching();
+            tenureWatch.stop();
+            left.complete(null);
         }
         keepAlive.close();
         // A clean-up must run even on an interrupted thread (a closing job): the SDK's blocking calls give up
@@ -336,7 +317,8 @@ final class Contender {
                 return;
             }
             retired = true;
-            stopWatching();
+            tenureWatch.stop();
+            left.complete(null);
         }
         keepAlive.close();
         boolean interrupted = Thread.interrupted();   // see retire
@@ -354,17 +336,6 @@ final class Contender {
             rota.leases().revoke(leaseId);
         } catch (RotaException e) {
             // Already gone (LEASE_NOT_FOUND) or the cluster is unreachable: it then expires after its TTL.
-        }
-    }
-
-    private synchronized void stopWatching() {
-        if (ownKeyWatch != null) {
-            ownKeyWatch.close();
-            ownKeyWatch = null;
-        }
-        if (safeUntilTimer != null) {
-            safeUntilTimer.cancel(false);
-            safeUntilTimer = null;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.rota.client.recipes;
 
+import io.rota.client.Backoff;
 import io.rota.client.GetResult;
 import io.rota.client.KeyValue;
 import io.rota.client.Op;
@@ -14,7 +15,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -95,6 +100,10 @@ public final class Election {
      * @param value the value to announce as leader
      * @return the leadership
      * @throws InterruptedException if interrupted (the campaign is withdrawn)
+     * @throws LockLostException if the campaign's key or lease was lost, or {@link #resign()} was called
+     *                           (from another thread) while it waited
+     * @throws io.rota.client.RotaException if the cluster could not be reached, or the client was closed
+     *                                      while it waited
      * @throws IllegalStateException if this object already campaigns
      */
     public Leader campaign(String value) throws InterruptedException {
@@ -108,6 +117,10 @@ public final class Election {
      * @param timeout how long to wait at most
      * @return the leadership, or empty if not elected in time (the campaign is withdrawn)
      * @throws InterruptedException if interrupted (the campaign is withdrawn)
+     * @throws LockLostException if the campaign's key or lease was lost, or {@link #resign()} was called
+     *                           (from another thread) while it waited
+     * @throws io.rota.client.RotaException if the cluster could not be reached, or the client was closed
+     *                                      while it waited
      * @throws IllegalStateException if this object already campaigns
      */
     public Optional<Leader> campaign(String value, Duration timeout) throws InterruptedException {
@@ -159,8 +172,12 @@ public final class Election {
         }
     }
 
-    /** Gives up leadership (or the campaign): deletes the own key and revokes the lease. Idempotent. */
-    public void resign() {
+    /**
+     * Gives up leadership (or the campaign): deletes the own key and revokes the lease. A {@link #campaign}
+     * waiting on another thread ends at once with a {@link LockLostException}. Idempotent.
+     */
+    public synchronized void resign() {
+        // Synchronized: a campaign that has just put its key (inside campaign's synchronized entry) is withdrawn too.
         Contender c = contender;
         if (c != null) {
             withdrawAfterRetire(c);
@@ -200,35 +217,51 @@ public final class Election {
     /**
      * Streams leader changes: {@code listener} gets the current leader now (empty if none), then every
      * change — a new leader, a proclaimed value, no leader — in revision order, on the client's callback
-     * thread. Close the returned watch to stop.
+     * thread. If the watch ends with an error (it fell behind the server's history, COMPACTED, after a long
+     * disconnection), the observer reads the election again and goes on from there, after the SDK's
+     * {@link Backoff}, until it is closed; that read and what it delivers run on a thread of the observer's
+     * own. Close the returned watch to stop.
      *
      * @param listener receives the leader after each change
-     * @return the running watch
+     * @return the running observer; {@link Watch#isActive()} until closed
      */
     public Watch observe(Consumer<Optional<Leader>> listener) {
-        GetResult start = rota.kv().getPrefix(queue);
-        TreeMap<String, KeyValue> members = new TreeMap<>();
-        for (KeyValue kv : Contender.contenders(start, queue)) {
-            members.put(kv.keyString(), kv);
-        }
-        Observer observer = new Observer(members, listener);
-        observer.deliver();
-        return rota.watches().watchPrefix(queue, start.revision() + 1, observer);
+        Observer observer = new Observer(listener);
+        observer.follow(rota.kv().getPrefix(queue));
+        return observer;
     }
 
     /** Follows the queue from events; delivers the leader whenever its key or revision changes. */
-    private final class Observer implements WatchListener {
-        private final TreeMap<String, KeyValue> members;
+    private final class Observer implements Watch, WatchListener {
+        private final TreeMap<String, KeyValue> members = new TreeMap<>();
         private final Consumer<Optional<Leader>> listener;
         private Optional<Leader> last;
+        /** The watch of the current stretch (a new one after each error). */
+        private Watch watch;
+        /** Errors since the last event: the {@link Backoff} before the next resumption. */
+        private int failures;
+        private boolean closed;
 
-        Observer(TreeMap<String, KeyValue> members, Consumer<Optional<Leader>> listener) {
-            this.members = members;
+        Observer(Consumer<Optional<Leader>> listener) {
             this.listener = listener;
+        }
+
+        /** Starts a stretch from a read of the queue: delivers the leader it shows, then watches after it. */
+        synchronized void follow(GetResult read) {
+            if (closed) {
+                return;
+            }
+            members.clear();
+            for (KeyValue kv : Contender.contenders(read, queue)) {
+                members.put(kv.keyString(), kv);
+            }
+            deliver();
+            watch = rota.watches().watchPrefix(queue, read.revision() + 1, this);
         }
 
         @Override
         public synchronized void onEvent(WatchEvent event) {
+            failures = 0;
             String key = event.kv().keyString();
             if (event.type() == WatchEvent.Type.DELETE) {
                 members.remove(key);
@@ -240,7 +273,38 @@ public final class Election {
 
         @Override
         public void onError(RotaException error) {
-            listener.accept(Optional.empty());
+            int attempt;
+            synchronized (this) {
+                watch = null;
+                attempt = ++failures;
+            }
+            Timers.apart("rota-observe " + queue, () -> resume(attempt));
+        }
+
+        /** Reads the queue again after a backoff, until it succeeds or the observer or the client is closed. */
+        private void resume(int attempt) {
+            CompletableFuture<Void> clientClosed = rota.whenClosed();
+            for (int n = attempt; ; n++) {
+                try {
+                    clientClosed.get(Backoff.delayMs(n), TimeUnit.MILLISECONDS);
+                    return;   // the client was closed: nothing more can be observed
+                } catch (TimeoutException e) {
+                    // the backoff passed
+                } catch (InterruptedException | ExecutionException e) {
+                    return;
+                }
+                synchronized (this) {
+                    if (closed) {
+                        return;
+                    }
+                }
+                try {
+                    follow(rota.kv().getPrefix(queue));
+                    return;
+                } catch (RotaException e) {
+                    // unreachable for a whole call timeout: back off and read again
+                }
+            }
         }
 
         synchronized void deliver() {
@@ -254,6 +318,34 @@ public final class Election {
             if (last == null || !last.equals(now)) {
                 last = now;
                 listener.accept(now);
+            }
+        }
+
+        @Override
+        public synchronized long nextRevision() {
+            return watch == null ? 0 : watch.nextRevision();
+        }
+
+        @Override
+        public synchronized String endpoint() {
+            return watch == null ? null : watch.endpoint();
+        }
+
+        @Override
+        public synchronized boolean isActive() {
+            return !closed;
+        }
+
+        @Override
+        public void close() {
+            Watch current;
+            synchronized (this) {
+                closed = true;
+                current = watch;
+                watch = null;
+            }
+            if (current != null) {
+                current.close();
             }
         }
     }

@@ -1,8 +1,8 @@
 package io.rota.client.recipes;
 
 /**
- * Told when this contender gains or loses leadership of an {@link Election}. Called on an SDK thread or the
- * campaigning thread: keep it short.
+ * Told when this contender gains or loses leadership of an {@link Election}: {@code gained} on the
+ * campaigning thread, {@code lost} on a thread of the campaign's own (as {@link LockListener}).
  */
 public interface ElectionListener {
 

@@ -97,7 +97,8 @@ public final class LockHandle implements AutoCloseable {
 
     /**
      * Registers a listener told once when the lock is lost: lease expired or revoked, keep-alives failing
-     * past safe-until, or the key deleted. Not told after a release. Told at once if already lost.
+     * past safe-until, or the key deleted. Not told after a release. Told at once (on this thread) if already
+     * lost, else on a thread of this handle's own (see {@link LockListener}).
      *
      * @param listener the listener
      * @return this handle

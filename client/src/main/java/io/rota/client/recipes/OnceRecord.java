@@ -11,8 +11,11 @@ import io.rota.client.Txn;
 import io.rota.client.TxnResult;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * One once-record (see {@link Once}): {@link #claim()} it; if you won, do the work and {@link #complete}
@@ -26,6 +29,9 @@ public final class OnceRecord implements AutoCloseable {
     private final String key;
     private final String stored;
     private KeepAlive keepAlive;
+    /** The claim's loss (record deleted or overwritten, safe-until passed) and its safe-until, while claimed. */
+    private Tenure tenure;
+    private final List<Consumer<String>> lostListeners = new CopyOnWriteArrayList<>();
     private long claimLease;
     /** The mod revision of our CLAIMED write: every later transition compares it, so a lost claim is seen. */
     private long claimRevision;
@@ -64,6 +70,7 @@ public final class OnceRecord implements AutoCloseable {
                 return false;
             }
         }
+        long sentAt = System.nanoTime();
         Lease lease = once.rota().leases().grant(once.options().claimTtl());
         Txn txn = once.rota().kv().txn();
         txn = current.isPresent() ? txn.ifModRevision(stored, CompareOp.EQUAL, current.get().modRevision())
@@ -82,8 +89,65 @@ public final class OnceRecord implements AutoCloseable {
         claimLease = lease.id();
         claimRevision = ((PutResult) r.responses().get(0)).revision();
         lostReason = null;
-        keepAlive = once.rota().leases().keepAlive(lease.id(), (id, why) -> lostReason = why.getMessage());
+        keepAlive = once.rota().leases().keepAlive(lease.id(), (id, why) -> lose("lease " + Long.toHexString(id)
+                + " lost: " + why.getMessage()));
+        long claimed = claimRevision;
+        tenure = new Tenure(once.rota(), stored, keepAlive, sentAt, lease.ttl().toNanos(),
+                LockOptions.defaults().effectiveMargin(lease.ttl()).toNanos());
+        tenure.start(claimed + 1, kv -> kv.modRevision() == claimed, this::lose);
         return true;
+    }
+
+    /**
+     * Until when (on {@link System#nanoTime}) the claim's lease cannot have expired, as a lock's
+     * {@linkplain LockHandle#safeUntilNanos() safe-until}: the send time of the last confirmed keep-alive (or of
+     * the grant) + TTL − (10% of TTL + 200 ms). Work done for the claim must stop by then.
+     *
+     * @return the deadline in nanoTime units
+     * @throws IllegalStateException if this object holds no claim
+     */
+    public synchronized long safeUntilNanos() {
+        if (tenure == null) {
+            throw new IllegalStateException("once-record '" + key + "' is not claimed by this object");
+        }
+        return tenure.safeUntilNanos();
+    }
+
+    /**
+     * Registers a listener told once when the claim is lost while it is held: its lease expired or was
+     * revoked, keep-alives failed past safe-until, or the record was deleted or overwritten by someone else.
+     * Not told after {@link #complete}, {@link #fail} or {@link #close}. Told on a thread of this record's own
+     * (now, on this thread, if the claim is already lost).
+     *
+     * @param listener receives the reason
+     * @return this record
+     */
+    public OnceRecord onLost(Consumer<String> listener) {
+        lostListeners.add(listener);
+        String reason = lostReason;
+        if (reason != null && lostListeners.remove(listener)) {
+            listener.accept(reason);
+        }
+        return this;
+    }
+
+    private void lose(String reason) {
+        Tenure t;
+        synchronized (this) {
+            if (claimRevision == 0 || lostReason != null) {
+                return;
+            }
+            lostReason = reason;
+            t = tenure;
+        }
+        t.stop();
+        Timers.apart("rota-lost " + stored, () -> {
+            for (Consumer<String> l : lostListeners) {
+                if (lostListeners.remove(l)) {
+                    l.accept(reason);
+                }
+            }
+        });
     }
 
     /**
@@ -119,7 +183,7 @@ public final class OnceRecord implements AutoCloseable {
     }
 
     /**
-     * Why this object's claim was lost (its lease expired or keep-alives failed), if it was.
+     * Why this object's claim was lost (see {@link #onLost}), if it was.
      *
      * @return the reason, or null
      */
@@ -133,6 +197,7 @@ public final class OnceRecord implements AutoCloseable {
         if (claimRevision == 0) {
             return;
         }
+        tenure.stop();
         try {
             once.rota().kv().txn().ifModRevision(stored, CompareOp.EQUAL, claimRevision).then(Op.delete(stored))
                     .commit();
@@ -145,6 +210,7 @@ public final class OnceRecord implements AutoCloseable {
         if (claimRevision == 0) {
             throw new IllegalStateException("once-record '" + key + "' is not claimed by this object; claim() first");
         }
+        tenure.stop();   // our own write below is not a loss
         try {
             return write(state, result, once.retentionLease(false));
         } catch (RotaException e) {
@@ -163,6 +229,8 @@ public final class OnceRecord implements AutoCloseable {
     }
 
     private void endClaim() {
+        tenure.stop();
+        tenure = null;
         keepAlive.close();
         revokeQuietly(claimLease);
         claimRevision = 0;

@@ -9,10 +9,10 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.rota.proto.CommandResult;
+import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.CoordinationStateMachine;
-import io.rota.server.lease.LeaseKeeper;
 import io.rota.server.watch.WatchHub;
 
 import java.net.InetSocketAddress;
@@ -34,10 +34,13 @@ public final class ClientServer implements AutoCloseable {
      * @param requestTimeout deadline of each write or linearizable read
      * @param retryInterval  pause between attempts while no leader is known (one Raft tick)
      * @param readAttemptTimeout bound on one ReadIndex attempt (two election timeouts: time for a new leader)
+     * @param minLeaseTtlSeconds shorter lease TTLs are raised to this by the leader before proposing
+     *                       (1.5 × election timeout, so a lease cannot expire during one leader change)
      * @param version        reported by Status
      */
     public record Settings(InetSocketAddress listen, int maxFrameBytes, Duration requestTimeout,
-                           Duration retryInterval, Duration readAttemptTimeout, String version) {
+                           Duration retryInterval, Duration readAttemptTimeout, long minLeaseTtlSeconds,
+                           String version) {
     }
 
     private final EventLoopGroup group;
@@ -46,14 +49,13 @@ public final class ClientServer implements AutoCloseable {
     private final InetSocketAddress localAddress;
 
     public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
-                        ClusterView view, LeaseKeeper leaseKeeper, WatchHub watchHub, ScheduledExecutorService timer,
+                        ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
                         ServerMetrics metrics) {
         this.group = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
                 NioIoHandler.newFactory());
-        this.forwarder = new Forwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
+        this.forwarder = new NettyForwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
                 MAX_FORWARDED_IN_FLIGHT);
-        this.router = new RequestRouter(driver, stateMachine, view, forwarder, leaseKeeper, timer, metrics,
-                settings.requestTimeout(), settings.retryInterval(), settings.readAttemptTimeout(), settings.version());
+        this.router = new RequestRouter(driver, stateMachine, view, forwarder, timer, clock, metrics, settings);
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))

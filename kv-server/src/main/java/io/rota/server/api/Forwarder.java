@@ -1,151 +1,35 @@
 package io.rota.server.api;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
 import io.rota.proto.Frame;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Sends a follower's write frames to the leader's client port and hands back the leader's answer. One
- * pooled, multiplexed connection per leader address (reopened on demand); each forwarded call gets its
- * own call id on that connection, and the caller's call id is restored by the caller. Bounded: at most
- * {@code maxInFlight} forwarded calls per connection.
+ * How a follower hands a client's write to the leader's client port (etcd forwards proposals the same
+ * way). A port, so the deterministic simulator can forward between simulated members; {@link NettyForwarder}
+ * is the real one.
  */
-final class Forwarder implements AutoCloseable {
-
-    private final Bootstrap bootstrap;
-    private final int maxFrameBytes;
-    private final Duration timeout;
-    private final int maxInFlight;
-    private final Map<String, Connection> connections = new ConcurrentHashMap<>();
-
-    Forwarder(EventLoopGroup group, int maxFrameBytes, Duration timeout, int maxInFlight) {
-        this.maxFrameBytes = maxFrameBytes;
-        this.timeout = timeout;
-        this.maxInFlight = maxInFlight;
-        this.bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(timeout.toMillis(), 3_000));
-    }
+public interface Forwarder extends AutoCloseable {
 
     /**
-     * Forward {@code frame} (marked as forwarded) to {@code address}. The future fails with
+     * Forward {@code frame} (marked as forwarded) to {@code address}, answered or failed within
+     * {@code timeout} (the caller's remaining deadline, so a forwarded request never outlives it). The
+     * future fails with
      * {@link Unreachable} when the frame was never sent (safe to retry), with another {@link IOException}
      * when the connection broke after sending, or with a TimeoutException — in both last cases the
      * leader may or may not have applied the write.
      */
-    CompletableFuture<Frame> forward(String address, Frame frame) {
-        Connection c = connections.compute(address, (a, old) -> old != null && old.usable() ? old : connect(a));
-        return c.call(frame.toBuilder().setForwarded(true).build());
-    }
-
-    private Connection connect(String address) {
-        int colon = address.lastIndexOf(':');
-        InetSocketAddress target = InetSocketAddress.createUnresolved(address.substring(0, colon),
-                Integer.parseInt(address.substring(colon + 1)));
-        Connection c = new Connection();
-        c.connected = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4),
-                        new LengthFieldPrepender(4), new FrameCodec(), c);
-            }
-        }).connect(target);
-        c.connected.addListener(done -> {
-            if (!done.isSuccess()) {
-                c.failAll(new Unreachable("cannot reach the leader at " + address + ": " + done.cause()));
-            }
-        });
-        return c;
-    }
+    CompletableFuture<Frame> forward(String address, Frame frame, Duration timeout);
 
     @Override
-    public void close() {
-        connections.values().forEach(c -> c.connected.channel().close());
-        connections.clear();
-    }
+    void close();
 
-    /** The forwarded frame was never sent: retrying it elsewhere cannot apply it twice. */
-    static final class Unreachable extends IOException {
-        Unreachable(String message) {
+    /** The frame was never sent: the leader cannot have applied it. */
+    final class Unreachable extends IOException {
+        public Unreachable(String message) {
             super(message);
-        }
-    }
-
-    /** One connection to a leader, with its calls in flight. */
-    private final class Connection extends SimpleChannelInboundHandler<Frame> {
-        private final AtomicLong nextCallId = new AtomicLong(1);
-        private final Map<Long, CompletableFuture<Frame>> pending = new ConcurrentHashMap<>();
-        private volatile ChannelFuture connected;
-        private volatile boolean closed;
-
-        boolean usable() {
-            return !closed;
-        }
-
-        CompletableFuture<Frame> call(Frame frame) {
-            CompletableFuture<Frame> f = new CompletableFuture<>();
-            if (pending.size() >= maxInFlight) {
-                f.completeExceptionally(new IOException(maxInFlight + " forwarded calls are already in flight"));
-                return f;
-            }
-            long id = nextCallId.getAndIncrement();
-            pending.put(id, f);
-            f.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((r, e) -> pending.remove(id));
-            connected.addListener(c -> {
-                if (!c.isSuccess()) {
-                    f.completeExceptionally(new Unreachable("cannot reach the leader: " + c.cause()));
-                    return;
-                }
-                connected.channel().writeAndFlush(frame.toBuilder().setCallId(id).build()).addListener(w -> {
-                    if (!w.isSuccess()) {
-                        f.completeExceptionally(new IOException("forwarding failed: " + w.cause()));
-                    }
-                });
-            });
-            return f;
-        }
-
-        void failAll(IOException e) {
-            closed = true;
-            pending.values().forEach(f -> f.completeExceptionally(e));
-            pending.clear();
-        }
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
-            CompletableFuture<Frame> f = pending.remove(frame.getCallId());
-            if (f != null) {
-                f.complete(frame);
-            }
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            failAll(new IOException("the connection to the leader closed"));
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            failAll(new IOException("the connection to the leader failed: " + cause));
-            ctx.close();
         }
     }
 }

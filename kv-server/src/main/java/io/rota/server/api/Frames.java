@@ -3,6 +3,7 @@ package io.rota.server.api;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import io.rota.proto.Command;
+import io.rota.proto.ClockStamp;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
@@ -27,9 +28,9 @@ public final class Frames {
         };
     }
 
-    /** The command a write frame asks for; time is the proposer's wall clock (the log carries it). */
-    public static Command command(Frame f, long nowUnixMs) {
-        Command.Builder c = Command.newBuilder().setNowUnixMs(nowUnixMs);
+    /** The command a write frame asks for, with the proposing leader's log-clock stamp. */
+    public static Command command(Frame f, ClockStamp stamp) {
+        Command.Builder c = Command.newBuilder().setStamp(stamp);
         if (f.hasSession()) {
             c.setSession(f.getSession());
         }

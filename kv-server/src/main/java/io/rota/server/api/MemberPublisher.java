@@ -4,6 +4,7 @@ import io.rota.proto.Frame;
 import io.rota.proto.Member;
 import io.rota.proto.PublishMemberRequest;
 import io.rota.raft.core.RaftNode;
+import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeStatus;
 import io.rota.server.cluster.ClusterView;
 import org.slf4j.Logger;
@@ -24,14 +25,16 @@ public final class MemberPublisher implements ClusterView.Listener {
     private final ClusterView view;
     private final RequestRouter router;
     private final Member self;
+    private final Clock clock;
     private volatile boolean inFlight;
     private long lastAttempt;
     private boolean attempted;
 
-    public MemberPublisher(ClusterView view, RequestRouter router, Member self) {
+    public MemberPublisher(ClusterView view, RequestRouter router, Member self, Clock clock) {
         this.view = view;
         this.router = router;
         this.self = self;
+        this.clock = clock;
     }
 
     /** Timer thread. */
@@ -40,7 +43,7 @@ public final class MemberPublisher implements ClusterView.Listener {
         if (inFlight || current.leaderId() == RaftNode.NONE || self.equals(view.members().get(self.getId()))) {
             return;
         }
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         if (attempted && now - lastAttempt < RETRY_NANOS) {
             return;
         }

@@ -4,15 +4,17 @@ import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
+import io.rota.proto.LeaseGrantRequest;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.StatusResponse;
 import io.rota.raft.core.RaftNode;
+import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.CoordinationStateMachine;
-import io.rota.server.lease.LeaseKeeper;
+import io.rota.server.kv.LogClock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -25,8 +27,9 @@ import java.util.function.Supplier;
  * Where each client call goes. Never touches Raft state: it calls the driver's async API and the
  * futures it returns complete on the driver thread (nothing here blocks).
  * <ul>
- *   <li>Writes: on the leader, a {@link Command} (session from the frame, time from the wall clock) is
- *       proposed; on a follower the frame is forwarded to the leader's published client address (etcd
+ *   <li>Writes: on the leader, a {@link Command} (session from the frame, stamped with how long this
+ *       member has led — see {@link LogClock}) is proposed; a lease grant's TTL is raised to the minimum
+ *       here, so the log carries the TTL every replica applies; on a follower the frame is forwarded to the leader's published client address (etcd
  *       forwards proposals the same way). While no leader is known, or when the write was definitely not
  *       applied (NOT_LEADER: a new leader overwrote it), it is retried every tick until the deadline — so a
  *       client sees NOT_LEADER only from a member that was itself forwarded to.</li>
@@ -40,12 +43,13 @@ public final class RequestRouter {
     private final CoordinationStateMachine stateMachine;
     private final ClusterView view;
     private final Forwarder forwarder;
-    private final LeaseKeeper leaseKeeper;
     private final ScheduledExecutorService timer;
+    private final Clock clock;
     private final ServerMetrics metrics;
     private final Duration timeout;
     private final Duration retryInterval;
     private final Duration readAttemptTimeout;
+    private final long minLeaseTtlSeconds;
     private final String version;
 
     /** An attempt that may be repeated: {@code answer} is what the caller gets if the deadline passes. */
@@ -58,37 +62,36 @@ public final class RequestRouter {
         }
     }
 
-    RequestRouter(RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine, ClusterView view,
-                  Forwarder forwarder, LeaseKeeper leaseKeeper, ScheduledExecutorService timer,
-                  ServerMetrics metrics, Duration timeout, Duration retryInterval, Duration readAttemptTimeout,
-                  String version) {
+    /** Every time-based decision reads {@code clock} and runs on {@code timer}: the simulator injects both. */
+    public RequestRouter(RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine, ClusterView view,
+                         Forwarder forwarder, ScheduledExecutorService timer, Clock clock, ServerMetrics metrics,
+                         ClientServer.Settings settings) {
         this.driver = driver;
         this.stateMachine = stateMachine;
         this.view = view;
         this.forwarder = forwarder;
-        this.leaseKeeper = leaseKeeper;
         this.timer = timer;
+        this.clock = clock;
         this.metrics = metrics;
-        this.timeout = timeout;
-        this.retryInterval = retryInterval;
-        this.readAttemptTimeout = readAttemptTimeout;
-        this.version = version;
+        this.timeout = settings.requestTimeout();
+        this.retryInterval = settings.retryInterval();
+        this.readAttemptTimeout = settings.readAttemptTimeout();
+        this.minLeaseTtlSeconds = settings.minLeaseTtlSeconds();
+        this.version = settings.version();
     }
 
     /** Answer {@code request} (write, read or status); the answer echoes its call id. */
     public CompletableFuture<Frame> handle(Frame request) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = clock.nanoTime() + timeout.toNanos();
         CompletableFuture<Frame> answer;
         if (Frames.isWrite(request)) {
             answer = retrying(deadline, () -> write(request, deadline));
         } else {
             answer = switch (request.getBodyCase()) {
                 case RANGE_REQUEST -> retrying(deadline, () -> range(request.getRangeRequest(), deadline));
-                case LEASE_TIME_TO_LIVE_REQUEST -> {
-                    long now = System.currentTimeMillis();
-                    yield retrying(deadline, () -> read(() -> Frame.newBuilder().setLeaseTimeToLiveResponse(
-                            stateMachine.timeToLive(request.getLeaseTimeToLiveRequest(), now)).build(), deadline));
-                }
+                case LEASE_TIME_TO_LIVE_REQUEST -> retrying(deadline, () -> read(() -> Frame.newBuilder()
+                        .setLeaseTimeToLiveResponse(stateMachine.timeToLive(request.getLeaseTimeToLiveRequest()))
+                        .build(), deadline));
                 case LEASE_LEASES_REQUEST -> retrying(deadline, () -> read(() -> Frame.newBuilder()
                         .setLeaseLeasesResponse(stateMachine.leases()).build(), deadline));
                 case STATUS_REQUEST -> status();
@@ -108,11 +111,9 @@ public final class RequestRouter {
                         "member id " + request.getPublishMemberRequest().getMember().getId() + " is not in the"
                                 + " cluster's configuration; only members publish their addresses")));
             }
-            Command command = Frames.command(request, System.currentTimeMillis());
-            return driver.propose(command.toByteArray(), remaining(deadline)).handle((result, e) -> {
+            return driver.propose(command(request).toByteArray(), remaining(deadline)).handle((result, e) -> {
                 if (e == null) {
                     metrics.proposalsOk.increment();
-                    leaseKeeper.onApplied(command, result);
                     return Frames.response(result);
                 }
                 if (!request.getForwarded() && definitelyNotApplied(e)) {
@@ -137,7 +138,7 @@ public final class RequestRouter {
                     "the leader (member " + leader + ") has not published its client address yet")));
         }
         metrics.forwarded.increment();
-        return forwarder.forward(address, request).handle((answer, e) -> {
+        return forwarder.forward(address, request, remaining(deadline)).handle((answer, e) -> {
             if (e == null && !(answer.hasError() && answer.getError().getCode() == Error.Code.NOT_LEADER)) {
                 return answer;
             }
@@ -146,6 +147,17 @@ public final class RequestRouter {
             }
             return Frames.error(0, Errors.of(e, view));
         });
+    }
+
+    /** The command to propose, stamped now (a retry stamps anew: it may be proposed in another term). */
+    private Command command(Frame request) {
+        Command command = Frames.command(request, LogClock.stamp(driver.leadership(), clock.nanoTime()));
+        long ttl = command.getLeaseGrant().getTTL();
+        if (command.hasLeaseGrant() && ttl >= 0 && ttl < minLeaseTtlSeconds) { // negative: refused at apply
+            LeaseGrantRequest raised = command.getLeaseGrant().toBuilder().setTTL(minLeaseTtlSeconds).build();
+            command = command.toBuilder().setLeaseGrant(raised).build();
+        }
+        return command;
     }
 
     private CompletableFuture<Frame> range(RangeRequest request, long deadline) {
@@ -205,7 +217,7 @@ public final class RequestRouter {
             if (e == null) {
                 out.complete(frame);
             } else if (unwrap(e) instanceof RetryLater retry) {
-                if (System.nanoTime() + retryInterval.toNanos() - deadline < 0) {
+                if (clock.nanoTime() + retryInterval.toNanos() - deadline < 0) {
                     timer.schedule(() -> run(deadline, attempt, out), retryInterval.toMillis(), TimeUnit.MILLISECONDS);
                 } else {
                     out.complete(Frames.error(0, retry.answer));
@@ -238,7 +250,7 @@ public final class RequestRouter {
         return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
-    private static Duration remaining(long deadline) {
-        return Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
+    private Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(1, deadline - clock.nanoTime()));
     }
 }

@@ -11,6 +11,8 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 
+import io.rota.server.fault.FaultClock;
+
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
@@ -23,13 +25,14 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final InetSocketAddress localAddress;
 
-    public HttpServer(InetSocketAddress listen, NodeReport report) {
+    /** @param faultClock the clock /fault/clock sets, or null (the default) to refuse it with 404 */
+    public HttpServer(InetSocketAddress listen, NodeReport report, FaultClock faultClock) {
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                new HttpHandler(report));
+                                new HttpHandler(report, faultClock));
                     }
                 });
         ChannelFuture bound = b.bind(listen).awaitUninterruptibly();

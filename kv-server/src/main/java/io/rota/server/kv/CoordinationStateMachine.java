@@ -10,6 +10,7 @@ import io.rota.proto.Error;
 import io.rota.proto.Event;
 import io.rota.proto.LeaseCheckpointRequest;
 import io.rota.proto.LeaseCheckpointResponse;
+import io.rota.proto.LeaseExpireRequest;
 import io.rota.proto.LeaseExpireResponse;
 import io.rota.proto.LeaseGrantRequest;
 import io.rota.proto.LeaseGrantResponse;
@@ -37,6 +38,7 @@ import io.rota.proto.TxnResponse;
 import io.rota.raft.core.Entry;
 import io.rota.raft.node.StateMachine;
 import io.rota.server.lease.Lease;
+import io.rota.server.lease.LeaseListener;
 import io.rota.server.lease.LeaseTable;
 import io.rota.server.session.Session;
 import io.rota.server.session.SessionTable;
@@ -54,9 +56,9 @@ import java.util.TreeMap;
  *
  * <p>Each COMMAND entry carries a serialized {@link Command}; {@link #apply} answers it with a
  * {@link CommandResult} (a typed {@link Error} for bad input — never an exception). Apply is a pure
- * function of the entries: time is the largest {@code now_unix_ms} seen in the log so far (so it never
- * runs backwards when leaders' clocks differ), ids come from entry indexes, and everything is bounded by
- * {@link Limits}.
+ * function of the entries: time is {@link LogClock}'s log time, which only leaders' monotonic clocks
+ * advance (no member's wall clock or flags take part), ids come from entry indexes, and everything is
+ * bounded by {@link Limits}.
  *
  * <p>Not thread-safe: the Raft driver's thread calls {@link #apply}, {@link #snapshot}, {@link #restore}
  * and the read-side methods ({@link #range}, {@link #timeToLive}, {@link #leases}, {@link #history}),
@@ -70,8 +72,10 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private final SessionTable sessions;
     /** Published members by id (etcd's member attributes); replicated so every member can forward writes. */
     private final TreeMap<Long, Member> members = new TreeMap<>();
+    private final LogClock clock = new LogClock();
     private StoreListener listener = StoreListener.NONE;
-    private long nowMs;
+    /** Volatile: set once after the driver (which calls apply) has started. */
+    private volatile LeaseListener leaseListener = LeaseListener.NONE;
 
     public CoordinationStateMachine(Limits limits) {
         this.limits = Objects.requireNonNull(limits, "limits");
@@ -86,23 +90,29 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         this.listener = Objects.requireNonNull(listener, "listener");
     }
 
+    /** Who hears about each lease renewal and removal (the leader's lease keeper). */
+    public void setLeaseListener(LeaseListener leaseListener) {
+        this.leaseListener = Objects.requireNonNull(leaseListener, "leaseListener");
+    }
+
     @Override
     public List<CommandResult> apply(List<Entry> committed) {
         List<CommandResult> results = new ArrayList<>(committed.size());
         for (Entry e : committed) {
-            results.add(e.type() == Entry.Type.NO_OP ? null : apply(e.index(), e.data()));
+            results.add(e.type() == Entry.Type.NO_OP ? null : apply(e.index(), e.term(), e.data()));
         }
         return results;
     }
 
-    private CommandResult apply(long index, byte[] data) {
+    private CommandResult apply(long index, long term, byte[] data) {
         Command cmd;
         try {
             cmd = Command.parseFrom(data);
         } catch (InvalidProtocolBufferException e) {
             return error(StoreException.invalid("malformed command"));
         }
-        nowMs = Math.max(nowMs, cmd.getNowUnixMs());
+        clock.advance(term, cmd.getStamp());
+        long nowMs = clock.nowMs();
         sessions.expire(nowMs);
         SessionRef ref = cmd.getSession();
         if (ref.getClientId() == 0 || cmd.hasRegisterSession()) {
@@ -140,9 +150,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case LEASE_GRANT -> out.setLeaseGrant(grant(index, cmd.getLeaseGrant()));
                 case LEASE_REVOKE -> out.setLeaseRevoke(
                         LeaseRevokeResponse.newBuilder().setHeader(revoke(cmd.getLeaseRevoke().getID())));
-                case LEASE_EXPIRE -> out.setLeaseExpire(
-                        LeaseExpireResponse.newBuilder().setHeader(revoke(cmd.getLeaseExpire().getID())));
-                case LEASE_KEEP_ALIVE -> out.setLeaseKeepAlive(keepAlive(cmd.getLeaseKeepAlive().getID()));
+                case LEASE_EXPIRE -> out.setLeaseExpire(expire(cmd.getLeaseExpire()));
+                case LEASE_KEEP_ALIVE -> out.setLeaseKeepAlive(keepAlive(index, cmd.getLeaseKeepAlive().getID()));
                 case LEASE_CHECKPOINT -> out.setLeaseCheckpoint(checkpoint(cmd.getLeaseCheckpoint()));
                 case REGISTER_SESSION -> out.setRegisterSession(register(index));
                 case SESSION_KEEP_ALIVE -> out.setSessionKeepAlive(
@@ -229,8 +238,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     // ---- leases ---------------------------------------------------------------------------------------
 
     private LeaseGrantResponse grant(long index, LeaseGrantRequest req) {
-        if (req.getTTL() < 0 || req.getTTL() > limits.maxLeaseTtlSeconds()) {
-            throw StoreException.invalid("lease TTL must be within [0, " + limits.maxLeaseTtlSeconds() + "] s");
+        if (req.getTTL() < 1 || req.getTTL() > limits.maxLeaseTtlSeconds()) {
+            throw StoreException.invalid("lease TTL must be within [1, " + limits.maxLeaseTtlSeconds() + "] s");
         }
         if (req.getID() < 0) {
             throw StoreException.invalid("lease ID must not be negative");
@@ -241,10 +250,26 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (leases.isFull()) {
             throw new StoreException(Error.Code.UNAVAILABLE, "too many leases (" + limits.maxLeases() + ")");
         }
+        // The TTL is taken as logged: the leader raised it to its minimum before proposing, so no member's
+        // own flags decide a replicated value (issue 11, hole 3).
         long id = req.getID() != 0 ? req.getID() : leases.freeId(index);
-        long ttl = Math.max(req.getTTL(), limits.minLeaseTtlSeconds());
-        leases.grant(id, ttl, nowMs + ttl * 1000);
+        long ttl = req.getTTL();
+        leases.grant(id, ttl, clock.nowMs() + ttl * 1000, index);
+        leaseListener.renewed(id, ttl, index);
         return LeaseGrantResponse.newBuilder().setHeader(header()).setID(id).setTTL(ttl).build();
+    }
+
+    /**
+     * The leader's expiry, decided on its clock for the renewal it timed. If a keep-alive renewed the lease
+     * after that decision (it was in the log first), the expiry is stale and deletes nothing: the keep-alive
+     * was answered with TTL &gt; 0, and its holder's safe-until stands (issue 11, hole 1).
+     */
+    private LeaseExpireResponse expire(LeaseExpireRequest req) {
+        Lease lease = existingLease(req.getID());
+        if (lease.renewal() != req.getRenewal()) {
+            return LeaseExpireResponse.newBuilder().setHeader(header()).setRenewedSince(true).build();
+        }
+        return LeaseExpireResponse.newBuilder().setHeader(revoke(req.getID())).build();
     }
 
     /** Revoke and Expire: the lease and all its keys go, the keys in one revision. */
@@ -252,6 +277,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (leases.remove(id) == null) {
             throw StoreException.leaseNotFound(id);
         }
+        leaseListener.ended(id);
         WriteTxn txn = store.begin(leases::contains);
         for (ByteString key : store.keysOf(id)) {
             txn.deleteKey(store.get(key));
@@ -260,18 +286,20 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return header();
     }
 
-    private LeaseKeepAliveResponse keepAlive(long id) {
+    private LeaseKeepAliveResponse keepAlive(long index, long id) {
         Lease lease = existingLease(id);
-        lease.keepAlive(nowMs);
+        lease.keepAlive(clock.nowMs(), index);
+        leaseListener.renewed(id, lease.ttlSeconds(), index);
         return LeaseKeepAliveResponse.newBuilder().setHeader(header()).setID(id).setTTL(lease.ttlSeconds()).build();
     }
 
     private LeaseCheckpointResponse checkpoint(LeaseCheckpointRequest req) {
-        // A lease revoked after the leader built the checkpoint is simply skipped.
+        // A lease revoked or renewed after the leader built the checkpoint is skipped: a checkpoint of an
+        // older renewal would pull the deadline a keep-alive just set back before the holder's safe-until.
         for (LeaseCheckpointRequest.Checkpoint c : req.getCheckpointsList()) {
             Lease lease = leases.get(c.getID());
-            if (lease != null) {
-                lease.checkpoint(nowMs, c.getRemainingMs());
+            if (lease != null && lease.renewal() == c.getRenewal()) {
+                lease.checkpoint(clock.nowMs(), c.getRemainingMs());
             }
         }
         return LeaseCheckpointResponse.newBuilder().setHeader(header()).build();
@@ -300,7 +328,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     /** The client id is the index of the registering entry: unique and the same on every replica (§6.3). */
     private RegisterSessionResponse register(long index) {
-        sessions.register(index, nowMs);
+        sessions.register(index, clock.nowMs());
         return RegisterSessionResponse.newBuilder().setHeader(header()).setClientId(index)
                 .setSessionTtlMs(sessions.ttlMs()).build();
     }
@@ -310,14 +338,14 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (session == null) {
             throw new StoreException(Error.Code.SESSION_EXPIRED, "session " + clientId + " is unknown or expired");
         }
-        sessions.touch(session, nowMs);
+        sessions.touch(session, clock.nowMs());
         return SessionKeepAliveResponse.newBuilder().setHeader(header()).build();
     }
 
     // ---- snapshot -------------------------------------------------------------------------------------
 
     /**
-     * The whole state: keys, revision, log time, leases (remaining TTL relative to that time), sessions
+     * The whole state: keys, revision, the log clock, leases (remaining TTL relative to that time), sessions
      * with their remembered responses, and the watch history. Sorted, no map fields: equal states give
      * equal bytes.
      */
@@ -325,14 +353,15 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     public byte[] snapshot() {
         StoreSnapshot.Builder out = StoreSnapshot.newBuilder()
                 .setRevision(store.revision())
-                .setNowUnixMs(nowMs)
+                .setLogTimeMs(clock.nowMs())
+                .setClockTerm(clock.term())
+                .setClockTermElapsedMs(clock.termElapsedMs())
                 .addAllKvs(store.all())
                 .setCompactRevision(store.history().compactRevision())
                 .addAllHistory(store.history().all())
                 .addAllMembers(members.values());
         for (Lease l : leases.all()) {
-            out.addLeases(StoreSnapshot.LeaseImage.newBuilder()
-                    .setID(l.id()).setTTL(l.ttlSeconds()).setRemainingMs(l.remainingMs(nowMs)));
+            out.addLeases(leaseImage(l));
         }
         for (Session s : sessions.all()) {
             StoreSnapshot.SessionImage.Builder image = StoreSnapshot.SessionImage.newBuilder()
@@ -356,11 +385,12 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         } catch (InvalidProtocolBufferException e) {
             throw new IllegalArgumentException("not a coordination state machine snapshot", e);
         }
-        nowMs = image.getNowUnixMs();
+        clock.restore(image.getLogTimeMs(), image.getClockTerm(), image.getClockTermElapsedMs());
+        long nowMs = clock.nowMs();
         store.reset(image.getRevision(), image.getKvsList(), image.getCompactRevision(), image.getHistoryList());
         leases.clear();
         for (StoreSnapshot.LeaseImage l : image.getLeasesList()) {
-            leases.grant(l.getID(), l.getTTL(), nowMs + l.getRemainingMs());
+            leases.grant(l.getID(), l.getTTL(), nowMs + l.getRemainingMs(), l.getRenewal());
         }
         members.clear();
         image.getMembersList().forEach(m -> members.put(m.getId(), m));
@@ -387,14 +417,15 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     }
 
     /**
-     * TimeToLive at the caller's time {@code nowUnixMs} (never earlier than the log time already applied):
-     * remaining = deadline − now, where the deadline was set by the last grant, keep-alive or checkpoint.
+     * TimeToLive at the applied log time: remaining = deadline − log time, where the deadline was set by
+     * the last grant, keep-alive or checkpoint. Log time moves with entries (the leader checkpoints live
+     * leases every half second), so the answer may be that much too long — never too short.
      *
      * @throws StoreException LEASE_NOT_FOUND
      */
-    public LeaseTimeToLiveResponse timeToLive(LeaseTimeToLiveRequest req, long nowUnixMs) {
+    public LeaseTimeToLiveResponse timeToLive(LeaseTimeToLiveRequest req) {
         Lease lease = existingLease(req.getID());
-        long remainingMs = lease.remainingMs(Math.max(nowMs, nowUnixMs));
+        long remainingMs = lease.remainingMs(clock.nowMs());
         LeaseTimeToLiveResponse.Builder out = LeaseTimeToLiveResponse.newBuilder().setHeader(header())
                 .setID(lease.id()).setGrantedTTL(lease.ttlSeconds()).setTTL((remainingMs + 999) / 1000);
         if (req.getKeys()) {
@@ -416,17 +447,21 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     }
 
     /**
-     * Every live lease with its granted TTL and the time left at {@code nowUnixMs} (never earlier than the
-     * log time): where a new leader's lease keeper starts its deadlines (etcd's checkpointed remaining TTL).
+     * Every live lease with its granted TTL, its latest renewal and the time left at the applied log time:
+     * where a new leader's lease keeper starts its deadlines (etcd's checkpointed remaining TTL). Only
+     * replicated durations enter it, no member's wall clock (issue 11, hole 2).
      */
-    public List<StoreSnapshot.LeaseImage> leaseImages(long nowUnixMs) {
-        long now = Math.max(nowMs, nowUnixMs);
+    public List<StoreSnapshot.LeaseImage> leaseImages() {
         List<StoreSnapshot.LeaseImage> out = new ArrayList<>();
         for (Lease l : leases.all()) {
-            out.add(StoreSnapshot.LeaseImage.newBuilder().setID(l.id()).setTTL(l.ttlSeconds())
-                    .setRemainingMs(l.remainingMs(now)).build());
+            out.add(leaseImage(l).build());
         }
         return out;
+    }
+
+    private StoreSnapshot.LeaseImage.Builder leaseImage(Lease l) {
+        return StoreSnapshot.LeaseImage.newBuilder().setID(l.id()).setTTL(l.ttlSeconds())
+                .setRemainingMs(l.remainingMs(clock.nowMs())).setRenewal(l.renewal());
     }
 
     /** Live keys, for /metrics. */
@@ -448,8 +483,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return store.revision();
     }
 
-    /** The log time of the last applied command. */
+    /** The log time of the last applied command (see {@link LogClock}). */
     public long nowMs() {
-        return nowMs;
+        return clock.nowMs();
     }
 }

@@ -10,8 +10,6 @@ package io.rota.server.kv;
  * @param maxKeys                       most live keys; a put creating one more fails with UNAVAILABLE
  * @param maxHistoryEvents              events kept for watch resume and past-revision reads
  * @param maxLeases                     most live leases
- * @param minLeaseTtlMs                 shorter TTLs are raised to this (the server passes 1.5 × election timeout,
- *                                      so a lease cannot expire during one leader change)
  * @param maxLeaseTtlSeconds            longer TTLs are refused
  * @param maxSessions                   most live sessions; registering one more evicts the least recently active
  *                                      (Raft thesis §6.3)
@@ -19,25 +17,23 @@ package io.rota.server.kv;
  * @param rememberedResponsesPerSession responses kept per session for retries (the window of pipelined requests)
  */
 public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxKeys, int maxHistoryEvents,
-                     int maxLeases, long minLeaseTtlMs, long maxLeaseTtlSeconds, int maxSessions, long sessionTtlMs,
+                     int maxLeases, long maxLeaseTtlSeconds, int maxSessions, long sessionTtlMs,
                      int rememberedResponsesPerSession) {
 
     public Limits {
         if (maxKeyBytes < 1 || maxValueBytes < 0 || maxTxnOps < 1 || maxKeys < 1 || maxHistoryEvents < 1
-                || maxLeases < 1 || minLeaseTtlMs < 0 || maxLeaseTtlSeconds < 1 || maxSessions < 1
+                || maxLeases < 1 || maxLeaseTtlSeconds < 1 || maxSessions < 1
                 || sessionTtlMs < 1 || rememberedResponsesPerSession < 1) {
             throw new IllegalArgumentException("invalid limits " + this);
         }
     }
 
-    /** Defaults sized for a teaching cluster, with the given minimum lease TTL. */
-    public static Limits defaults(long minLeaseTtlMs) {
-        return new Limits(8 * 1024, 1024 * 1024, 128, 1_000_000, 10_000, 100_000, minLeaseTtlMs,
+    /**
+     * Defaults sized for a teaching cluster. The minimum lease TTL is not here: a member's own flags must
+     * not decide replicated state, so the leader raises a grant's TTL before proposing it (RequestRouter).
+     */
+    public static Limits defaults() {
+        return new Limits(8 * 1024, 1024 * 1024, 128, 1_000_000, 10_000, 100_000,
                 365L * 24 * 3600, 10_000, 10 * 60_000L, 64);
-    }
-
-    /** The minimum TTL in whole seconds, rounded up. */
-    long minLeaseTtlSeconds() {
-        return (minLeaseTtlMs + 999) / 1000;
     }
 }

@@ -1,20 +1,23 @@
 package io.rota.server.lease;
 
 /**
- * One lease as the state machine knows it: its granted TTL and its deadline in log time (etcd v3 leases).
- * The deadline moves only by replicated commands — grant, keep-alive, checkpoint — each carrying its
- * proposer's time, so every replica computes the same remaining TTL for the same log position.
+ * One lease as the state machine knows it: its granted TTL, its deadline in log time (etcd v3 leases;
+ * see {@code LogClock}) and its latest renewal. The deadline moves only by replicated commands — grant,
+ * keep-alive, checkpoint — so every replica computes the same remaining TTL at the same log position.
  */
 public final class Lease {
 
     private final long id;
     private final long ttlSeconds;
     private long deadlineMs;
+    /** The log index of the latest grant or keep-alive; only grows. An expiry must name it to apply. */
+    private long renewal;
 
-    Lease(long id, long ttlSeconds, long deadlineMs) {
+    Lease(long id, long ttlSeconds, long deadlineMs, long renewal) {
         this.id = id;
         this.ttlSeconds = ttlSeconds;
         this.deadlineMs = deadlineMs;
+        this.renewal = renewal;
     }
 
     public long id() {
@@ -35,9 +38,15 @@ public final class Lease {
         return Math.max(0, deadlineMs - nowMs);
     }
 
-    /** KeepAlive: a full TTL from now. */
-    public void keepAlive(long nowMs) {
+    /** The log index of the grant or keep-alive that last restarted the lease. */
+    public long renewal() {
+        return renewal;
+    }
+
+    /** KeepAlive at log index {@code index}: a full TTL from now. */
+    public void keepAlive(long nowMs, long index) {
         deadlineMs = nowMs + ttlSeconds * 1000;
+        renewal = index;
     }
 
     /**

@@ -6,9 +6,11 @@ import io.rota.proto.LeaseCheckpointRequest;
 import io.rota.proto.LeaseExpireRequest;
 import io.rota.proto.StoreSnapshot;
 import io.rota.raft.core.Role;
+import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeStatus;
 import io.rota.raft.node.RaftDriver;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.kv.LogClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,44 +23,55 @@ import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * The leader's lease clock (etcd's lessor). Only the leader decides that a lease expired, and it decides
- * on its MONOTONIC clock ({@link System#nanoTime}); the decision travels through the log as a
- * LeaseExpire command, so every replica deletes the lease's keys at the same revision.
+ * on its MONOTONIC clock; the decision travels through the log as a LeaseExpire naming the renewal it
+ * timed, so every replica deletes the lease's keys at the same revision — or, if a keep-alive renewed the
+ * lease in the log first, none does.
  *
- * <p>Timing, with E = the election timeout:
+ * <p>Timing, on this member's monotonic {@link Clock}:
  * <ul>
- *   <li>When this member becomes leader it starts each lease at min(TTL, remaining + E), where remaining
- *       is what the log says is left (the last keep-alive or checkpoint, minus the log time since): never
- *       earlier than the old leader would have expired it, so a new leader does not expire leases early.</li>
- *   <li>A committed keep-alive or grant restarts the lease at its full TTL.</li>
+ *   <li>When this member becomes leader it starts each lease at the remaining time the log holds (deadline
+ *       minus log time, see {@code LogClock}). Log time never runs ahead of real time, so this is never
+ *       earlier than the old leader would have expired it; no wall clock takes part (issue 11, hole 2).</li>
+ *   <li>A grant or keep-alive applied here (whoever proposed it) restarts the lease at its full TTL from
+ *       the moment it applied, which is after its client sent it: the holder's safe-until (send + TTL)
+ *       comes first.</li>
  *   <li>Every {@code checkpointInterval} the leader proposes a LeaseCheckpoint with each lease's remaining
  *       time, so the remaining time survives failovers.</li>
+ *   <li>An expiry carries the renewal it judged; the state machine drops it if the lease was renewed
+ *       since (issue 11, hole 1: a keep-alive answered TTL &gt; 0 is never followed by the keys' deletion).</li>
  * </ul>
  * A dead holder's last keep-alive at t0 puts the deadline at t0 + TTL in the log. Log time does not move
- * while there is no leader, so a new leader's deadline lands up to E + (the election's duration) + one
- * checkpoint interval after t0 + TTL: late, never early (docs/server.md has the bound per failure kind).
+ * while there is no leader, so a new leader's deadline lands up to (the election's duration) + one
+ * checkpoint interval after t0 + TTL: late, never early (docs/design.md S7, S8).
  *
  * <p>All state lives on the timer thread: driver callbacks only post to it.
  */
-public final class LeaseKeeper implements ClusterView.Listener, AutoCloseable {
+public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
     /** Checkpoints per LeaseCheckpoint command: bounds the size of one log entry. */
     static final int MAX_CHECKPOINTS_PER_COMMAND = 1_000;
 
+    /** A lease's deadline on this member's monotonic clock, and the renewal (log index) it stems from. */
+    private record Timed(long deadlineNanos, long renewal) {
+    }
+
     private final RaftDriver<CommandResult> driver;
-    private final LongFunction<List<StoreSnapshot.LeaseImage>> leaseImages;
+    private final Supplier<List<StoreSnapshot.LeaseImage>> leaseImages;
     private final ScheduledExecutorService timer;
-    private final Duration electionTimeout;
+    private final Clock clock;
     private final Duration checkpointInterval;
     private final Duration requestTimeout;
+    /** Read on the driver thread: whether renewals are worth posting to the timer thread at all. */
+    private volatile boolean leadingHint;
 
     // --- timer thread only ---
-    /** Lease id → deadline on this member's monotonic clock (nanos). Empty unless leading. */
-    private final Map<Long, Long> deadlines = new HashMap<>();
+    /** Lease id → deadline. Empty unless leading. */
+    private final Map<Long, Timed> deadlines = new HashMap<>();
     private final Set<Long> expiring = new HashSet<>();
     private boolean leading;
     /** +1 per leadership gained, so a late lease read from an older term is ignored. */
@@ -67,15 +80,15 @@ public final class LeaseKeeper implements ClusterView.Listener, AutoCloseable {
     private ScheduledFuture<?> task;
 
     /**
-     * @param leaseImages runs on the driver thread after a ReadIndex: the state machine's leases at a time
+     * @param leaseImages runs on the driver thread after a ReadIndex: the state machine's leases
      */
-    public LeaseKeeper(RaftDriver<CommandResult> driver, LongFunction<List<StoreSnapshot.LeaseImage>> leaseImages,
-                       ScheduledExecutorService timer, Duration electionTimeout, Duration checkpointInterval,
+    public LeaseKeeper(RaftDriver<CommandResult> driver, Supplier<List<StoreSnapshot.LeaseImage>> leaseImages,
+                       ScheduledExecutorService timer, Clock clock, Duration checkpointInterval,
                        Duration requestTimeout) {
         this.driver = driver;
         this.leaseImages = leaseImages;
         this.timer = timer;
-        this.electionTimeout = electionTimeout;
+        this.clock = clock;
         this.checkpointInterval = checkpointInterval;
         this.requestTimeout = requestTimeout;
     }
@@ -94,90 +107,80 @@ public final class LeaseKeeper implements ClusterView.Listener, AutoCloseable {
         if (leaderNow && (!leading || newTerm)) {
             becomeLeader();
         } else if (!leaderNow && leading) {
-            leading = false;
-            deadlines.clear();
-            expiring.clear();
+            stopLeading();
             log.info("stopped timing leases: no longer the leader");
         }
     }
 
-    private void becomeLeader() {
-        leading = true;
-        long myEpoch = ++epoch;
+    private void stopLeading() {
+        leading = false;
+        leadingHint = false;
         deadlines.clear();
         expiring.clear();
-        long wallNow = System.currentTimeMillis();
-        // A linearizable read: it runs once this leader has applied everything committed before it.
-        driver.read(() -> leaseImages.apply(wallNow), requestTimeout).whenCompleteAsync((images, e) -> {
+    }
+
+    private void becomeLeader() {
+        stopLeading();
+        leading = true;
+        leadingHint = true;
+        long myEpoch = ++epoch;
+        // A linearizable read: it runs once this leader has applied everything committed before it. Renewals
+        // applied after it reach renewed() (posted behind this read's answer, in apply order).
+        driver.read(leaseImages, requestTimeout).whenCompleteAsync((images, e) -> {
             if (myEpoch != epoch || !leading) {
                 return;
             }
             if (e != null) {
                 // Not timing anything yet: the next status refresh (one tick) tries again.
                 log.warn("could not read the leases after becoming leader ({}); retrying", e.toString());
-                leading = false;
+                stopLeading();
                 return;
             }
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             for (StoreSnapshot.LeaseImage l : images) {
-                long startMs = Math.min(l.getTTL() * 1000, l.getRemainingMs() + electionTimeout.toMillis());
-                deadlines.putIfAbsent(l.getID(), now + TimeUnit.MILLISECONDS.toNanos(startMs));
+                deadlines.putIfAbsent(l.getID(),
+                        new Timed(now + TimeUnit.MILLISECONDS.toNanos(l.getRemainingMs()), l.getRenewal()));
             }
             lastCheckpoint = now;
             log.info("timing {} leases as the new leader", images.size());
         }, timer);
     }
 
-    /**
-     * A command this member proposed was applied: grants and keep-alives restart a lease at its full TTL,
-     * revokes and expiries forget it. Called on the driver thread; posts to the timer thread.
-     */
-    public void onApplied(Command command, CommandResult result) {
-        boolean aboutLeases = switch (command.getOpCase()) {
-            case LEASE_GRANT, LEASE_KEEP_ALIVE, LEASE_REVOKE, LEASE_EXPIRE -> true;
-            default -> false;
-        };
-        if (!aboutLeases) {
+    /** A grant or keep-alive was applied (driver thread): restart the lease at its full TTL from now. */
+    @Override
+    public void renewed(long id, long ttlSeconds, long renewal) {
+        if (!leadingHint) {
             return;
         }
-        long now = System.nanoTime();
+        long deadline = clock.nanoTime() + TimeUnit.SECONDS.toNanos(ttlSeconds);
         timer.execute(() -> {
-            if (!leading) {
-                return;
-            }
-            switch (result.getResultCase()) {
-                case LEASE_GRANT -> restart(result.getLeaseGrant().getID(), result.getLeaseGrant().getTTL(), now);
-                case LEASE_KEEP_ALIVE -> restart(result.getLeaseKeepAlive().getID(),
-                        result.getLeaseKeepAlive().getTTL(), now);
-                case LEASE_REVOKE -> forget(command.getLeaseRevoke().getID());
-                case LEASE_EXPIRE -> forget(command.getLeaseExpire().getID());
-                case ERROR -> {
-                    if (command.hasLeaseKeepAlive()) {
-                        forget(command.getLeaseKeepAlive().getID());
-                    }
-                }
-                default -> { }
+            if (leading) {
+                deadlines.put(id, new Timed(deadline, renewal));
+                expiring.remove(id); // an expiry in flight for the old renewal will be dropped by the log
             }
         });
     }
 
-    private void restart(long id, long ttlSeconds, long now) {
-        deadlines.put(id, now + TimeUnit.SECONDS.toNanos(ttlSeconds));
-    }
-
-    private void forget(long id) {
-        deadlines.remove(id);
-        expiring.remove(id);
+    /** A revoke or expiry was applied (driver thread). */
+    @Override
+    public void ended(long id) {
+        if (!leadingHint) {
+            return;
+        }
+        timer.execute(() -> {
+            deadlines.remove(id);
+            expiring.remove(id);
+        });
     }
 
     private void check() {
         if (!leading || !driver.isRunning()) {
             return;
         }
-        long now = System.nanoTime();
-        deadlines.forEach((id, deadline) -> {
-            if (now - deadline >= 0 && expiring.add(id)) {
-                expire(id);
+        long now = clock.nanoTime();
+        deadlines.forEach((id, timed) -> {
+            if (now - timed.deadlineNanos() >= 0 && expiring.add(id)) {
+                expire(id, timed.renewal());
             }
         });
         if (now - lastCheckpoint >= checkpointInterval.toNanos() && !deadlines.isEmpty()) {
@@ -186,29 +189,31 @@ public final class LeaseKeeper implements ClusterView.Listener, AutoCloseable {
         }
     }
 
-    private void expire(long id) {
-        Command c = Command.newBuilder().setNowUnixMs(System.currentTimeMillis())
-                .setLeaseExpire(LeaseExpireRequest.newBuilder().setID(id)).build();
+    private void expire(long id, long renewal) {
+        Command c = stamped().setLeaseExpire(LeaseExpireRequest.newBuilder().setID(id).setRenewal(renewal)).build();
         long myEpoch = epoch;
         driver.propose(c.toByteArray(), requestTimeout).whenCompleteAsync((r, e) -> {
             if (myEpoch != epoch) {
                 return;
             }
-            if (e == null) {
-                log.info("lease {} expired", id);
-                forget(id);
-            } else {
+            if (e == null && r.hasLeaseExpire() && !r.getLeaseExpire().getRenewedSince()) {
+                log.info("lease {} expired", id); // ended() forgets it
+            } else if (e != null) {
                 expiring.remove(id); // not applied (or unknown): the next check proposes it again
             }
         }, timer);
     }
 
+    /**
+     * Each remaining time is read before the command is stamped, so the log's deadline (stamp time +
+     * remaining) is never earlier than this leader's.
+     */
     private void checkpoint(long now) {
         LeaseCheckpointRequest.Builder batch = LeaseCheckpointRequest.newBuilder();
-        for (Map.Entry<Long, Long> d : deadlines.entrySet()) {
-            long remainingMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(d.getValue() - now));
+        for (Map.Entry<Long, Timed> d : deadlines.entrySet()) {
+            long remainingMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(d.getValue().deadlineNanos() - now));
             batch.addCheckpoints(LeaseCheckpointRequest.Checkpoint.newBuilder().setID(d.getKey())
-                    .setRemainingMs(remainingMs));
+                    .setRemainingMs(remainingMs).setRenewal(d.getValue().renewal()));
             if (batch.getCheckpointsCount() == MAX_CHECKPOINTS_PER_COMMAND) {
                 proposeCheckpoint(batch.build());
                 batch.clear();
@@ -220,11 +225,15 @@ public final class LeaseKeeper implements ClusterView.Listener, AutoCloseable {
     }
 
     private void proposeCheckpoint(LeaseCheckpointRequest checkpoints) {
-        Command c = Command.newBuilder().setNowUnixMs(System.currentTimeMillis()).setLeaseCheckpoint(checkpoints).build();
+        Command c = stamped().setLeaseCheckpoint(checkpoints).build();
         driver.propose(c.toByteArray(), requestTimeout).exceptionally(e -> {
             log.debug("lease checkpoint not committed: {}", e.toString());
             return null;
         });
+    }
+
+    private Command.Builder stamped() {
+        return Command.newBuilder().setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime()));
     }
 
     @Override

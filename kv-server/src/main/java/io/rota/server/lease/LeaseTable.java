@@ -45,8 +45,8 @@ public final class LeaseTable {
         return id;
     }
 
-    public Lease grant(long id, long ttlSeconds, long deadlineMs) {
-        Lease lease = new Lease(id, ttlSeconds, deadlineMs);
+    public Lease grant(long id, long ttlSeconds, long deadlineMs, long renewal) {
+        Lease lease = new Lease(id, ttlSeconds, deadlineMs, renewal);
         leases.put(id, lease);
         return lease;
     }

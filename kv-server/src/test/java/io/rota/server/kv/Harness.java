@@ -1,6 +1,7 @@
 package io.rota.server.kv;
 
 import com.google.protobuf.ByteString;
+import io.rota.proto.ClockStamp;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.DeleteRangeRequest;
@@ -25,10 +26,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 /** Feeds a state machine one committed entry at a time, as the Raft driver would, with a log clock. */
 final class Harness {
 
-    static final Limits LIMITS = new Limits(64, 256, 16, 1000, 50, 100, 1500, 3600, 8, 60_000, 4);
+    static final Limits LIMITS = new Limits(64, 256, 16, 1000, 50, 100, 3600, 8, 60_000, 4);
 
     final CoordinationStateMachine sm;
     long index;
+    /** The term of the entries fed, and of their stamps. */
+    long term = 1;
+    /** How long the (simulated) leader of {@link #term} has led: each entry's log-clock stamp. */
     long nowMs = 1_000_000;
 
     Harness() {
@@ -48,7 +52,10 @@ final class Harness {
     }
 
     Entry entry(Command.Builder cmd) {
-        return Entry.command(++index, 1, cmd.setNowUnixMs(nowMs).build().toByteArray());
+        if (!cmd.hasStamp()) {
+            cmd.setStamp(ClockStamp.newBuilder().setTerm(term).setElapsedMs(nowMs));
+        }
+        return Entry.command(++index, term, cmd.build().toByteArray());
     }
 
     CommandResult run(Command.Builder cmd) {
@@ -79,8 +86,15 @@ final class Harness {
         return run(Command.newBuilder().setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)));
     }
 
+    /** The leader's expiry of the lease's latest renewal (what it timed, if nothing renewed it since). */
     CommandResult expire(long id) {
-        return run(Command.newBuilder().setLeaseExpire(LeaseExpireRequest.newBuilder().setID(id)));
+        long renewal = sm.leaseImages().stream().filter(l -> l.getID() == id).mapToLong(l -> l.getRenewal())
+                .findFirst().orElse(0);
+        return expire(id, renewal);
+    }
+
+    CommandResult expire(long id, long renewal) {
+        return run(Command.newBuilder().setLeaseExpire(LeaseExpireRequest.newBuilder().setID(id).setRenewal(renewal)));
     }
 
     long register() {

@@ -80,26 +80,55 @@ class SnapshotTest {
         return cmd;
     }
 
-    /** A random log: entries with a clock that mostly advances and sometimes steps back (leader change). */
+    /**
+     * A random log over several terms: each term's leader stamps how long it has led (mostly growing,
+     * sometimes stepping back: a stamp taken earlier and appended later), some stamps name another term,
+     * and half the expiries and checkpoints name the lease's current renewal (read off an oracle machine).
+     */
     private static List<Entry> randomLog(long seed) {
         Random rnd = new Random(seed);
         List<Entry> log = new ArrayList<>();
         List<Long> clients = new ArrayList<>();
         long[] sequences = new long[OPS];
-        long now = 1_000_000;
+        CoordinationStateMachine oracle = new CoordinationStateMachine(Harness.LIMITS);
+        long term = 1;
+        long elapsed = 1_000;
         for (int i = 1; i <= OPS; i++) {
-            now += rnd.nextInt(10) == 0 ? -rnd.nextInt(2_000) : rnd.nextInt(3_000);
+            if (rnd.nextInt(50) == 0) {
+                term++;
+                elapsed = rnd.nextInt(500);
+            }
+            elapsed += rnd.nextInt(10) == 0 ? -rnd.nextInt(2_000) : rnd.nextInt(3_000);
+            Entry entry;
             if (rnd.nextInt(20) == 0) {
-                log.add(Entry.noOp(i, 1));
-                continue;
+                entry = Entry.noOp(i, term);
+            } else {
+                Command.Builder cmd = randomCommand(rnd, clients, sequences);
+                if (cmd.hasRegisterSession()) {
+                    clients.add((long) i);
+                }
+                if (rnd.nextBoolean()) {
+                    nameCurrentRenewal(cmd, oracle);
+                }
+                long stampTerm = rnd.nextInt(10) == 0 ? term - 1 : term;
+                entry = Entry.command(i, term, cmd.setStamp(io.rota.proto.ClockStamp.newBuilder()
+                        .setTerm(stampTerm).setElapsedMs(Math.max(0, elapsed))).build().toByteArray());
             }
-            Command.Builder cmd = randomCommand(rnd, clients, sequences);
-            if (cmd.hasRegisterSession()) {
-                clients.add((long) i);
-            }
-            log.add(Entry.command(i, 1, cmd.setNowUnixMs(now).build().toByteArray()));
+            log.add(entry);
+            oracle.apply(List.of(entry));
         }
         return log;
+    }
+
+    private static void nameCurrentRenewal(Command.Builder cmd, CoordinationStateMachine oracle) {
+        for (var lease : oracle.leaseImages()) {
+            if (cmd.hasLeaseExpire() && cmd.getLeaseExpire().getID() == lease.getID()) {
+                cmd.getLeaseExpireBuilder().setRenewal(lease.getRenewal());
+            }
+            if (cmd.hasLeaseCheckpoint() && cmd.getLeaseCheckpoint().getCheckpoints(0).getID() == lease.getID()) {
+                cmd.getLeaseCheckpointBuilder().getCheckpointsBuilder(0).setRenewal(lease.getRenewal());
+            }
+        }
     }
 
     private static long seed(int run) {
@@ -113,7 +142,7 @@ class SnapshotTest {
         out.append(sm.range(RangeRequest.newBuilder().setKey(b("\0")).setRangeEnd(b("\0")).build()));
         out.append(sm.leases());
         for (var l : sm.leases().getLeasesList()) {
-            out.append(sm.timeToLive(LeaseTimeToLiveRequest.newBuilder().setID(l.getID()).setKeys(true).build(), 0));
+            out.append(sm.timeToLive(LeaseTimeToLiveRequest.newBuilder().setID(l.getID()).setKeys(true).build()));
         }
         out.append(sm.history(1)).append(sm.nowMs());
         return out.toString();
@@ -173,7 +202,8 @@ class SnapshotTest {
         CoordinationStateMachine sm = new CoordinationStateMachine(Harness.LIMITS);
         List<CommandResult> results = sm.apply(List.of(Entry.noOp(1, 1),
                 Entry.command(2, 1, new byte[] {(byte) 0xff, 0x01, 0x02}),
-                Entry.command(3, 1, Command.newBuilder().setNowUnixMs(5).build().toByteArray())));
+                Entry.command(3, 1, Command.newBuilder().setStamp(io.rota.proto.ClockStamp.newBuilder().setTerm(1)
+                        .setElapsedMs(5)).build().toByteArray())));
         assertNull(results.get(0));
         assertEquals(Error.Code.INVALID_ARGUMENT, results.get(1).getError().getCode());
         assertEquals(Error.Code.INVALID_ARGUMENT, results.get(2).getError().getCode());

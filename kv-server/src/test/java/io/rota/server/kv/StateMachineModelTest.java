@@ -48,9 +48,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class StateMachineModelTest {
 
-    private static final Limits LIMITS = new Limits(64, 256, 16, 10_000, 50, 100, 1500, 3600, 8, 60_000, 4);
+    private static final Limits LIMITS = new Limits(64, 256, 16, 10_000, 50, 100, 3600, 8, 60_000, 4);
     private static final int OPS = 300;
-    private static final long MIN_TTL = 2; // 1500 ms rounded up to seconds
 
     // ---- the reference model ---------------------------------------------------------------------------
 
@@ -75,6 +74,8 @@ class StateMachineModelTest {
     private static final class Model {
         TreeMap<ByteString, Kv> kvs = new TreeMap<>(ByteString.unsignedLexicographicalComparator());
         TreeMap<Long, Long> leaseTtl = new TreeMap<>();
+        /** Lease id → the index of its grant (the model has no keep-alives): what an expiry must name. */
+        TreeMap<Long, Long> leaseRenewal = new TreeMap<>();
         TreeMap<Long, TreeSet<ByteString>> leaseKeys = new TreeMap<>();
         long revision = 1;
 
@@ -201,6 +202,7 @@ class StateMachineModelTest {
             Model m = new Model();
             m.kvs = new TreeMap<>(kvs);
             m.leaseTtl = new TreeMap<>(leaseTtl);
+            m.leaseRenewal = new TreeMap<>(leaseRenewal);
             leaseKeys.forEach((l, keys) -> m.leaseKeys.put(l, new TreeSet<>(keys)));
             m.revision = revision;
             return m;
@@ -214,6 +216,7 @@ class StateMachineModelTest {
             } catch (Refused r) {
                 kvs = before.kvs;
                 leaseTtl = before.leaseTtl;
+                leaseRenewal = before.leaseRenewal;
                 leaseKeys = before.leaseKeys;
                 revision = before.revision;
                 return CommandResult.newBuilder().setError(Error.newBuilder().setCode(r.code)).build();
@@ -238,8 +241,7 @@ class StateMachineModelTest {
                 case LEASE_GRANT -> out.setLeaseGrant(grant(index, cmd.getLeaseGrant()));
                 case LEASE_REVOKE -> out.setLeaseRevoke(io.rota.proto.LeaseRevokeResponse.newBuilder()
                         .setHeader(revoke(cmd.getLeaseRevoke().getID())));
-                case LEASE_EXPIRE -> out.setLeaseExpire(io.rota.proto.LeaseExpireResponse.newBuilder()
-                        .setHeader(revoke(cmd.getLeaseExpire().getID())));
+                case LEASE_EXPIRE -> out.setLeaseExpire(expire(cmd.getLeaseExpire()));
                 default -> throw new AssertionError("not modelled: " + cmd);
             }
             return out.build();
@@ -286,7 +288,7 @@ class StateMachineModelTest {
         }
 
         private LeaseGrantResponse grant(long index, LeaseGrantRequest req) {
-            if (req.getTTL() < 0 || req.getTTL() > LIMITS.maxLeaseTtlSeconds() || req.getID() < 0
+            if (req.getTTL() < 1 || req.getTTL() > LIMITS.maxLeaseTtlSeconds() || req.getID() < 0
                     || req.getID() != 0 && leaseTtl.containsKey(req.getID())) {
                 throw new Refused(Error.Code.INVALID_ARGUMENT);
             }
@@ -297,9 +299,20 @@ class StateMachineModelTest {
                     id++;
                 }
             }
-            long ttl = Math.max(req.getTTL(), MIN_TTL);
+            long ttl = req.getTTL();
             leaseTtl.put(id, ttl);
+            leaseRenewal.put(id, index);
             return LeaseGrantResponse.newBuilder().setHeader(header(revision)).setID(id).setTTL(ttl).build();
+        }
+
+        /** An expiry of an older renewal than the lease's latest deletes nothing (issue 11, hole 1). */
+        private io.rota.proto.LeaseExpireResponse expire(LeaseExpireRequest req) {
+            Long renewal = leaseRenewal.get(req.getID());
+            if (renewal != null && renewal != req.getRenewal()) {
+                return io.rota.proto.LeaseExpireResponse.newBuilder().setHeader(header(revision))
+                        .setRenewedSince(true).build();
+            }
+            return io.rota.proto.LeaseExpireResponse.newBuilder().setHeader(revoke(req.getID())).build();
         }
 
         /** Revoke and Expire: the lease and all its keys, in one revision (none if it had no keys). */
@@ -307,6 +320,7 @@ class StateMachineModelTest {
             if (leaseTtl.remove(id) == null) {
                 throw new Refused(Error.Code.LEASE_NOT_FOUND);
             }
+            leaseRenewal.remove(id);
             TreeSet<ByteString> keys = leaseKeys.remove(id);
             if (keys != null && !keys.isEmpty()) {
                 keys.forEach(kvs::remove);
@@ -452,7 +466,9 @@ class StateMachineModelTest {
         } else if (kind < 18) {
             cmd.setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(randomLease(rnd, m)));
         } else {
-            cmd.setLeaseExpire(LeaseExpireRequest.newBuilder().setID(randomLease(rnd, m)));
+            long lease = randomLease(rnd, m);
+            long renewal = rnd.nextBoolean() ? m.leaseRenewal.getOrDefault(lease, 0L) : rnd.nextInt(400);
+            cmd.setLeaseExpire(LeaseExpireRequest.newBuilder().setID(lease).setRenewal(renewal));
         }
         return cmd;
     }
@@ -505,7 +521,8 @@ class StateMachineModelTest {
                 where = () -> at + " Range " + req.toString().replace('\n', ' ');
                 assertEquals(rangeOrError(model, req), rangeOrError(sm, req), where);
             } else {
-                Command cmd = randomCommand(rnd, model).setNowUnixMs(now).build();
+                Command cmd = randomCommand(rnd, model)
+                        .setStamp(io.rota.proto.ClockStamp.newBuilder().setTerm(1).setElapsedMs(now)).build();
                 where = () -> at + " " + cmd.toString().replace('\n', ' ');
                 index++;
                 CommandResult expected = model.apply(index, cmd);

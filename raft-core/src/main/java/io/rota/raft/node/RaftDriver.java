@@ -26,7 +26,9 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
@@ -47,6 +49,10 @@ import java.util.random.RandomGenerator;
  *
  * <p>Futures are completed on the driver thread: callers must not block in their continuations (use the
  * {@code *Async} variants to move work elsewhere).
+ *
+ * <p>Time and threads come from outside: {@link #start} gives the driver a thread of its own and the JVM's
+ * clock (production); {@link #startOn} runs each turn as a task on a caller's single-threaded scheduler and
+ * reads a caller's {@link Clock}, so the deterministic simulator runs this very class.
  *
  * @param <R> result type of the state machine's commands
  */
@@ -97,25 +103,40 @@ public final class RaftDriver<R> implements AutoCloseable {
     private final DriverMetrics metrics;
     private final ArrayBlockingQueue<Input> inbox;
     private final AtomicInteger pendingTicks = new AtomicInteger();
+    private final Clock clock;
+    /** Runs the ticks, and in {@link #startOn} mode the turns too. */
     private final ScheduledExecutorService ticker;
+    /** The driver's own thread, or null when its turns run on the caller's scheduler. */
     private final Thread thread;
+    /** Scheduler mode: a turn is queued on the scheduler and has not started yet. */
+    private final AtomicBoolean turnQueued = new AtomicBoolean();
+    private ScheduledFuture<?> tickTask;
     private volatile boolean running = true;
     private volatile Throwable failure;
+    /** This member's current leadership, or null while it does not lead. Written on the driver thread. */
+    private volatile Leadership leadership;
 
     // --- Owned by the driver thread ---
     private final TreeMap<Long, Pending> proposals = new TreeMap<>();
     private final Map<Long, Read> reads = new HashMap<>();
     /** Reads confirmed by ReadIndex, waiting for the state machine to reach their index. */
     private final TreeMap<Long, List<Read>> readsAwaitingApply = new TreeMap<>();
-    private long nextReadContext = 1;
+    /**
+     * Read contexts start at a random point in each incarnation, so a leader's late answer to a read of
+     * this member's previous life never matches a read of this one (issue 11, hole 5).
+     */
+    private long nextReadContext;
     private long knownLeader = RaftNode.NONE;
     private long appliedIndex;
     private long snapshotIndex;
     private long lastDeadlineSweep;
 
     private RaftDriver(NodeConfig config, RaftNode core, LogStore store, PeerTransport transport,
-                       StateMachine<R> stateMachine, DriverMetrics metrics, long appliedIndex) {
+                       StateMachine<R> stateMachine, DriverMetrics metrics, long appliedIndex, long firstReadContext,
+                       Clock clock, ScheduledExecutorService scheduler) {
         this.config = config;
+        this.clock = clock;
+        this.nextReadContext = firstReadContext;
         this.metrics = metrics;
         this.core = core;
         this.store = store;
@@ -125,12 +146,17 @@ public final class RaftDriver<R> implements AutoCloseable {
         this.snapshotIndex = appliedIndex;
         this.inbox = new ArrayBlockingQueue<>(config.inboxCapacity());
         long id = config.raft().id();
-        this.thread = new Thread(this::loop, "raft-driver-" + id);
-        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "raft-ticker-" + id);
-            t.setDaemon(true);
-            return t;
-        });
+        if (scheduler != null) {
+            this.thread = null;
+            this.ticker = scheduler;
+        } else {
+            this.thread = new Thread(this::loop, "raft-driver-" + id);
+            this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "raft-ticker-" + id);
+                t.setDaemon(true);
+                return t;
+            });
+        }
     }
 
     /**
@@ -147,20 +173,49 @@ public final class RaftDriver<R> implements AutoCloseable {
     public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
                                           StateMachine<R> stateMachine, RandomGenerator random,
                                           DriverMetrics metrics) {
+        return start(config, store, transport, stateMachine, random, metrics, Clock.SYSTEM);
+    }
+
+    /** As above, with the driver's deadlines read from {@code clock}. */
+    public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
+                                          StateMachine<R> stateMachine, RandomGenerator random,
+                                          DriverMetrics metrics, Clock clock) {
+        return start(config, store, transport, stateMachine, random, metrics, clock, null);
+    }
+
+    /**
+     * As {@link #start}, but every turn runs as a task on {@code scheduler}, which must run its tasks one at
+     * a time (a single thread, or the simulator's event loop); ticks are scheduled on it too, and all
+     * deadlines are read from {@code clock}. {@link #close()} must then be called from that scheduler's
+     * thread (or once it has stopped).
+     */
+    public static <R> RaftDriver<R> startOn(NodeConfig config, LogStore store, PeerTransport transport,
+                                            StateMachine<R> stateMachine, RandomGenerator random,
+                                            DriverMetrics metrics, Clock clock, ScheduledExecutorService scheduler) {
+        return start(config, store, transport, stateMachine, random, metrics, clock, scheduler);
+    }
+
+    private static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
+                                           StateMachine<R> stateMachine, RandomGenerator random,
+                                           DriverMetrics metrics, Clock clock, ScheduledExecutorService scheduler) {
         PersistentState state = store.load();
         long applied = 0;
         if (state.snapshot() != null) {
             stateMachine.restore(state.snapshot().data());
             applied = state.snapshot().index();
         }
+        long firstReadContext = random.nextLong();
         RaftNode core = new RaftNode(config.raft(), state, random);
         log.info("node {} starting: term {}, log [{}..{}], commit {}, snapshot at {}", config.raft().id(),
                 core.currentTerm(), core.firstIndex(), core.lastIndex(), core.commitIndex(), applied);
-        RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, metrics, applied);
+        RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, metrics, applied,
+                firstReadContext, clock, scheduler);
         transport.start(driver::onPeerMessage, driver::onPeerDown);
-        driver.thread.start();
+        if (driver.thread != null) {
+            driver.thread.start();
+        }
         long tickNanos = config.tick().toNanos();
-        driver.ticker.scheduleAtFixedRate(driver::onTick, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
+        driver.tickTask = driver.ticker.scheduleAtFixedRate(driver::onTick, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
         return driver;
     }
 
@@ -220,9 +275,22 @@ public final class RaftDriver<R> implements AutoCloseable {
         return config.raft().id();
     }
 
-    /** Whether the driver thread is running; false after close or a fail-stop (see {@link #failure()}). */
+    /** Whether the driver is running; false after close or a fail-stop (see {@link #failure()}). */
     public boolean isRunning() {
-        return running && thread.isAlive();
+        return running && (thread == null || thread.isAlive());
+    }
+
+    /**
+     * This member's leadership as of the driver's last turn, or null if it does not lead: what a command's
+     * log-time stamp is taken from (see {@link Leadership}). Any thread.
+     */
+    public Leadership leadership() {
+        return leadership;
+    }
+
+    /** The clock this driver reads its deadlines from. */
+    public Clock clock() {
+        return clock;
     }
 
     /** The error that stopped the node, if it stopped itself (e.g. a storage failure). */
@@ -234,12 +302,18 @@ public final class RaftDriver<R> implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        ticker.shutdownNow();
-        inbox.offer(WAKEUP);
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        leadership = null;
+        if (thread == null) {
+            tickTask.cancel(false);
+            failEverything(new RaftException(RaftException.Code.STOPPED, "node " + id() + " stopped"));
+        } else {
+            ticker.shutdownNow();
+            inbox.offer(WAKEUP);
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         transport.close();
         store.close();
@@ -248,7 +322,7 @@ public final class RaftDriver<R> implements AutoCloseable {
     private void enqueue(Input input, CompletableFuture<?> f) {
         if (!running) {
             f.completeExceptionally(new RaftException(RaftException.Code.STOPPED, "node " + id() + " is stopped"));
-        } else if (!inbox.offer(input)) {
+        } else if (!offer(input)) {
             f.completeExceptionally(new RaftException(RaftException.Code.BUSY, "node " + id()
                     + " is overloaded: its inbox of " + config.inboxCapacity() + " requests is full; retry later"));
         }
@@ -256,24 +330,33 @@ public final class RaftDriver<R> implements AutoCloseable {
 
     private void onPeerMessage(Message m) {
         // Raft tolerates lost messages; a full inbox drops rather than blocking a Netty thread.
-        if (!inbox.offer(new PeerMessage(m))) {
+        if (!offer(new PeerMessage(m))) {
             log.debug("node {}: inbox full, dropped {}", id(), m.getClass().getSimpleName());
         }
     }
 
     private void onPeerDown(long peer) {
-        if (!inbox.offer(new PeerDown(peer))) {
+        if (!offer(new PeerDown(peer))) {
             log.debug("node {}: inbox full, dropped the news that peer {} is down", id(), peer);
         }
     }
 
     private void onTick() {
         pendingTicks.incrementAndGet();
-        inbox.offer(WAKEUP);
+        offer(WAKEUP);
     }
 
-    private static long deadline(Duration timeout) {
-        return System.nanoTime() + timeout.toNanos();
+    /** Into the inbox; in scheduler mode also queue a turn to drain it, unless one is queued already. */
+    private boolean offer(Input input) {
+        boolean accepted = inbox.offer(input);
+        if (thread == null && running && turnQueued.compareAndSet(false, true)) {
+            ticker.execute(this::scheduledTurn);
+        }
+        return accepted;
+    }
+
+    private long deadline(Duration timeout) {
+        return clock.nanoTime() + timeout.toNanos();
     }
 
     // =====================================================================================
@@ -296,15 +379,41 @@ public final class RaftDriver<R> implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Throwable t) {
-            // Storage errors and broken invariants stop the node: serving on after them could lose or
-            // corrupt acknowledged data.
-            failure = t;
-            log.error("node {} stopped: {}", id(), t.toString(), t);
+            failStop(t);
         } finally {
             running = false;
             failEverything(new RaftException(RaftException.Code.STOPPED, "node " + id() + " stopped"
                     + (failure == null ? "" : ": " + failure)));
         }
+    }
+
+    /** Scheduler mode: one batch from the inbox, then another task if more is waiting. */
+    private void scheduledTurn() {
+        turnQueued.set(false);
+        if (!running) {
+            return;
+        }
+        List<Input> batch = new ArrayList<>(Math.min(inbox.size(), config.maxBatch()));
+        inbox.drainTo(batch, config.maxBatch());
+        try {
+            turn(batch);
+        } catch (Throwable t) {
+            failStop(t);
+            running = false;
+            tickTask.cancel(false);
+            failEverything(new RaftException(RaftException.Code.STOPPED, "node " + id() + " stopped: " + t));
+            return;
+        }
+        if (!inbox.isEmpty() && turnQueued.compareAndSet(false, true)) {
+            ticker.execute(this::scheduledTurn);
+        }
+    }
+
+    /** Storage errors and broken invariants stop the node: serving on could lose acknowledged data. */
+    private void failStop(Throwable t) {
+        failure = t;
+        leadership = null;
+        log.error("node {} stopped: {}", id(), t.toString(), t);
     }
 
     private void turn(List<Input> batch) {
@@ -348,6 +457,12 @@ public final class RaftDriver<R> implements AutoCloseable {
      * retry now rather than at their deadline. Reads started after the change go to the new leader.
      */
     private void noticeLeaderChange() {
+        Leadership l = leadership;
+        if (core.role() != Role.LEADER) {
+            leadership = null;
+        } else if (l == null || l.term() != core.currentTerm()) {
+            leadership = new Leadership(core.currentTerm(), clock.nanoTime());
+        }
         if (core.leaderId() != knownLeader) {
             knownLeader = core.leaderId();
             if (core.role() != Role.LEADER && !reads.isEmpty()) {
@@ -366,7 +481,13 @@ public final class RaftDriver<R> implements AutoCloseable {
         if (result instanceof ProposalResult.Accepted a) {
             for (int k = 0; k < batch.size(); k++) {
                 Proposal p = batch.get(k);
-                proposals.put(a.firstIndex() + k, new Pending(a.term(), p.future(), p.deadline()));
+                Pending overwritten = proposals.put(a.firstIndex() + k, new Pending(a.term(), p.future(), p.deadline()));
+                if (overwritten != null) {
+                    // This leader's log no longer holds our earlier entry at this index, and a leader's log
+                    // holds every committed entry (§5.4): it was never applied (issue 11, hole 4).
+                    overwritten.future().completeExceptionally(
+                            notLeader("the write was overwritten by a new leader and not applied"));
+                }
             }
             return;
         }
@@ -419,9 +540,9 @@ public final class RaftDriver<R> implements AutoCloseable {
             store.persist(rd);
             return;
         }
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         store.persist(rd);
-        metrics.synced(System.nanoTime() - start);
+        metrics.synced(clock.nanoTime() - start);
     }
 
     private void send(List<Message> messages, Set<Long> unreachable) {
@@ -498,7 +619,7 @@ public final class RaftDriver<R> implements AutoCloseable {
     }
 
     private void sweepDeadlines() {
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         if (now - lastDeadlineSweep < config.tick().toNanos() / 2) {
             return;
         }
@@ -510,7 +631,20 @@ public final class RaftDriver<R> implements AutoCloseable {
                 p.future().completeExceptionally(deadlineError("write"));
             }
         }
-        for (Iterator<Read> it = reads.values().iterator(); it.hasNext(); ) {
+        sweepReads(reads.values(), now);
+        // Confirmed reads whose index this member has not applied yet (a lagging or cut-off follower) end
+        // by their deadline too (issue 11, hole 4).
+        for (Iterator<List<Read>> it = readsAwaitingApply.values().iterator(); it.hasNext(); ) {
+            List<Read> waiting = it.next();
+            sweepReads(waiting, now);
+            if (waiting.isEmpty()) {
+                it.remove();
+            }
+        }
+    }
+
+    private void sweepReads(Iterable<Read> pending, long now) {
+        for (Iterator<Read> it = pending.iterator(); it.hasNext(); ) {
             Read r = it.next();
             if (now - r.deadline() >= 0) {
                 it.remove();

@@ -1,0 +1,553 @@
+package io.rota.server.sim;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.rota.proto.Command;
+import io.rota.proto.CommandResult;
+import io.rota.proto.Frame;
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.Entry;
+import io.rota.raft.core.Message;
+import io.rota.server.api.Forwarder;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+
+/**
+ * A deterministic world of Rota members and clients (issue 11): the server layer — driver, state machine,
+ * lease keeper, router, forwarding — runs here on simulated time, with a clock per member that drifts
+ * (within {@link #MAX_DRIFT_PPM}) and whose wall clock is stepped forward and back, next to crashes,
+ * pauses, partitions (also between clients and members), and a network that delays, loses and
+ * duplicates. One seed gives one run.
+ *
+ * <p>After every event it checks, and a failure names the seed:
+ * <ol>
+ *   <li><b>replicas agree</b>: every member computes the same result for the same log index (no member's
+ *       flags or clocks enter apply);</li>
+ *   <li><b>no early expiry</b>: no lease's expiry applies before the safe-until its holder computed from
+ *       its last acknowledged grant or keep-alive (send time + TTL, less the drift margin, on the
+ *       client's own clock);</li>
+ *   <li><b>one lock holder</b>: at most one client holds the lock whose safe-until has not passed;</li>
+ *   <li><b>deadlines</b>: every request a member accepted is answered by its deadline (plus a tick);</li>
+ *   <li><b>exactly once</b>: a session's write is executed once however often it is retried, and every
+ *       retry gets the same answer;</li>
+ *   <li><b>linearizable reads</b>: a read sees every write acknowledged before it was sent.</li>
+ * </ol>
+ */
+final class ServerWorld {
+
+    /** Bound on any clock's rate error, members' and clients' alike. */
+    static final long MAX_DRIFT_PPM = 200;
+    private static final long MS = 1_000_000L;
+    private static final long CLIENT_TIMEOUT_NANOS = 7_000 * MS;
+
+    final SimLoop loop = new SimLoop();
+    final long seed;
+    final SplittableRandom random;
+    final List<SimMember> members = new ArrayList<>();
+    private final Configuration configuration;
+    private final Map<Long, String> addresses = new TreeMap<>();
+    private final boolean[][] linkDown;
+    private final boolean[] clientsCut;
+    private final List<SimClient> clients = new ArrayList<>();
+    private final ArrayDeque<String> trace = new ArrayDeque<>();
+    /** Directed tests: peer messages matching this are held back until released, in order. */
+    private java.util.function.Predicate<Message> holdIf = m -> false;
+    private final List<Map.Entry<Message, Runnable>> held = new ArrayList<>();
+    /** Directed tests: no loss, duplication or stragglers. */
+    boolean quietNetwork;
+
+    // --- what the invariants remember ---
+    private final Map<Long, Long> resultHashByIndex = new HashMap<>();
+    /** Lease id → the latest true time until which its holder was told it may rely on it. */
+    private final Map<Long, Long> safeUntil = new HashMap<>();
+    private final Map<Long, Long> expiredAt = new HashMap<>();
+    private final Set<Long> revoked = new HashSet<>();
+    /** Lock holds: client → true time its hold ends (its safe-until, or its release). */
+    private final Map<SimClient, Long> holds = new LinkedHashMap<>();
+    private final List<Tracked> accepted = new ArrayList<>();
+    private long maxAckedRevision;
+    private long events;
+    /** The first violation: kept, because a throw inside the driver's turn is caught by its fail-stop. */
+    private AssertionError violation;
+    long acknowledgedWrites;
+    long reads;
+    long expiries;
+    long skippedExpiries;
+    long lockAcquisitions;
+
+    /** A request a member's router accepted, with the deadline it set on its own clock. */
+    private record Tracked(SimMember member, int incarnation, long localDeadline, CompletableFuture<Frame> answer,
+                           String what) {
+    }
+
+    ServerWorld(long seed, int size) {
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+        this.linkDown = new boolean[size][size];
+        this.clientsCut = new boolean[size];
+        Set<Long> voters = new HashSet<>();
+        for (int i = 0; i < size; i++) {
+            voters.add(i + 1L);
+            addresses.put(i + 1L, "sim:" + (i + 1));
+        }
+        configuration = new Configuration(voters);
+        for (int i = 0; i < size; i++) {
+            SimClock clock = new SimClock(loop, random.nextLong(1L << 40), driftPpm(), random.nextLong(-60_000, 60_000));
+            int electionTicks = random.nextInt(3) == 0 ? 15 : 10;
+            members.add(new SimMember(this, i, clock, electionTicks, seed * 1_000_003L + i));
+        }
+    }
+
+    long driftPpm() {
+        return random.nextLong(-MAX_DRIFT_PPM, MAX_DRIFT_PPM + 1);
+    }
+
+    void start() {
+        members.forEach(m -> m.start(configuration, addresses));
+    }
+
+    void addClient(SimClient c) {
+        clients.add(c);
+        c.start();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Network
+    // ---------------------------------------------------------------------------------------------
+
+    private long delay() {
+        int r = random.nextInt(1000);
+        if (quietNetwork) {
+            return MS;
+        }
+        if (r < 5) {
+            return random.nextLong(200 * MS, 1_500 * MS);   // a straggler: arrives after much has changed
+        }
+        return random.nextLong(MS / 10, 3 * MS);
+    }
+
+    void sendPeer(SimMember from, Message m) {
+        int to = (int) m.to() - 1;
+        if (to < 0 || to >= members.size() || linkDown[from.index][to] || !quietNetwork && random.nextInt(100) == 0) {
+            return;
+        }
+        int copies = !quietNetwork && random.nextInt(200) == 0 ? 2 : 1;
+        for (int k = 0; k < copies; k++) {
+            SimMember target = members.get(to);
+            Runnable arrive = () -> {
+                if (target.alive && !linkDown[from.index][to]) {
+                    target.scheduler.execute(() -> target.deliver(m));
+                }
+            };
+            if (holdIf.test(m)) {
+                held.add(Map.entry(m, arrive));
+            } else {
+                loop.after(delay(), arrive);
+            }
+        }
+    }
+
+    /** Hold back every peer message matching {@code which} (directed tests). */
+    void hold(java.util.function.Predicate<Message> which) {
+        holdIf = which;
+    }
+
+    /** Deliver the held messages matching {@code which}, oldest first; the count delivered. */
+    int release(java.util.function.Predicate<Message> which) {
+        int n = 0;
+        for (Iterator<Map.Entry<Message, Runnable>> it = held.iterator(); it.hasNext(); ) {
+            Map.Entry<Message, Runnable> h = it.next();
+            if (which.test(h.getKey())) {
+                it.remove();
+                loop.after(MS, h.getValue());
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Deliver the oldest held message matching {@code which}; 1 if there was one, else 0. */
+    int releaseOldest(java.util.function.Predicate<Message> which) {
+        for (Iterator<Map.Entry<Message, Runnable>> it = held.iterator(); it.hasNext(); ) {
+            Map.Entry<Message, Runnable> h = it.next();
+            if (which.test(h.getKey())) {
+                it.remove();
+                loop.after(MS, h.getValue());
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    /** The member that leads now, or null. */
+    SimMember leader() {
+        for (SimMember m : members) {
+            if (m.alive && m.driver.leadership() != null) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    Forwarder forwarder(SimMember from) {
+        return new Forwarder() {
+            @Override
+            public CompletableFuture<Frame> forward(String address, Frame frame, Duration timeout) {
+                CompletableFuture<Frame> out = new CompletableFuture<>();
+                int to = Integer.parseInt(address.substring(address.indexOf(':') + 1)) - 1;
+                SimMember target = members.get(to);
+                int fromIncarnation = from.incarnation;
+                if (!target.alive || linkDown[from.index][to]) {
+                    loop.after(Math.min(timeout.toNanos(), 50 * MS), () -> reply(from, fromIncarnation,
+                            () -> out.completeExceptionally(new Forwarder.Unreachable("cannot reach " + address))));
+                    return out;
+                }
+                loop.after(from.clock.trueTimeOf(from.clock.nanoTime() + timeout.toNanos()) - loop.now(),
+                        () -> reply(from, fromIncarnation, () -> out.completeExceptionally(
+                                new IOException("forwarded call timed out"))));
+                Frame forwarded = frame.toBuilder().setForwarded(true).build();
+                loop.after(delay(), () -> {
+                    if (!target.alive || linkDown[from.index][to]) {
+                        return;  // lost: the caller's timeout answers
+                    }
+                    int targetIncarnation = target.incarnation;
+                    target.scheduler.execute(() -> handle(target, forwarded, "forwarded " + frame.getBodyCase())
+                            .whenComplete((answer, e) -> loop.after(delay(), () -> {
+                                if (target.incarnation == targetIncarnation && !linkDown[to][from.index]) {
+                                    reply(from, fromIncarnation, () -> {
+                                        if (e == null) {
+                                            out.complete(answer);
+                                        } else {
+                                            out.completeExceptionally(e);
+                                        }
+                                    });
+                                }
+                            })));
+                });
+                return out;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    private static void reply(SimMember to, int incarnation, Runnable r) {
+        if (to.alive && to.incarnation == incarnation) {
+            to.scheduler.execute(r);
+        }
+    }
+
+    /** A router call, tracked for the deadline invariant. */
+    private CompletableFuture<Frame> handle(SimMember m, Frame request, String what) {
+        long localDeadline = m.clock.nanoTime() + SimMember.REQUEST_TIMEOUT.toNanos();
+        CompletableFuture<Frame> answer = m.router.handle(request);
+        if (!answer.isDone()) {
+            accepted.add(new Tracked(m, m.incarnation, localDeadline, answer, what));
+        }
+        return answer;
+    }
+
+    /**
+     * A client's call to member {@code to}: delivered after a network delay unless the member is down or cut
+     * from clients; answered through {@code done} with the frame, or with null and a reason (the client's
+     * own timeout, or a connection the member's crash closed).
+     */
+    void call(SimClient client, int to, Frame request, BiConsumer<Frame, String> done) {
+        SimMember target = members.get(to);
+        boolean[] finished = {false};
+        BiConsumer<Frame, String> once = (f, why) -> {
+            if (!finished[0]) {
+                finished[0] = true;
+                done.accept(f, why);
+            }
+        };
+        loop.at(client.clock.trueTimeOf(client.clock.nanoTime() + CLIENT_TIMEOUT_NANOS),
+                () -> once.accept(null, "client timeout"));
+        if (!target.alive || clientsCut[to]) {
+            loop.after(random.nextLong(MS, 20 * MS), () -> once.accept(null, "cannot connect to n" + target.id));
+            return;
+        }
+        int incarnation = target.incarnation;
+        loop.after(delay(), () -> {
+            if (!target.alive || target.incarnation != incarnation || clientsCut[to]) {
+                loop.after(MS, () -> once.accept(null, "connection to n" + target.id + " lost"));
+                return;
+            }
+            target.scheduler.execute(() -> handle(target, request, request.getBodyCase().toString())
+                    .whenComplete((answer, e) -> loop.after(delay(), () -> {
+                        if (target.incarnation != incarnation || clientsCut[to]) {
+                            once.accept(null, "connection to n" + target.id + " lost");
+                        } else if (e != null) {
+                            once.accept(null, "server failed the call: " + e);
+                        } else {
+                            once.accept(answer, null);
+                        }
+                    })));
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Faults
+    // ---------------------------------------------------------------------------------------------
+
+    void crash(int i, long downNanos) {
+        SimMember m = members.get(i);
+        if (!m.alive) {
+            return;
+        }
+        note("crash n" + m.id + " for " + downNanos / MS + " ms");
+        m.crash();
+        for (SimMember other : members) {
+            if (other != m && other.alive && random.nextBoolean()) {
+                // The transport's connection-refused probe (design D20), as it would see it.
+                loop.after(random.nextLong(MS, 50 * MS), () -> {
+                    if (other.alive) {
+                        other.scheduler.execute(() -> other.reportPeerDown(m.id));
+                    }
+                });
+            }
+        }
+        loop.after(downNanos, () -> {
+            note("restart n" + m.id);
+            m.start(configuration, addresses);
+        });
+    }
+
+    void pause(int i, long nanos) {
+        SimMember m = members.get(i);
+        if (m.alive) {
+            note("pause n" + m.id + " for " + nanos / MS + " ms");
+            m.scheduler.pauseUntil(loop.now() + nanos);
+        }
+    }
+
+    /** Cut member {@code i} from the other members (and, if {@code clientsToo}, from clients). */
+    void isolate(int i, boolean clientsToo, long nanos) {
+        note("isolate n" + (i + 1) + (clientsToo ? " from members and clients" : " from members") + " for "
+                + nanos / MS + " ms");
+        for (int j = 0; j < members.size(); j++) {
+            if (j != i) {
+                linkDown[i][j] = true;
+                linkDown[j][i] = true;
+            }
+        }
+        clientsCut[i] |= clientsToo;
+        loop.after(nanos, () -> {
+            note("heal n" + (i + 1));
+            for (int j = 0; j < members.size(); j++) {
+                linkDown[i][j] = false;
+                linkDown[j][i] = false;
+            }
+            clientsCut[i] = false;
+        });
+    }
+
+    void stepWallClock(int i, long deltaMs) {
+        note("n" + (i + 1) + " wall clock steps " + deltaMs + " ms");
+        members.get(i).clock.stepWall(deltaMs);
+    }
+
+    void setRate(int i, long ppm) {
+        note("n" + (i + 1) + " clock rate " + ppm + " ppm");
+        members.get(i).clock.setRatePpm(ppm);
+    }
+
+    void healAll() {
+        note("heal everything");
+        for (boolean[] row : linkDown) {
+            java.util.Arrays.fill(row, false);
+        }
+        java.util.Arrays.fill(clientsCut, false);
+        for (int i = 0; i < members.size(); i++) {
+            SimMember m = members.get(i);
+            if (!m.alive) {
+                m.start(configuration, addresses);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Running and checking
+    // ---------------------------------------------------------------------------------------------
+
+    /** Run events until true time {@code untilNanos}, checking the invariants after each. */
+    void runUntil(long untilNanos) {
+        while (loop.step(untilNanos)) {
+            if (violation != null) {
+                throw violation;
+            }
+            if (++events % 64 == 0) {
+                checkDeadlines();
+            }
+        }
+        checkDeadlines();
+    }
+
+    long now() {
+        return loop.now();
+    }
+
+    void note(String what) {
+        if (trace.size() == 60) {
+            trace.removeFirst();
+        }
+        trace.addLast(String.format("%8.3f s  %s", loop.now() / 1e9, what));
+    }
+
+    void fail(String what) {
+        if (violation != null) {
+            throw violation;
+        }
+        violation = new AssertionError("seed " + seed + " (" + members.size() + " members): " + what
+                + "\n  at " + String.format("%.3f s", loop.now() / 1e9) + "; last events:\n    "
+                + String.join("\n    ", trace) + "\n  replay: -Dserversim.seed=" + seed + " -Dserversim.members="
+                + members.size());
+        throw violation;
+    }
+
+    /** Invariant 1, 2 and 5, on each entry a member applied. */
+    void observeApplied(SimMember m, List<Entry> committed, List<CommandResult> results) {
+        for (int k = 0; k < committed.size(); k++) {
+            Entry e = committed.get(k);
+            CommandResult r = results.get(k);
+            if (r == null) {
+                continue;
+            }
+            long hash = java.util.Arrays.hashCode(r.toByteArray());
+            Long first = resultHashByIndex.putIfAbsent(e.index(), hash);
+            if (first != null && first != hash) {
+                fail("replicas disagree at index " + e.index() + ": n" + m.id + " computed " + r.toString()
+                        .replace('\n', ' '));
+            }
+            if (first != null) {
+                continue;
+            }
+            Command c;
+            try {
+                c = Command.parseFrom(e.data());
+            } catch (InvalidProtocolBufferException ex) {
+                continue;
+            }
+            if (c.hasLeaseExpire() && r.hasLeaseExpire()) {
+                if (r.getLeaseExpire().getRenewedSince()) {
+                    skippedExpiries++;
+                } else {
+                    leaseExpired(c.getLeaseExpire().getID());
+                }
+            }
+            if (c.hasLeaseRevoke() && !r.hasError()) {
+                revoked.add(c.getLeaseRevoke().getID());
+            }
+            if (c.hasPut() && c.getPut().getKey().toStringUtf8().startsWith("w/") && r.hasPut()
+                    && r.getPut().hasPrevKv()) {
+                fail("a session write was executed twice: " + c.getSession() + " " + c.getPut().getKey().toStringUtf8());
+            }
+        }
+    }
+
+    private void leaseExpired(long lease) {
+        expiries++;
+        long now = loop.now();
+        expiredAt.put(lease, now);
+        note("lease " + lease + " expired");
+        Long until = safeUntil.get(lease);
+        if (until != null && until > now) {
+            fail("lease " + lease + " expired " + (until - now) / MS + " ms before its holder's safe-until");
+        }
+    }
+
+    /** A client was told (grant or keep-alive) that its lease lasts until true time {@code until}. */
+    void safeUntil(long lease, long until) {
+        safeUntil.merge(lease, until, Math::max);
+        Long expired = expiredAt.get(lease);
+        if (expired != null && until > expired && !revoked.contains(lease)) {
+            fail("lease " + lease + " was acknowledged as alive until " + until / MS + " ms but had expired at "
+                    + expired / MS + " ms");
+        }
+    }
+
+    /** Invariant 3: {@code c} just learned it holds the lock, until true time {@code until}. */
+    void acquired(SimClient c, long until) {
+        lockAcquisitions++;
+        long now = loop.now();
+        for (Map.Entry<SimClient, Long> h : holds.entrySet()) {
+            if (h.getKey() != c && h.getValue() > now) {
+                fail(c + " acquired the lock while " + h.getKey() + " still holds it for " + (h.getValue() - now) / MS
+                        + " ms");
+            }
+        }
+        holds.put(c, until);
+        note(c + " holds the lock");
+    }
+
+    void holdExtended(SimClient c, long until) {
+        holds.computeIfPresent(c, (k, v) -> Math.max(v, until));
+    }
+
+    void released(SimClient c) {
+        holds.remove(c);
+    }
+
+    /** Invariant 5 (answers) and 6. */
+    void acknowledgedWrite(long revision) {
+        acknowledgedWrites++;
+        maxAckedRevision = Math.max(maxAckedRevision, revision);
+    }
+
+    long maxAckedRevision() {
+        return maxAckedRevision;
+    }
+
+    void readAnswered(long revisionSeen, long mustSee, String who) {
+        reads++;
+        if (revisionSeen < mustSee) {
+            fail(who + " read revision " + revisionSeen + " after a write at revision " + mustSee
+                    + " was acknowledged: a stale read");
+        }
+    }
+
+    /** Invariant 4: an accepted request still open a tick past its deadline, on a running member. */
+    private void checkDeadlines() {
+        for (SimMember m : members) {
+            if (m.alive && m.driver.failure() != null) {
+                fail("n" + m.id + " stopped itself: " + m.driver.failure());
+            }
+        }
+        for (Iterator<Tracked> it = accepted.iterator(); it.hasNext(); ) {
+            Tracked t = it.next();
+            if (t.answer().isDone() || t.member().incarnation != t.incarnation() || !t.member().alive) {
+                it.remove();
+                continue;
+            }
+            long slack = 3 * SimMember.TICK.toNanos();
+            if (!t.member().scheduler.recentlyPaused(slack)
+                    && t.member().clock.nanoTime() - t.localDeadline() > slack) {
+                fail("n" + t.member().id + " accepted a " + t.what() + " and did not answer it by its deadline");
+            }
+        }
+    }
+
+    List<SimClient> clients() {
+        return clients;
+    }
+
+    String summary() {
+        return String.format("%d events, %d writes acked, %d reads, %d lock acquisitions, %d expiries (%d stale dropped)",
+                loop.processed(), acknowledgedWrites, reads, lockAcquisitions, expiries, skippedExpiries);
+    }
+}

@@ -1,0 +1,184 @@
+package io.rota.server.sim;
+
+import io.rota.proto.CommandResult;
+import io.rota.proto.Member;
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.Entry;
+import io.rota.raft.core.Message;
+import io.rota.raft.node.DriverMetrics;
+import io.rota.raft.node.NodeConfig;
+import io.rota.raft.node.RaftDriver;
+import io.rota.raft.node.StateMachine;
+import io.rota.raft.storage.MemoryLogStore;
+import io.rota.raft.transport.PeerTransport;
+import io.rota.server.api.ClientServer;
+import io.rota.server.api.MemberPublisher;
+import io.rota.server.api.RequestRouter;
+import io.rota.server.api.ServerMetrics;
+import io.rota.server.cluster.ClusterView;
+import io.rota.server.kv.CoordinationStateMachine;
+import io.rota.server.kv.Limits;
+import io.rota.server.lease.LeaseKeeper;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+/**
+ * One Rota member inside the simulation, wired as {@code RotaServer} wires a real one — the real
+ * {@link RaftDriver}, {@link CoordinationStateMachine}, {@link LeaseKeeper}, {@link ClusterView},
+ * {@link RequestRouter} and {@link MemberPublisher} — except that its disk is a {@link MemoryLogStore}
+ * that survives crashes, its network is the {@link ServerWorld}'s, and its clock and executor are its own
+ * {@link SimClock} and {@link SimScheduler}. Its hardware clock outlives a crash; everything else is
+ * rebuilt from the disk on restart.
+ */
+final class SimMember {
+
+    static final Duration TICK = Duration.ofMillis(100);
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration CHECKPOINT_INTERVAL = Duration.ofMillis(500);
+
+    final int index;
+    final long id;
+    final SimClock clock;
+    /** Election timeout in ticks; members may be started with different flags (issue 11, hole 3). */
+    final int electionTicks;
+    private final ServerWorld world;
+    private final MemoryLogStore disk = new MemoryLogStore();
+    private final long seed;
+
+    int incarnation;
+    boolean alive;
+    SimScheduler scheduler;
+    CoordinationStateMachine stateMachine;
+    RaftDriver<CommandResult> driver;
+    ClusterView view;
+    RequestRouter router;
+    private Consumer<Message> inbound;
+    private LongConsumer peerDown;
+
+    SimMember(ServerWorld world, int index, SimClock clock, int electionTicks, long seed) {
+        this.world = world;
+        this.index = index;
+        this.id = index + 1L;
+        this.clock = clock;
+        this.electionTicks = electionTicks;
+        this.seed = seed;
+    }
+
+    String address() {
+        return "sim:" + id;
+    }
+
+    long minLeaseTtlSeconds() {
+        return (electionTicks * TICK.toMillis() * 3 / 2 + 999) / 1000;
+    }
+
+    void start(Configuration configuration, Map<Long, String> addresses) {
+        incarnation++;
+        alive = true;
+        scheduler = new SimScheduler(world.loop, clock);
+        stateMachine = new CoordinationStateMachine(Limits.defaults());
+        NodeConfig config = NodeConfig.defaults(id, configuration, addresses).withTick(TICK).withSnapshotCount(300);
+        config = config.withRaft(config.raft().withTicks(electionTicks, 1));
+        driver = RaftDriver.startOn(config, disk, new Transport(), new Observed(stateMachine),
+                new SplittableRandom(seed * 31 + incarnation), DriverMetrics.NONE, clock, scheduler);
+        view = new ClusterView("n" + id, driver, stateMachine::members, scheduler, TICK);
+        LeaseKeeper keeper = new LeaseKeeper(driver, stateMachine::leaseImages, scheduler, clock, CHECKPOINT_INTERVAL,
+                REQUEST_TIMEOUT);
+        stateMachine.setLeaseListener(keeper);
+        view.addListener(keeper);
+        ClientServer.Settings settings = new ClientServer.Settings(new InetSocketAddress(0), 1 << 20,
+                REQUEST_TIMEOUT, TICK, TICK.multipliedBy(electionTicks * 2L), minLeaseTtlSeconds(), "sim");
+        router = new RequestRouter(driver, stateMachine, view, world.forwarder(this), scheduler, clock,
+                new ServerMetrics(), settings);
+        Member self = Member.newBuilder().setId(id).setName("n" + id).setClientAddress(address())
+                .setPeerAddress(address()).build();
+        view.addListener(new MemberPublisher(view, router, self, clock));
+        keeper.start(TICK);
+        view.start();
+    }
+
+    /** kill -9: nothing more runs, nothing in memory survives; the disk does. */
+    void crash() {
+        alive = false;
+        scheduler.shutdownNow();
+    }
+
+    /** Handed a peer message by the network (runs on this member's scheduler). */
+    void deliver(Message m) {
+        if (alive && inbound != null) {
+            inbound.accept(m);
+        }
+    }
+
+    void reportPeerDown(long peer) {
+        if (alive && peerDown != null) {
+            peerDown.accept(peer);
+        }
+    }
+
+    /** The port to the simulated network. */
+    private final class Transport implements PeerTransport {
+        private final int myIncarnation = incarnation;
+
+        @Override
+        public void start(Consumer<Message> in, LongConsumer down) {
+            inbound = in;
+            peerDown = down;
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return new InetSocketAddress(0);
+        }
+
+        @Override
+        public boolean send(Message message) {
+            if (alive && incarnation == myIncarnation) {
+                world.sendPeer(SimMember.this, message);
+            }
+            return true;
+        }
+
+        @Override
+        public Set<Long> connectedPeers() {
+            return Set.of();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** The state machine, with every applied entry shown to the world's invariants. */
+    private final class Observed implements StateMachine<CommandResult> {
+        private final CoordinationStateMachine inner;
+
+        Observed(CoordinationStateMachine inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public List<CommandResult> apply(List<Entry> committed) {
+            List<CommandResult> results = inner.apply(committed);
+            world.observeApplied(SimMember.this, committed, results);
+            return results;
+        }
+
+        @Override
+        public byte[] snapshot() {
+            return inner.snapshot();
+        }
+
+        @Override
+        public void restore(byte[] snapshot) {
+            inner.restore(snapshot);
+        }
+    }
+}
