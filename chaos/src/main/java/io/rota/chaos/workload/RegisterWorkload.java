@@ -47,6 +47,8 @@ public final class RegisterWorkload implements Workload {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration FINAL_READ_TIMEOUT = Duration.ofSeconds(120);
+    /** A client that fell behind its schedule catches up on at most this much (slow answers, not stalls). */
+    private static final Duration MAX_CATCH_UP = Duration.ofSeconds(1);
 
     private final int keyCount;
     private final Counters counters = new Counters();
@@ -116,8 +118,9 @@ public final class RegisterWorkload implements Workload {
             long wait = next - System.nanoTime();
             if (wait > 0) {
                 LockSupport.parkNanos(wait);
-            } else {
-                next = System.nanoTime();
+            } else if (wait < -MAX_CATCH_UP.toNanos()) {
+                // behind by more than a second (a stall): forget the rest, no burst afterwards
+                next = System.nanoTime() - MAX_CATCH_UP.toNanos();
             }
         }
     }
