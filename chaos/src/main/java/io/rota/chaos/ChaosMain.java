@@ -35,7 +35,7 @@ public final class ChaosMain implements Runnable {
     /** {@code run}: a chaos run. */
     @Command(name = "run", mixinStandardHelpOptions = true, description = "Run a workload under a nemesis and check it.")
     static final class Run implements Callable<Integer> {
-        @Option(names = "--nemesis", defaultValue = "mixed", description = "kill, pause, partition, mixed or none (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--nemesis", defaultValue = "mixed", description = "kill, pause, partition, clock, mixed or none (default: ${DEFAULT-VALUE}).")
         String nemesis;
         @Option(names = "--workload", defaultValue = "register", description = "register, lease or lock (default: ${DEFAULT-VALUE}).")
         String workload;
@@ -45,11 +45,11 @@ public final class ChaosMain implements Runnable {
         Path out;
         @Option(names = "--seed", description = "Seed of the schedule and the clients (default: random, printed).")
         Long seed;
-        @Option(names = "--clients", defaultValue = "5", description = "Concurrent client processes (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--clients", defaultValue = "20", description = "Concurrent client processes (default: ${DEFAULT-VALUE}).")
         int clients;
-        @Option(names = "--keys", defaultValue = "8", description = "Keys of the register workload (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--keys", defaultValue = "8", description = "Keys of the register workload; locks of the lock workload (default: ${DEFAULT-VALUE}).")
         int keys;
-        @Option(names = "--rate", defaultValue = "100", description = "Target operations per second, all clients (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--rate", defaultValue = "1000", description = "Target operations per second, all clients (default: ${DEFAULT-VALUE}).")
         double rate;
         @Option(names = "--min-spell-s", defaultValue = "5", description = "Shortest fault / quiet spell (default: ${DEFAULT-VALUE}).")
         long minSpell;

@@ -5,6 +5,8 @@ import io.rota.chaos.history.Event;
 import io.rota.chaos.history.History;
 import io.rota.chaos.history.HistoryReader;
 import io.rota.chaos.history.HistoryWriter;
+import io.rota.chaos.nemesis.ClockControl;
+import io.rota.chaos.nemesis.ClockNemesis;
 import io.rota.chaos.nemesis.Faults;
 import io.rota.chaos.nemesis.KillNemesis;
 import io.rota.chaos.nemesis.MixedNemesis;
@@ -32,21 +34,24 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One chaos run: a three-member cluster of real server processes whose Raft traffic crosses a
- * {@link Network} of fault proxies; a workload's clients; a nemesis on a seeded schedule; then heal, final
- * reads, and the check. Everything lands in the output directory:
+ * One chaos run: a three-member cluster of real server processes whose Raft traffic, and their clients'
+ * traffic, crosses a {@link Network} of fault proxies; a workload's clients; a nemesis on a seeded schedule;
+ * then heal, final reads, and the check. The members run with {@code --unsafe-fault-injection} only when the
+ * nemesis sets clocks ({@link #FAULT_INJECTION}). Everything lands in the output directory:
  * {@code history.jsonl}, {@code nemesis.log}, {@code cluster/n1.log ..} (member logs and data),
  * {@code report.txt} and {@code report.json}.
  */
 public final class ChaosRun {
 
     /** The nemesis names {@code --nemesis} accepts. */
-    public static final List<String> NEMESES = List.of("kill", "pause", "partition", "mixed", "none");
+    public static final List<String> NEMESES = List.of("kill", "pause", "partition", "clock", "mixed", "none");
+    /** The nemeses that need the members' fault-injection endpoint (the clock nemesis, alone or in mixed). */
+    public static final List<String> FAULT_INJECTION = List.of("clock", "mixed");
 
     /**
      * A run's settings.
      *
-     * @param nemesis   kill, pause, partition, mixed or none
+     * @param nemesis   kill, pause, partition, clock, mixed or none
      * @param workload  register, lease or lock (see {@link Workloads#NAMES})
      * @param duration  how long the workload runs under faults
      * @param out       the output directory (created)
@@ -111,21 +116,30 @@ public final class ChaosRun {
         int faultCount;
         progress.printf(Locale.ROOT, "chaos: nemesis=%s workload=%s duration=%ds seed=%d out=%s%n", s.nemesis(),
                 s.workload(), s.duration().toSeconds(), s.seed(), s.out());
+        boolean faultInjection = FAULT_INJECTION.contains(s.nemesis());
         try (Network network = new Network(3, TestCluster::freePort);
-             HistoryWriter history = new HistoryWriter(historyFile)) {
+             HistoryWriter history = new HistoryWriter(historyFile, () -> System.nanoTime() - started)) {
+            List<String> args = new java.util.ArrayList<>(List.of("--election-ms", Long.toString(s.election().toMillis())));
+            if (faultInjection) {
+                args.add("--unsafe-fault-injection");
+            }
             ProcessCluster cluster = ProcessCluster.prepare(s.out().resolve("cluster"), 3, network::address,
-                    "--election-ms", Long.toString(s.election().toMillis()));
+                    args.toArray(String[]::new));
             try (cluster) {
                 network.start(cluster::peerPort);
+                network.startClients(cluster::clientPort);
                 createDirectories(s.out().resolve("cluster"));
                 cluster.startAll();
                 cluster.awaitLeader();
-                Faults faults = new Faults(cluster, network);
-                WorkloadContext context = new WorkloadContext(cluster.endpoints(), history,
-                        () -> System.nanoTime() - started, s.seed(), s.clients(), s.rate());
+                ClockControl clocks = faultInjection ? new ClockControl(java.util.stream.IntStream.range(0, 3)
+                        .mapToObj(i -> "127.0.0.1:" + cluster.httpPort(i)).toList()) : null;
+                Faults faults = new Faults(cluster, network, clocks);
+                WorkloadContext context = new WorkloadContext(cluster.endpoints(),
+                        c -> network.clientEndpoints(c % cluster.size()), history, started, s.seed(), s.clients(),
+                        s.rate());
                 workload.start(context);
                 NemesisSchedule schedule = new NemesisSchedule(nemesis(s.nemesis(), faults), random, s.minSpell(),
-                        s.maxSpell(), history, s.out().resolve("nemesis.log"), context.clock());
+                        s.maxSpell(), history, s.out().resolve("nemesis.log"));
                 try (schedule) {
                     if (!s.nemesis().equals("none")) {
                         schedule.start();
@@ -145,6 +159,11 @@ public final class ChaosRun {
                 healEverything(cluster, network);
                 progress.println("healed; waiting for every member and a leader, then the final reads");
                 recover(cluster);
+                if (clocks != null) {
+                    for (int i = 0; i < cluster.size(); i++) {
+                        clocks.set(i, ClockControl.Setting.NONE);
+                    }
+                }
                 workload.finish();
                 if (schedule.failure() != null) {
                     progress.println("WARNING: the nemesis stopped early: " + schedule.failure());
@@ -191,6 +210,7 @@ public final class ChaosRun {
             case "kill" -> new KillNemesis(faults);
             case "pause" -> new PauseNemesis(faults);
             case "partition" -> new PartitionNemesis(faults);
+            case "clock" -> new ClockNemesis(faults.clocks(), faults.cluster()::leader);
             default -> new MixedNemesis(faults);   // "mixed"; "none" never starts its schedule
         };
     }

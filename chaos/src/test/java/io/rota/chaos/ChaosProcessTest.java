@@ -17,9 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The default suite's chaos runs, each for a minute under the mixed nemesis (kill -9, SIGSTOP, partitions;
- * 3–6 s spells) against three real server processes: the register workload (then heal, final reads and the
- * linearizability check) and the lock workload (fencing, token order, stale guarded writes). Longer runs:
+ * The default suite's chaos runs, each for a minute under the mixed nemesis (kill -9, SIGSTOP, partitions of
+ * members and clients, clock offsets and drift; 3–6 s spells) against three real server processes: the register workload (then heal, final reads and the
+ * linearizability check) and the lock workload (fencing, token order, stale guarded writes); and 45 s of the
+ * lease workload under the clock nemesis (no lease ends before its holder's safe-until). Longer runs:
  * scripts/chaos.sh (docs/RELIABILITY.md). The seed is random and printed; {@code -Dchaos.seed=N} replays a
  * schedule, {@code -Dchaos.seconds=N} runs longer.
  */
@@ -65,6 +66,25 @@ class ChaosProcessTest {
         assertTrue(acquisitions.find() && Long.parseLong(acquisitions.group(1)) >= 30,
                 "the contenders acquired the locks at least 30 times: " + context);
         assertTrue(outcome.faults() >= 3, "at least three faults in a minute: " + context);
+    }
+
+    @Test
+    void leaseUnderClockFaultsNeverExpiresBeforeSafeUntil() throws Exception {
+        long seed = Long.getLong("chaos.seed", new java.util.Random().nextLong());
+        long seconds = Long.getLong("chaos.clock.seconds", 45);
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream progress = new PrintStream(new TeeStream(captured), true, StandardCharsets.UTF_8);
+        ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings("clock", "lease", Duration.ofSeconds(seconds),
+                dir, seed, 4, 1, 100, Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000)), progress);
+        String report = Files.readString(dir.resolve("report.txt"));
+        String context = "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n" + report;
+        assertEquals(Verdict.YES, outcome.verdict(), context);
+        assertTrue(report.contains("violations: 0"), context);
+        Matcher leases = Pattern.compile("leases held: (\\d+) \\(safe-until recorded for (\\d+)\\)").matcher(report);
+        assertTrue(leases.find() && Long.parseLong(leases.group(1)) >= 8 && leases.group(1).equals(leases.group(2)),
+                "every holder recorded its safe-until: " + context);
+        assertTrue(outcome.faults() >= 3, "at least three clock faults: " + context);
+        assertTrue(Files.readString(dir.resolve("nemesis.log")).contains(" wall "), context);
     }
 
     /** Progress goes to the console (failsafe's output) and into the failure message. */

@@ -2,6 +2,7 @@ package io.rota.chaos.checker;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.Deque;
@@ -9,6 +10,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -28,31 +30,53 @@ import java.util.TreeMap;
  * any point after their invocation, or never; the search succeeds once every acknowledged operation is
  * linearized. Reads that did not complete have no effect and are ignored.
  *
- * <p>Indeterminate writes dominate the search's cost (each one may be placed anywhere later). Values are unique
- * per write, which allows two reductions. An indeterminate write whose value some acknowledged operation
- * observed certainly took effect before that observer completed, so it is checked as an acknowledged write
- * ending there (shown as "ok" in reports). One whose value nobody observed is first left out: leaving it out can
- * only turn a YES into a NO, never hide a violation, and a NO found that way is re-checked with such writes
- * put back (those that a failed cas could follow; at most {@link #MAX_PUT_BACK} of them, else UNKNOWN).
+ * <p>Indeterminate writes dominate the search's cost: each may be placed anywhere after its invocation, or
+ * nowhere, so n of them concurrent with everything after them make 2^n sets of "which took effect". Values are
+ * unique per write, which allows these reductions, all exact (none changes a verdict):
+ * <ol>
+ *   <li>An indeterminate write whose value some acknowledged operation observed certainly took effect before
+ *       that observer completed, so it is checked as an acknowledged write ending there (shown as "ok" in
+ *       reports).</li>
+ *   <li>A value that no operation still to be linearized reads or expects (in a cas) is <i>dead</i>: whichever
+ *       dead value the register holds, every later operation behaves the same, so the search's state is one
+ *       token, {@link #UNOBSERVED}, for all of them. A dead value stays dead as the search goes forward.</li>
+ *   <li>Indeterminate writes of dead values are therefore interchangeable but for their invocation times (a
+ *       cas also by the value it expects): of those, the search only places the earliest-invoked one not yet
+ *       placed (if any schedule works, this one does: the k-th such write can be placed where the k-th of any
+ *       schedule was, since at least k of them had been invoked by then).</li>
+ *   <li>An indeterminate operation that would change nothing (the state already dead, a cas whose comparison
+ *       fails) is never placed; one that never can again (a cas expecting a value that is gone for good) is
+ *       forgotten: the memo records only the indeterminate operations that may still take effect.</li>
+ * </ol>
+ * Writes of values nobody ever observes are first left out altogether; a violation found that way is
+ * re-checked with those a failed cas could follow put back (only a failed comparison can tell that the value
+ * was replaced by one nobody saw).
  *
- * <p>The search is bounded: past {@code stepBudget} steps, or past {@code memoBudgetBytes} of memoized
- * configurations, the key's verdict is {@link Verdict#UNKNOWN}.
+ * <p>The memo's configurations are compact: the acknowledged operations by rank of invocation as "every one
+ * below rank f, and these after it" (f grows as the search moves through time), the indeterminate ones as a
+ * bitset of those that may still take effect.
+ *
+ * <p>The search is bounded: past {@code stepBudget} steps (its measure of time, deterministic so that a
+ * history always gets the same verdict; about 150 ns each), or past {@code memoBudgetBytes} of memoized
+ * configurations, the key's verdict is {@link Verdict#UNKNOWN}; nothing else gives up.
  */
 public final class LinearizabilityChecker {
 
-    /** Default step budget per key. */
-    public static final long DEFAULT_STEP_BUDGET = 20_000_000;
+    /** Default step budget per key: about half a minute. */
+    public static final long DEFAULT_STEP_BUDGET = 200_000_000;
     /** Default bound on the memory of remembered configurations per key. */
     public static final long DEFAULT_MEMO_BUDGET_BYTES = 512L << 20;
     /** How many linearized operations a violation report shows before the one that could not be placed. */
     static final int WINDOW = 8;
     /** At most this many concurrent operations are listed in a violation report. */
     static final int MAX_CONCURRENT_SHOWN = 16;
-    /**
-     * At most this many unobserved indeterminate writes are put back to confirm a violation (each may be
-     * placed anywhere after its invocation, so the search doubles with each); beyond it the verdict is UNKNOWN.
-     */
-    static final int MAX_PUT_BACK = 12;
+    /** The search's state when the register holds a value no operation observes (see the class comment). */
+    static final Object UNOBSERVED = new Object() {
+        @Override
+        public String toString() {
+            return "<a value no read observed>";
+        }
+    };
 
     private final long stepBudget;
     private final long memoBudgetBytes;
@@ -119,15 +143,8 @@ public final class LinearizabilityChecker {
         KeyResult result = new Search(key, pruned).run();
         if (result.verdict() == Verdict.NO && pruned.size() < tightened.size()) {
             List<Operation> full = withoutIrrelevantIndeterminateWrites(tightened, false);
-            int putBack = full.size() - pruned.size();
-            if (putBack == 0) {
+            if (full.size() == pruned.size()) {
                 return result;
-            }
-            if (putBack > MAX_PUT_BACK) {
-                return new KeyResult(key, Verdict.UNKNOWN, result.operations(), result.steps(), result.stateBefore(),
-                        result.linearized(), result.stuck(), result.concurrent(), "unknown: NOT linearizable if none"
-                        + " of " + putBack + " unobserved indeterminate writes took effect; too many to search with"
-                        + " them in: " + result.message());
             }
             result = new Search(key, full).run();
         }
@@ -211,8 +228,41 @@ public final class LinearizabilityChecker {
         }
     }
 
-    /** A configuration of the search: which operations are linearized, and the register's value then. */
-    private record Memo(BitSet linearized, Object state) {
+    /**
+     * A configuration of the search: the acknowledged operations linearized (every one ranked below
+     * {@code frontier}, and {@code tail} from there on), the indeterminate ones that may still take effect
+     * ({@code info}), and the register's value then.
+     */
+    private static final class Memo {
+        final int frontier;
+        final long[] tail;
+        final long[] info;
+        final Object state;
+        final int hash;
+
+        Memo(int frontier, long[] tail, long[] info, Object state) {
+            this.frontier = frontier;
+            this.tail = tail;
+            this.info = info;
+            this.state = state;
+            this.hash = 31 * (31 * (31 * frontier + Arrays.hashCode(tail)) + Arrays.hashCode(info))
+                    + Objects.hashCode(state);
+        }
+
+        long bytes() {
+            return 96 + 8L * (tail.length + info.length);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Memo m && m.hash == hash && m.frontier == frontier && Objects.equals(m.state, state)
+                    && Arrays.equals(m.tail, tail) && Arrays.equals(m.info, info);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
     /** A linearized call and the state before it, to undo on backtrack. */
@@ -224,6 +274,21 @@ public final class LinearizabilityChecker {
         private final String key;
         private final List<Operation> ops;
         private final Entry head = new Entry(-1, true, Long.MIN_VALUE);
+        /**
+         * Per value: how many operations not linearized yet observe it (read it, or compare with it in a cas).
+         * A value with none left is dead: the state holding it is {@link #UNOBSERVED}.
+         */
+        private final Map<String, Integer> observers = new HashMap<>();
+        /** Per operation: its rank among the acknowledged (by invocation), or -1. */
+        private final int[] okRank;
+        /** Per operation: its rank among the indeterminate (by invocation), or -1. */
+        private final int[] infoRank;
+        /** The indeterminate operations, by rank. */
+        private final int[] infoOps;
+        /** Per value: the operations that write it (for whether a cas expecting it may still succeed). */
+        private final Map<String, List<Integer>> writers = new HashMap<>();
+        /** Per operation: linearized now. */
+        private final boolean[] linearized;
 
         // The deepest point reached, for the violation report.
         private int deepest = -1;
@@ -235,6 +300,36 @@ public final class LinearizabilityChecker {
         Search(String key, List<Operation> ops) {
             this.key = key;
             this.ops = ops;
+            for (Operation op : ops) {
+                String seen = observed(op);
+                if (seen != null) {
+                    observers.merge(seen, 1, Integer::sum);
+                }
+            }
+            Integer[] byInvoke = new Integer[ops.size()];
+            for (int i = 0; i < byInvoke.length; i++) {
+                byInvoke[i] = i;
+            }
+            Arrays.sort(byInvoke, Comparator.comparingLong((Integer i) -> ops.get(i).invokeNanos()).thenComparing(i -> i));
+            okRank = new int[ops.size()];
+            infoRank = new int[ops.size()];
+            int oks = 0;
+            int infos = 0;
+            for (int i : byInvoke) {
+                boolean ok = ops.get(i).outcome() == Operation.Outcome.OK;
+                okRank[i] = ok ? oks++ : -1;
+                infoRank[i] = ok ? -1 : infos++;
+            }
+            infoOps = new int[infos];
+            for (int i = 0; i < ops.size(); i++) {
+                if (infoRank[i] >= 0) {
+                    infoOps[infoRank[i]] = i;
+                }
+                if (ops.get(i).fn() != Operation.Fn.READ) {
+                    writers.computeIfAbsent(ops.get(i).value(), v -> new ArrayList<>()).add(i);
+                }
+            }
+            linearized = new boolean[ops.size()];
             List<Entry> entries = new ArrayList<>(2 * ops.size());
             for (int i = 0; i < ops.size(); i++) {
                 Entry call = new Entry(i, true, ops.get(i).invokeNanos());
@@ -254,6 +349,85 @@ public final class LinearizabilityChecker {
             }
         }
 
+        /** The value {@code op} observes (a read's result, a cas's expected value), or null. */
+        private static String observed(Operation op) {
+            return op.fn() == Operation.Fn.READ ? op.value() : op.fn() == Operation.Fn.CAS ? op.expected() : null;
+        }
+
+        private boolean dead(String value) {
+            return value != null && observers.getOrDefault(value, 0) == 0;
+        }
+
+        /** Marks op i linearized (or not), keeping the observer counts. */
+        private void setLinearized(int i, boolean on) {
+            linearized[i] = on;
+            String seen = observed(ops.get(i));
+            if (seen != null) {
+                observers.merge(seen, on ? -1 : 1, Integer::sum);
+            }
+        }
+
+        /** A state with a dead value is {@link #UNOBSERVED}: nothing left can tell such values apart. */
+        private Object canonical(Object state) {
+            return state instanceof String v && dead(v) ? UNOBSERVED : state;
+        }
+
+        /**
+         * Whether indeterminate op i may be placed now, in state {@code state} going to {@code next}: never as a
+         * no-op, and when it writes a dead value only as the earliest-invoked such operation of its kind not
+         * linearized yet (they are interchangeable from now on, since a dead value stays dead).
+         */
+        private boolean placeable(int i, Object state, Object next) {
+            Operation op = ops.get(i);
+            if (op.outcome() == Operation.Outcome.OK) {
+                return true;
+            }
+            if (Objects.equals(state, next)) {
+                return false;   // an indeterminate operation that changes nothing may as well not have happened
+            }
+            if (!dead(op.value())) {
+                return true;
+            }
+            for (int r = 0; r < infoRank[i]; r++) {
+                Operation other = ops.get(infoOps[r]);
+                if (!linearized[infoOps[r]] && other.fn() == op.fn() && dead(other.value())
+                        && Objects.equals(other.expected(), op.expected())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * The indeterminate operations that are not linearized and could still change the state some day: all
+         * but a cas whose expected value the register no longer holds and nothing left can write (values are
+         * unique: once overwritten, a value never comes back). Whether the others happened makes no difference
+         * to what follows, so two configurations that agree on this set, the acknowledged operations and the
+         * state are the same configuration.
+         */
+        private long[] stillPossible(Object state) {
+            BitSet possible = new BitSet(infoOps.length);
+            for (int r = 0; r < infoOps.length; r++) {
+                int i = infoOps[r];
+                if (!linearized[i] && mayStillApply(ops.get(i), state)) {
+                    possible.set(r);
+                }
+            }
+            return possible.toLongArray();
+        }
+
+        private boolean mayStillApply(Operation op, Object state) {
+            if (op.fn() != Operation.Fn.CAS || Objects.equals(state, op.expected())) {
+                return true;
+            }
+            for (int j : writers.getOrDefault(op.expected(), List.of())) {
+                if (!linearized[j]) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         KeyResult run() {
             int acknowledged = 0;
             for (Operation op : ops) {
@@ -261,38 +435,55 @@ public final class LinearizabilityChecker {
                     acknowledged++;
                 }
             }
-            long bitsBytes = ops.size() / 8 + 64;
-            long memoLimit = Math.max(1, memoBudgetBytes / (bitsBytes + 64));
             Set<Memo> seen = new HashSet<>();
+            long memoBytes = 0;
             Deque<Frame> stack = new ArrayDeque<>();
-            BitSet linearized = new BitSet(ops.size());
+            BitSet okLinearized = new BitSet(acknowledged);
+            int frontier = 0;
             Object state = null;
             int remaining = acknowledged;
             long steps = 0;
             Entry entry = head.next;
             while (remaining > 0) {
-                if (++steps > stepBudget || seen.size() > memoLimit) {
-                    String why = steps > stepBudget ? stepBudget + " steps" : seen.size() + " remembered configurations";
+                if (++steps > stepBudget || memoBytes > memoBudgetBytes) {
+                    String why = steps > stepBudget ? stepBudget + " steps"
+                            : seen.size() + " remembered configurations (" + (memoBytes >> 20) + " MiB)";
                     return new KeyResult(key, Verdict.UNKNOWN, ops.size(), steps, null, List.of(), null, List.of(),
                             "unknown: the search gave up after " + why + " (" + ops.size() + " operations)");
                 }
                 if (entry.isCall) {
-                    Operation op = ops.get(entry.index);
+                    int i = entry.index;
+                    Operation op = ops.get(i);
                     Object next = RegisterModel.step(state, op);
                     boolean advanced = false;
-                    if (next != RegisterModel.ILLEGAL) {
-                        BitSet after = (BitSet) linearized.clone();
-                        after.set(entry.index);
-                        if (seen.add(new Memo(after, next))) {
+                    if (next != RegisterModel.ILLEGAL && placeable(i, state, canonical(next))) {
+                        boolean ok = okRank[i] >= 0;
+                        int newFrontier = frontier;
+                        setLinearized(i, true);
+                        next = canonical(next);
+                        if (ok) {
+                            okLinearized.set(okRank[i]);
+                            newFrontier = okLinearized.nextClearBit(frontier);
+                        }
+                        Memo memo = new Memo(newFrontier,
+                                okLinearized.get(newFrontier, Math.max(newFrontier, okLinearized.length())).toLongArray(),
+                                stillPossible(next), next);
+                        if (seen.add(memo)) {
+                            memoBytes += memo.bytes();
                             stack.push(new Frame(entry, state));
-                            linearized.set(entry.index);
                             state = next;
-                            if (op.outcome() == Operation.Outcome.OK) {
+                            frontier = newFrontier;
+                            if (ok) {
                                 remaining--;
                             }
                             lift(entry);
                             entry = head.next;
                             advanced = true;
+                        } else {
+                            setLinearized(i, false);
+                            if (ok) {
+                                okLinearized.clear(okRank[i]);
+                            }
                         }
                     }
                     if (!advanced) {
@@ -300,14 +491,17 @@ public final class LinearizabilityChecker {
                     }
                 } else {
                     // A completion whose operation is not linearized yet: this branch is dead.
-                    remember(stack, entry, linearized);
+                    remember(stack, entry);
                     if (stack.isEmpty()) {
-                        return violation(ops.size(), steps);
+                        return violation(ops.size(), steps, seen.size());
                     }
                     Frame top = stack.pop();
+                    int i = top.call().index;
                     state = top.stateBefore();
-                    linearized.clear(top.call().index);
-                    if (ops.get(top.call().index).outcome() == Operation.Outcome.OK) {
+                    setLinearized(i, false);
+                    if (okRank[i] >= 0) {
+                        okLinearized.clear(okRank[i]);
+                        frontier = Math.min(frontier, okRank[i]);
                         remaining++;
                     }
                     unlift(top.call());
@@ -315,11 +509,12 @@ public final class LinearizabilityChecker {
                 }
             }
             return new KeyResult(key, Verdict.YES, ops.size(), steps, null, List.of(), null, List.of(),
-                    "linearizable (" + ops.size() + " operations, " + steps + " steps)");
+                    "linearizable (" + ops.size() + " operations, " + steps + " steps, " + seen.size()
+                            + " configurations)");
         }
 
         /** Records the window around a dead end if it is the deepest so far. */
-        private void remember(Deque<Frame> stack, Entry stuckReturn, BitSet linearized) {
+        private void remember(Deque<Frame> stack, Entry stuckReturn) {
             if (stack.size() <= deepest) {
                 return;
             }
@@ -342,18 +537,18 @@ public final class LinearizabilityChecker {
             List<Operation> concurrent = new ArrayList<>();
             for (Entry e = head.next; e != null && e.time < stuck.completeNanos()
                     && concurrent.size() < MAX_CONCURRENT_SHOWN; e = e.next) {
-                if (e.isCall && e.index != stuckReturn.index && !linearized.get(e.index)) {
+                if (e.isCall && e.index != stuckReturn.index) {   // calls still in the list are not linearized
                     concurrent.add(ops.get(e.index));
                 }
             }
             deepestConcurrent = concurrent;
         }
 
-        private KeyResult violation(int size, long steps) {
+        private KeyResult violation(int size, long steps, int configurations) {
             return new KeyResult(key, Verdict.NO, size, steps,
                     deepestStateBefore == null ? null : deepestStateBefore.toString(), deepestWindow, deepestStuck,
                     deepestConcurrent, "NOT linearizable: " + deepestStuck + " has no legal place (" + size
-                            + " operations, " + steps + " steps)");
+                            + " operations, " + steps + " steps, " + configurations + " configurations)");
         }
 
         private void lift(Entry call) {

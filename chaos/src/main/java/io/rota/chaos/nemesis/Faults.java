@@ -6,12 +6,14 @@ import io.rota.server.ProcessCluster;
 import java.util.Random;
 
 /**
- * What the nemeses act on: the real server processes and the proxied peer network between them.
+ * What the nemeses act on: the real server processes, the proxied network between them and their clients, and
+ * the members' clocks.
  *
  * @param cluster the members
- * @param network the fault-injecting proxies between them
+ * @param network the fault-injecting proxies between them and to them
+ * @param clocks  the members' clock controls, or null when they run without {@code --unsafe-fault-injection}
  */
-public record Faults(ProcessCluster cluster, Network network) {
+public record Faults(ProcessCluster cluster, Network network, ClockControl clocks) {
 
     /**
      * The current leader, or a random member if none is known right now.

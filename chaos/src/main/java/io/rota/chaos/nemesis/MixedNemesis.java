@@ -3,7 +3,10 @@ package io.rota.chaos.nemesis;
 import java.util.List;
 import java.util.Random;
 
-/** Each fault is drawn from kill, pause and partition in turn at random; heal repairs that one. */
+/**
+ * Each fault is drawn at random from kill, pause, partition and — when the members run with fault injection
+ * ({@link Faults#clocks()}) — clock; heal repairs that one.
+ */
 public final class MixedNemesis implements Nemesis {
 
     private final List<Nemesis> choices;
@@ -15,7 +18,12 @@ public final class MixedNemesis implements Nemesis {
      * @param faults the cluster and its network
      */
     public MixedNemesis(Faults faults) {
-        this.choices = List.of(new KillNemesis(faults), new PauseNemesis(faults), new PartitionNemesis(faults));
+        List<Nemesis> all = new java.util.ArrayList<>(List.of(new KillNemesis(faults), new PauseNemesis(faults),
+                new PartitionNemesis(faults)));
+        if (faults.clocks() != null) {
+            all.add(new ClockNemesis(faults.clocks(), faults.cluster()::leader));
+        }
+        this.choices = List.copyOf(all);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.rota.chaos.nemesis;
 
-import io.rota.chaos.history.Event;
 import io.rota.chaos.history.HistoryWriter;
 
 import java.io.BufferedWriter;
@@ -14,7 +13,6 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 /**
  * Runs a {@link Nemesis} on its own thread: a quiet spell, a fault, a spell with the fault in place, heal,
@@ -29,7 +27,6 @@ public final class NemesisSchedule implements AutoCloseable {
     private final Duration max;
     private final HistoryWriter history;
     private final BufferedWriter log;
-    private final LongSupplier clock;
     private final CountDownLatch stop = new CountDownLatch(1);
     private final Thread thread;
     private volatile String current = "none";
@@ -45,10 +42,9 @@ public final class NemesisSchedule implements AutoCloseable {
      * @param max     longest spell (exclusive)
      * @param history the run's history
      * @param logFile the nemesis log (created)
-     * @param clock   the run's clock: nanoseconds since it started
      */
     public NemesisSchedule(Nemesis nemesis, Random random, Duration min, Duration max, HistoryWriter history,
-                           Path logFile, LongSupplier clock) {
+                           Path logFile) {
         if (max.compareTo(min) <= 0) {
             throw new IllegalArgumentException("the longest spell must exceed the shortest: " + min + " .. " + max);
         }
@@ -57,7 +53,6 @@ public final class NemesisSchedule implements AutoCloseable {
         this.min = min;
         this.max = max;
         this.history = history;
-        this.clock = clock;
         try {
             this.log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -137,8 +132,7 @@ public final class NemesisSchedule implements AutoCloseable {
     }
 
     private void record(String f, String description) {
-        long t = clock.getAsLong();
-        history.write(Event.nemesis(f, description, t));
+        long t = history.recordNemesis(f, description);
         try {
             log.write(String.format(Locale.ROOT, "%s  %9.3f s  %-9s %s%n", java.time.Instant.now(), t / 1e9, f,
                     description));

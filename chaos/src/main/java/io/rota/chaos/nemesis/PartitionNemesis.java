@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Network partitions of the Raft traffic, through the proxies. Each fault is one of:
+ * Network partitions through the proxies: of the Raft traffic, and of the clients living beside each member
+ * the same way ({@link io.rota.chaos.net.Network}). Each fault is one of:
  * <ul>
  *   <li><b>minority</b>: a random follower is cut off from the other two (the majority keeps going);</li>
  *   <li><b>isolated leader</b>: the leader is cut off; the other two elect a new one while the old one may

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * A TCP proxy for one directed pair of members: member i dials it instead of member j, and it forwards to
@@ -23,6 +24,10 @@ import java.util.function.IntSupplier;
  * connections are cut and new ones are accepted and closed at once, as a dead route would); one direction off
  * drops that direction's frames on the floor (a one-way partition) while the other flows. Blocking sockets,
  * two threads per connection; the harness controls it in-process.
+ *
+ * <p>The client protocol has the same framing, so the same proxy stands between clients and a member; there an
+ * optional rewrite of the frames coming back lets the answers name proxies instead of members' own addresses
+ * ({@link ClientAddresses}).
  */
 public final class FaultProxy implements AutoCloseable {
 
@@ -32,6 +37,7 @@ public final class FaultProxy implements AutoCloseable {
     private final String name;
     private final ServerSocket server;
     private final IntSupplier targetPort;
+    private final UnaryOperator<byte[]> rewriteDown;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final AtomicLong framesDropped = new AtomicLong();
     private volatile boolean forwardUp = true;
@@ -46,8 +52,21 @@ public final class FaultProxy implements AutoCloseable {
      * @param targetPort the real peer port to forward to, read at each new connection
      */
     public FaultProxy(String name, int port, IntSupplier targetPort) {
+        this(name, port, targetPort, null);
+    }
+
+    /**
+     * As {@link #FaultProxy(String, int, IntSupplier)}, rewriting each frame that flows back to the dialler.
+     *
+     * @param name        for thread names and logs
+     * @param port        the port to listen on
+     * @param targetPort  the real port to forward to, read at each new connection
+     * @param rewriteDown maps a frame's bytes from the dialled side to the bytes forwarded (null: unchanged)
+     */
+    public FaultProxy(String name, int port, IntSupplier targetPort, UnaryOperator<byte[]> rewriteDown) {
         this.name = name;
         this.targetPort = targetPort;
+        this.rewriteDown = rewriteDown;
         try {
             this.server = new ServerSocket();
             server.setReuseAddress(true);
@@ -151,9 +170,15 @@ public final class FaultProxy implements AutoCloseable {
                     }
                     in.readFully(buffer, 0, length);
                     if (up ? forwardUp : forwardDown) {
-                        out.write(new byte[]{(byte) (length >>> 24), (byte) (length >>> 16), (byte) (length >>> 8),
-                                (byte) length});
-                        out.write(buffer, 0, length);
+                        byte[] frame = buffer;
+                        int size = length;
+                        if (!up && rewriteDown != null) {
+                            frame = rewriteDown.apply(java.util.Arrays.copyOf(buffer, length));
+                            size = frame.length;
+                        }
+                        out.write(new byte[]{(byte) (size >>> 24), (byte) (size >>> 16), (byte) (size >>> 8),
+                                (byte) size});
+                        out.write(frame, 0, size);
                         out.flush();
                     } else {
                         framesDropped.incrementAndGet();

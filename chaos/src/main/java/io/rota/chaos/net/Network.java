@@ -12,14 +12,22 @@ import java.util.function.IntUnaryOperator;
  *
  * <p>Faults are stated per direction of traffic: {@link #block(int, int)} stops every frame that member
  * {@code from} sends to member {@code to}. Blocking both directions of a pair cuts its connections.
- * Client traffic is not proxied (clients reach every member; a follower's forwarding to the leader uses the
- * client port too), so a partition here is a partition of Raft.
+ *
+ * <p>Clients cross proxies too. Each client process lives beside a member, its <i>home</i> (Jepsen's clients
+ * run on the nodes), and reaches member j through the proxy home→j ({@link #clientEndpoints(int)}); the
+ * proxy home→home is never cut. The same blocked matrix governs them: a partition that cuts member a from
+ * member b also cuts a's clients from b (and one-way: a's clients' requests to b are dropped, or b's answers).
+ * Their answers are rewritten to name proxies rather than members ({@link ClientAddresses}), so a leader
+ * hint cannot lead a client around its partition. A follower forwarding a write to the leader dials the
+ * leader's own client port, which is not proxied.
  */
 public final class Network implements AutoCloseable {
 
     private final int size;
     private final int[][] listenPort;
     private final FaultProxy[][] proxies;
+    private final int[][] clientListenPort;
+    private final FaultProxy[][] clientProxies;
     /** blocked[from][to]: frames from member {@code from} to member {@code to} are dropped. */
     private final boolean[][] blocked;
 
@@ -34,13 +42,52 @@ public final class Network implements AutoCloseable {
         this.listenPort = new int[size][size];
         this.proxies = new FaultProxy[size][size];
         this.blocked = new boolean[size][size];
+        this.clientListenPort = new int[size][size];
+        this.clientProxies = new FaultProxy[size][size];
         for (int i = 0; i < size; i++) {
             for (int j = 0; j < size; j++) {
                 if (i != j) {
                     listenPort[i][j] = freePort.getAsInt();
                 }
+                clientListenPort[i][j] = freePort.getAsInt();
             }
         }
+    }
+
+    /**
+     * The client addresses a client living beside member {@code home} dials, one per member, comma-separated
+     * (valid once {@link #startClients} ran).
+     *
+     * @param home the member the client lives beside
+     * @return {@code 127.0.0.1:port,...} of the proxies home→0, home→1, ...
+     */
+    public String clientEndpoints(int home) {
+        StringBuilder s = new StringBuilder();
+        for (int j = 0; j < size; j++) {
+            s.append(j == 0 ? "" : ",").append("127.0.0.1:").append(clientListenPort[home][j]);
+        }
+        return s.toString();
+    }
+
+    /**
+     * Starts the client proxies, forwarding to the members' client ports.
+     *
+     * @param clientPort member index → its client port (members advertise {@code 127.0.0.1:<port>})
+     */
+    public synchronized void startClients(IntUnaryOperator clientPort) {
+        for (int h = 0; h < size; h++) {
+            java.util.Map<String, String> proxyOf = new java.util.HashMap<>();
+            for (int j = 0; j < size; j++) {
+                proxyOf.put("127.0.0.1:" + clientPort.applyAsInt(j), "127.0.0.1:" + clientListenPort[h][j]);
+            }
+            ClientAddresses rewrite = new ClientAddresses(proxyOf);
+            for (int j = 0; j < size; j++) {
+                int target = j;
+                clientProxies[h][j] = new FaultProxy("c" + (h + 1) + "->n" + (j + 1), clientListenPort[h][j],
+                        () -> clientPort.applyAsInt(target), rewrite);
+            }
+        }
+        apply();
     }
 
     /**
@@ -135,12 +182,15 @@ public final class Network implements AutoCloseable {
         return out;
     }
 
-    /** The proxy i→j carries i's frames to j up, and j's frames to i down. */
+    /** The proxy i→j carries i's frames (or i's clients' requests) to j up, and j's frames to i down. */
     private void apply() {
         for (int i = 0; i < size; i++) {
             for (int j = 0; j < size; j++) {
                 if (proxies[i][j] != null) {
                     proxies[i][j].setForwarding(!blocked[i][j], !blocked[j][i]);
+                }
+                if (clientProxies[i][j] != null && i != j) {
+                    clientProxies[i][j].setForwarding(!blocked[i][j], !blocked[j][i]);
                 }
             }
         }
@@ -149,6 +199,13 @@ public final class Network implements AutoCloseable {
     /** Closes every proxy. */
     @Override
     public synchronized void close() {
+        for (FaultProxy[] row : clientProxies) {
+            for (FaultProxy p : row) {
+                if (p != null) {
+                    p.close();
+                }
+            }
+        }
         for (FaultProxy[] row : proxies) {
             for (FaultProxy p : row) {
                 if (p != null) {

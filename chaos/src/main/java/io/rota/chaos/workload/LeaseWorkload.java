@@ -6,6 +6,7 @@ import io.rota.client.KeepAlive;
 import io.rota.client.KeyValue;
 import io.rota.client.Lease;
 import io.rota.client.RotaClient;
+import io.rota.client.recipes.LockOptions;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,32 +20,54 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The lease workload: each client process is a lease holder that, again and again, grants a lease of
- * {@link #TTL}, puts a key on it, keeps it alive for a while (4–12 s) while reading the key every
- * {@link #POLL}, then stops the keep-alive (a holder that died) and keeps reading until the key is gone.
+ * {@link #TTL}, puts a key on it, keeps it alive for a while (4–12 s) while reading the key every poll
+ * interval (the client count over {@code --rate}, between {@link #MIN_POLL} and {@link #MAX_POLL}), then
+ * stops the keep-alive (a holder that died) and keeps reading until the key is gone.
  * One key per lease: {@code lease-<process>-<n>}.
+ *
+ * <p>The holder's <b>safe-until</b> is computed as the SDK's lock recipe computes it
+ * ({@code LockHandle.safeUntilNanos()}): the send time of the last keep-alive the cluster confirmed
+ * ({@code KeepAlive.lastConfirmedSendNanos()}), or of the grant, + the granted TTL − the margin of
+ * {@link #MARGIN} (10 % of the TTL + 2 × the default clock drift), on the client's monotonic clock. The cluster
+ * restarted the lease's TTL no earlier than that send, so the lease cannot expire before safe-until. It is
+ * recorded in the history (a {@code safe-until} event whose value is that instant as a history time), so the
+ * check runs offline.
  *
  * <p>The properties (docs/server.md, "Leases: how late can a dead holder's lease expire?"):
  * <ol>
- *   <li>a kept-alive lease's key never vanishes, unless the SDK reported the lease lost (onLost) first;</li>
- *   <li>once its holder stops, the key vanishes within TTL + 3 × E + 1 s (E: the election timeout; the
- *       server's bound for one change of a silent leader: E of grace, up to 2 × E to elect, a vote round and
- *       a checkpoint interval), plus {@link #SLACK} for a keep-alive in flight and for the polling — a
- *       leader killed, paused or cut off meanwhile is no excuse. Only a spell without a majority (two of
- *       three members killed: nothing can expire) is: a lease whose window overlaps one is reported with its
- *       expiry time, not judged.</li>
+ *   <li><b>never early</b>: a read that completed before the holder's safe-until (the latest one recorded for
+ *       the lease) must not find the key gone, whatever the SDK reported meanwhile (onLost is no excuse: a
+ *       lease that expires before safe-until breaks every lock built on it);</li>
+ *   <li><b>not too late</b>: once its holder stops, the key vanishes within TTL + 3 × E + 1 s (E: the
+ *       election timeout; the server's bound for one change of a silent leader: E of grace, up to 2 × E to
+ *       elect, a vote round and a checkpoint interval), plus {@link #SLACK} for a keep-alive in flight and for
+ *       the polling — a leader killed, paused or cut off meanwhile is no excuse. Only a spell without a
+ *       majority (two of three members killed: nothing can expire) is: a lease whose window overlaps one is
+ *       reported with its expiry time, not judged.</li>
  * </ol>
- * History events: {@code grant}, {@code write} (the put on the lease), {@code read}, {@code stop} (the
- * keep-alive closed) and {@code lost} (onLost called), each as an invoke/complete pair; the key is the
- * lease's key, the value the lease id (grant, write), the value read (read) or the reason (lost).
+ * A kept-alive key that vanishes after its safe-until (keep-alives failing under a fault) is counted in the
+ * report, not judged.
+ *
+ * <p>History events: {@code grant}, {@code write} (the put on the lease), {@code read}, {@code safe-until},
+ * {@code stop} (the keep-alive closed) and {@code lost} (onLost called), each as an invoke/complete pair; the
+ * key is the lease's key, the value the lease id (grant, write), the value read (read), the instant (safe-until)
+ * or the reason (lost). The holder thread records everything but {@code lost}, which the SDK's callback
+ * thread records as process {@link #LISTENER_PROCESS} + the holder's, so each process's events pair up.
  */
 public final class LeaseWorkload implements Workload {
 
     /** The TTL of every lease. */
     static final Duration TTL = Duration.ofSeconds(3);
-    /** How often a holder reads its key. */
-    static final Duration POLL = Duration.ofMillis(250);
+    /** The slowest polling of a holder's key (at low rates). */
+    static final Duration MAX_POLL = Duration.ofMillis(250);
+    /** The fastest polling of a holder's key (at high rates). */
+    static final Duration MIN_POLL = Duration.ofMillis(5);
     /** Added to the expiry bound: a keep-alive in flight when the holder stopped, and the polling interval. */
     static final Duration SLACK = Duration.ofSeconds(1);
+    /** The safe-until margin, as the lock recipe's default for a lease of {@link #TTL}. */
+    static final Duration MARGIN = LockOptions.defaults().withTtl(TTL).effectiveMargin(TTL);
+    /** The onLost callback's events use this + the holder's process number as their process. */
+    static final int LISTENER_PROCESS = 100_000;
     /** How long the final phase waits for every stopped lease's key to vanish. */
     private static final Duration FINAL_WAIT = Duration.ofSeconds(60);
 
@@ -54,6 +77,7 @@ public final class LeaseWorkload implements Workload {
     private final List<RotaClient> clients = new ArrayList<>();
     private volatile boolean stopping;
     private WorkloadContext context;
+    private Duration poll = MAX_POLL;
 
     /**
      * A lease workload.
@@ -77,8 +101,10 @@ public final class LeaseWorkload implements Workload {
     @Override
     public void start(WorkloadContext context) {
         this.context = context;
+        long pollNanos = (long) (TimeUnit.SECONDS.toNanos(1) * context.clients() / context.rate());
+        poll = Duration.ofNanos(Math.max(MIN_POLL.toNanos(), Math.min(MAX_POLL.toNanos(), pollNanos)));
         for (int c = 0; c < context.clients(); c++) {
-            RotaClient client = context.newClient(Duration.ofSeconds(10), Duration.ofSeconds(1));
+            RotaClient client = context.newClient(c, Duration.ofSeconds(10), Duration.ofSeconds(1));
             clients.add(client);
             int process = c;
             Random random = new Random(context.seed() * 31 + c);
@@ -94,50 +120,71 @@ public final class LeaseWorkload implements Workload {
             try {
                 cycle(client, process, key, random);
             } catch (RuntimeException e) {
-                // grant or put failed under a fault: this cycle is over (its events say how far it got)
-                counters.failed();
-                pause(POLL);
+                // grant or put failed under a fault (recorded as info): this cycle is over
+                pause(poll);
             }
         }
     }
 
     private void cycle(RotaClient client, int process, String key, Random random) {
-        record(process, Event.Type.INVOKE, "grant", key, null);
-        Lease lease = client.leases().grant(TTL);
+        long grantSent = context.history().record(process, Event.Type.INVOKE, "grant", key, null, null);
+        Lease lease;
+        try {
+            lease = client.leases().grant(TTL);
+        } catch (RuntimeException e) {
+            record(process, Event.Type.INFO, "grant", key, null);   // a lease may have been granted: it expires
+            throw e;
+        }
         record(process, Event.Type.OK, "grant", key, Long.toString(lease.id()));
+        long ttlLessMargin = lease.ttl().minus(MARGIN).toNanos();
+        long[] safeUntil = {grantSent + ttlLessMargin};
+        record(process, Event.Type.INVOKE, "safe-until", key, null);
+        record(process, Event.Type.OK, "safe-until", key, Long.toString(safeUntil[0]));
         record(process, Event.Type.INVOKE, "write", key, Long.toString(lease.id()));
         try {
             client.kv().put(key, "held", lease.id());
         } catch (RuntimeException e) {
-            record(process, Event.Type.INFO, "write", key, Long.toString(lease.id()));
+            record(process, Outcomes.certainlyNotApplied(e) ? Event.Type.FAIL : Event.Type.INFO, "write", key,
+                    Long.toString(lease.id()));
             throw e;
         }
         record(process, Event.Type.OK, "write", key, Long.toString(lease.id()));
         long holdUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4_000 + random.nextInt(8_000));
+        int listener = LISTENER_PROCESS + process;
         KeepAlive keepAlive = client.leases().keepAlive(lease.id(), (id, why) -> {
-            record(process, Event.Type.INVOKE, "lost", key, null);
-            record(process, Event.Type.OK, "lost", key, why.code().name());
+            record(listener, Event.Type.INVOKE, "lost", key, null);
+            record(listener, Event.Type.OK, "lost", key, why.code().name());
+        });
+        Runnable noteSafeUntil = () -> keepAlive.lastConfirmedSendNanos().ifPresent(sent -> {
+            long s = context.runTime(sent) + ttlLessMargin;
+            if (s > safeUntil[0]) {
+                safeUntil[0] = s;
+                record(process, Event.Type.INVOKE, "safe-until", key, null);
+                record(process, Event.Type.OK, "safe-until", key, Long.toString(s));
+            }
         });
         try {
             while (System.nanoTime() < holdUntil && !stopping) {
+                noteSafeUntil.run();
                 poll(client, process, key);
-                pause(POLL);
+                pause(poll);
             }
         } finally {
             record(process, Event.Type.INVOKE, "stop", key, null);
             keepAlive.close();
             record(process, Event.Type.OK, "stop", key, null);
+            noteSafeUntil.run();   // a keep-alive confirmed since the last poll still counts
         }
-        long giveUp = System.nanoTime() + bound().toNanos() + FINAL_WAIT.toNanos();
+        long giveUp = System.nanoTime() + bound(election).toNanos() + FINAL_WAIT.toNanos();
         while (System.nanoTime() < giveUp) {
             if (poll(client, process, key) == null) {
                 return;
             }
-            pause(POLL);
+            pause(poll);
         }
     }
 
-    /** Reads the key; returns its value, or null if absent (or if the read failed: "unknown" is recorded). */
+    /** Reads the key; returns its value, or null if absent (a failed read is recorded as info: "unknown"). */
     private String poll(RotaClient client, int process, String key) {
         record(process, Event.Type.INVOKE, "read", key, null);
         try {
@@ -145,13 +192,13 @@ public final class LeaseWorkload implements Workload {
             record(process, Event.Type.OK, "read", key, v);
             return v;
         } catch (RuntimeException e) {
-            record(process, Event.Type.FAIL, "read", key, null);
+            record(process, Event.Type.INFO, "read", key, null);
             return "unknown";
         }
     }
 
     private void record(int process, Event.Type type, String f, String key, String value) {
-        context.history().write(new Event(process, type, f, key, value, null, context.clock().getAsLong()));
+        context.history().record(process, type, f, key, value, null);
         switch (type) {
             case INVOKE -> { }
             case OK -> counters.ok();
@@ -164,7 +211,8 @@ public final class LeaseWorkload implements Workload {
         LockSupport.parkNanos(d.toNanos());
     }
 
-    private Duration bound() {
+    /** How long after its holder stopped a lease's key may still be there: TTL + 3E + 1 s + slack. */
+    static Duration bound(Duration election) {
         return TTL.plus(election.multipliedBy(3)).plus(Duration.ofSeconds(1)).plus(SLACK);
     }
 
@@ -176,7 +224,7 @@ public final class LeaseWorkload implements Workload {
     /** Lets every holder stop its lease and watch the key vanish (the cluster is healed by now). */
     @Override
     public void finish() {
-        WorkloadContext.joinAll(threads, bound().plus(FINAL_WAIT).plus(Duration.ofSeconds(30)));
+        WorkloadContext.joinAll(threads, bound(election).plus(FINAL_WAIT).plus(Duration.ofSeconds(30)));
         if (Thread.currentThread().isInterrupted()) {
             return;
         }
@@ -196,7 +244,7 @@ public final class LeaseWorkload implements Workload {
      * @return the verdict (NO on any violation) and a report with expiry times
      */
     public static WorkloadResult checkHistory(List<Event> history, Duration election) {
-        long boundNanos = TTL.plus(election.multipliedBy(2)).plus(SLACK).toNanos();
+        long boundNanos = bound(election).toNanos();
         List<Fault> faults = faults(history);
         Map<String, List<Event>> byKey = new TreeMap<>();
         for (Event e : history) {
@@ -208,6 +256,8 @@ public final class LeaseWorkload implements Workload {
         StringBuilder excused = new StringBuilder();
         List<Long> expiries = new ArrayList<>();
         int leases = 0;
+        int withSafeUntil = 0;
+        int vanishedAfterSafeUntil = 0;
         int problems = 0;
         for (Map.Entry<String, List<Event>> entry : byKey.entrySet()) {
             Lifecycle l = Lifecycle.of(entry.getValue());
@@ -215,13 +265,26 @@ public final class LeaseWorkload implements Workload {
                 continue;   // the put never succeeded: nothing to hold
             }
             leases++;
+            if (l.safeUntil != Long.MIN_VALUE) {
+                withSafeUntil++;
+            }
+            boolean keptAliveVanish = false;
             for (long[] read : l.reads) {   // {invoke, complete, present ? 1 : 0}
-                boolean held = read[0] > l.putDone && (l.stopInvoked < 0 || read[1] < l.stopInvoked);
-                if (held && read[2] == 0 && (l.lostAt < 0 || l.lostAt > l.stopInvoked && l.stopInvoked >= 0)) {
-                    problems++;
-                    violations.append(String.format(Locale.ROOT, "  %s vanished at %.3f s while kept alive"
-                            + " (no onLost)%n", entry.getKey(), read[1] / 1e9));
+                if (read[0] <= l.putDone || read[2] == 1) {
+                    continue;
                 }
+                if (read[1] < l.safeUntil) {
+                    problems++;
+                    violations.append(String.format(Locale.ROOT, "  %s found gone by a read that completed at %.3f s,"
+                                    + " before its holder's safe-until %.3f s (an early expiry)%s%n", entry.getKey(),
+                            read[1] / 1e9, l.safeUntil / 1e9, l.lostAt >= 0 && l.lostAt < read[1]
+                                    ? String.format(Locale.ROOT, "; onLost at %.3f s is no excuse", l.lostAt / 1e9) : ""));
+                } else if (l.stopInvoked < 0 || read[1] < l.stopInvoked) {
+                    keptAliveVanish = true;
+                }
+            }
+            if (keptAliveVanish) {
+                vanishedAfterSafeUntil++;
             }
             if (l.stopDone < 0) {
                 continue;
@@ -261,14 +324,17 @@ public final class LeaseWorkload implements Workload {
         }
         expiries.sort(null);
         StringBuilder report = new StringBuilder();
-        report.append(String.format(Locale.ROOT, "leases held: %d, expiries observed: %d, bound TTL + 3E + 1 s + slack = %.1f s%n",
-                leases, expiries.size(), boundNanos / 1e9));
+        report.append(String.format(Locale.ROOT, "leases held: %d (safe-until recorded for %d), expiries observed:"
+                        + " %d, bound TTL + 3E + 1 s + slack = %.1f s%n", leases, withSafeUntil, expiries.size(),
+                boundNanos / 1e9));
         if (!expiries.isEmpty()) {
-            report.append(String.format(Locale.ROOT, "expiry after the holder stopped (upper bound, polled every"
-                            + " %d ms): median %.2f s, p99 %.2f s, max %.2f s%n", POLL.toMillis(),
+            report.append(String.format(Locale.ROOT, "expiry after the holder stopped (upper bound, polled):"
+                            + " median %.2f s, p99 %.2f s, max %.2f s%n",
                     expiries.get(expiries.size() / 2) / 1e9, expiries.get((int) (expiries.size() * 0.99)) / 1e9,
                     expiries.get(expiries.size() - 1) / 1e9));
         }
+        report.append(String.format(Locale.ROOT, "kept-alive keys gone after their safe-until (keep-alives failing;"
+                + " not judged): %d%n", vanishedAfterSafeUntil));
         report.append("violations: ").append(problems).append('\n').append(violations);
         if (!excused.isEmpty()) {
             report.append("late while the cluster had no majority (not judged):\n").append(excused);
@@ -279,6 +345,7 @@ public final class LeaseWorkload implements Workload {
     /** One lease's times, from its key's events (-1: did not happen). */
     private static final class Lifecycle {
         long putDone = -1;
+        long safeUntil = Long.MIN_VALUE;
         long stopInvoked = -1;
         long stopDone = -1;
         long lostAt = -1;
@@ -286,15 +353,17 @@ public final class LeaseWorkload implements Workload {
 
         static Lifecycle of(List<Event> events) {
             Lifecycle l = new Lifecycle();
-            long readInvoked = -1;
+            Map<Integer, Long> readInvoked = new java.util.HashMap<>();
             for (Event e : events) {
                 switch (e.f() + "/" + e.type()) {
                     case "write/OK" -> l.putDone = e.time();
                     case "stop/INVOKE" -> l.stopInvoked = e.time();
                     case "stop/OK" -> l.stopDone = e.time();
                     case "lost/OK" -> l.lostAt = e.time();
-                    case "read/INVOKE" -> readInvoked = e.time();
-                    case "read/OK" -> l.reads.add(new long[]{readInvoked, e.time(), e.value() != null ? 1 : 0});
+                    case "safe-until/OK" -> l.safeUntil = Math.max(l.safeUntil, Long.parseLong((String) e.value()));
+                    case "read/INVOKE" -> readInvoked.put(e.process(), e.time());
+                    case "read/OK" -> l.reads.add(new long[]{readInvoked.getOrDefault(e.process(), e.time()), e.time(),
+                            e.value() != null ? 1 : 0});
                     default -> { }
                 }
             }

@@ -28,7 +28,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The lock workload: every client process (its own {@link RotaClient}) again and again acquires one of
- * {@link #LOCKS} locks (the SDK's {@link Lock} recipe, TTL {@link #TTL}), holds it for 50–500 ms doing 1–3
+ * {@code locks} locks (at least {@link #MIN_LOCKS}; the SDK's {@link Lock} recipe, TTL {@link #TTL}), holds it
+ * for a tenth to all of the longest hold (500 ms at the default 100 operations/s, shorter at higher rates, not
+ * below {@link #MIN_HOLD}) doing 1–3
  * fenced writes to a shared in-memory resource in this process (a {@link FenceGuard} per lock: a write with a
  * token lower than one already accepted is rejected), one guarded write in Rota ({@link LockHandle#guardedTxn()}
  * putting the token into {@code lockwl/data/<lock>}), and releases.
@@ -46,20 +48,28 @@ import java.util.concurrent.locks.LockSupport;
  * unknown), {@code stall} (the lease revoked, then waiting for a successor) and {@code release} (ok with
  * {@code result} = the key was still held). The resource records a write's invoke and outcome while it holds
  * its own monitor, so the history's order of accepted writes is the resource's acceptance order.
+ * {@code safe-until} (ok: the holder's safe-until as a history time) is recorded after the acquire, before
+ * each fenced write and before the guarded write, each time it moved.
  *
  * <p>The checks ({@link #checkHistory}), per lock: fencing (no accepted write has a token lower than one
  * accepted before it), token order (an acquisition that completed before another began has the lower token;
  * no token is handed out twice), guarded Rota writes (none from a holder whose lock a later holder had already
  * acquired, and none with a token lower than an earlier applied one, applies). Overlapping critical sections
  * are counted and reported, not judged: a stalled holder still believes it holds the lock; fencing is what
- * must make that harmless.
+ * must make that harmless. What is judged is the holders' <b>safe-until</b> ({@link LockHandle#safeUntilNanos()},
+ * recorded as a {@code safe-until} event whenever it moves, as a history time): no holder acquires before a
+ * holder with a lower token has reached its safe-until, released or stalled.
  */
 public final class LockWorkload implements Workload {
 
     /** The TTL of each contender's lease. */
     static final Duration TTL = Duration.ofSeconds(3);
     /** How many lock names the clients contend for. */
-    static final int LOCKS = 2;
+    static final int MIN_LOCKS = 2;
+    /** The longest hold at the default rate; it shrinks in proportion as the rate grows. */
+    static final Duration MAX_HOLD = Duration.ofMillis(500);
+    /** The longest hold never shrinks below this. */
+    static final Duration MIN_HOLD = Duration.ofMillis(10);
     /** How long one acquire waits at most. */
     static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(15);
     /** The fraction of holders that stall past their lease. */
@@ -73,12 +83,19 @@ public final class LockWorkload implements Workload {
     private final List<Thread> threads = new ArrayList<>();
     private final List<RotaClient> clients = new ArrayList<>();
     private final Map<String, FencedResource> resources = new LinkedHashMap<>();
+    private final int lockCount;
+    private long longestHoldNanos = MAX_HOLD.toNanos();
     private volatile boolean stopping;
     private WorkloadContext context;
 
-    /** A lock workload. */
-    public LockWorkload() {
-        for (int i = 0; i < LOCKS; i++) {
+    /**
+     * A lock workload.
+     *
+     * @param locks how many locks the clients contend for (at least {@link #MIN_LOCKS} are used)
+     */
+    public LockWorkload(int locks) {
+        this.lockCount = Math.max(MIN_LOCKS, locks);
+        for (int i = 0; i < lockCount; i++) {
             resources.put(lockName(i), new FencedResource(lockName(i)));
         }
     }
@@ -100,12 +117,14 @@ public final class LockWorkload implements Workload {
     @Override
     public void start(WorkloadContext context) {
         this.context = context;
+        longestHoldNanos = Math.max(MIN_HOLD.toNanos(), (long) (MAX_HOLD.toNanos() * 100 / context.rate()));
+        longestHoldNanos = Math.min(MAX_HOLD.toNanos(), longestHoldNanos);
         LockOptions options = LockOptions.defaults().withPrefix("lockwl/lock").withTtl(TTL);
         for (int c = 0; c < context.clients(); c++) {
-            RotaClient client = context.newClient(Duration.ofSeconds(10), Duration.ofSeconds(1));
+            RotaClient client = context.newClient(c, Duration.ofSeconds(10), Duration.ofSeconds(1));
             clients.add(client);
-            Lock[] locks = new Lock[LOCKS];
-            for (int i = 0; i < LOCKS; i++) {
+            Lock[] locks = new Lock[lockCount];
+            for (int i = 0; i < lockCount; i++) {
                 locks[i] = Lock.of(client, lockName(i), options);
             }
             int process = c;
@@ -118,7 +137,7 @@ public final class LockWorkload implements Workload {
 
     private void contender(RotaClient client, Lock[] locks, int process, Random random) {
         while (!stopping) {
-            Lock lock = locks[random.nextInt(LOCKS)];
+            Lock lock = locks[random.nextInt(lockCount)];
             record(process, Event.Type.INVOKE, "acquire", lock.name(), null, null);
             LockHandle handle;
             try {
@@ -138,26 +157,40 @@ public final class LockWorkload implements Workload {
             }
             String token = Long.toString(handle.fencingToken());
             record(process, Event.Type.OK, "acquire", lock.name(), token, null);
+            long[] safeUntil = {Long.MIN_VALUE};
+            noteSafeUntil(process, handle, safeUntil);
             try {
-                criticalSection(client, process, handle, random);
+                criticalSection(client, process, handle, random, safeUntil);
             } finally {
                 release(process, handle);
             }
         }
     }
 
-    private void criticalSection(RotaClient client, int process, LockHandle handle, Random random) {
+    /** Records the handle's safe-until (as a history time) if it moved since last recorded. */
+    private void noteSafeUntil(int process, LockHandle handle, long[] recorded) {
+        long s = context.runTime(handle.safeUntilNanos());
+        if (s > recorded[0]) {
+            recorded[0] = s;
+            record(process, Event.Type.INVOKE, "safe-until", handle.name(), null, null);
+            record(process, Event.Type.OK, "safe-until", handle.name(), Long.toString(s), null);
+        }
+    }
+
+    private void criticalSection(RotaClient client, int process, LockHandle handle, Random random, long[] safeUntil) {
         int writes = 1 + random.nextInt(3);
-        long holdNanos = TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(451));
+        long holdNanos = longestHoldNanos / 10 + (long) (random.nextDouble() * longestHoldNanos * 9 / 10);
         int stallBefore = random.nextDouble() < STALL_PROBABILITY ? random.nextInt(writes) : -1;
         FencedResource resource = resources.get(handle.name());
         for (int w = 0; w < writes; w++) {
             if (w == stallBefore) {
                 stall(client, process, handle, resource);
             }
+            noteSafeUntil(process, handle, safeUntil);
             resource.write(process, handle.fencingToken());
             LockSupport.parkNanos(holdNanos / writes);
         }
+        noteSafeUntil(process, handle, safeUntil);
         guardedWrite(process, handle);
     }
 
@@ -202,7 +235,7 @@ public final class LockWorkload implements Workload {
     }
 
     private void record(int process, Event.Type type, String f, String lock, String value, Boolean result) {
-        context.history().write(new Event(process, type, f, lock, value, result, context.clock().getAsLong()));
+        context.history().record(process, type, f, lock, value, result);
         count(type);
     }
 
@@ -266,7 +299,8 @@ public final class LockWorkload implements Workload {
      *
      * @param history every event of the run
      * @return NO if a fenced write broke token order, a token was handed out twice or out of real-time order,
-     *         or a stale guarded Rota write applied; YES otherwise; with the figures in the report
+     *         a stale guarded Rota write applied, or a holder acquired within an earlier holder's safe-until;
+     *         YES otherwise; with the figures in the report
      */
     public static WorkloadResult checkHistory(List<Event> history) {
         Map<String, List<Event>> byLock = new TreeMap<>();
@@ -280,7 +314,8 @@ public final class LockWorkload implements Workload {
         for (Map.Entry<String, List<Event>> entry : byLock.entrySet()) {
             checkLock(entry.getKey(), entry.getValue(), total, details);
         }
-        long violations = total.fencingViolations + total.tokenOrderViolations + total.staleGuardApplied;
+        long violations = total.fencingViolations + total.tokenOrderViolations + total.staleGuardApplied
+                + total.safeUntilOverlaps;
         String report = String.format(Locale.ROOT, "locks: %d, acquisitions: %d (timed out %d, indeterminate %d),"
                         + " simulated holder stalls: %d%n"
                         + "fenced writes accepted: %d, stale writes rejected by the resource: %d%n"
@@ -291,11 +326,13 @@ public final class LockWorkload implements Workload {
                         + "token order violations (a token handed out twice, or lower than one acquired"
                         + " before): %d%n"
                         + "stale guarded Rota writes applied: %d%n"
+                        + "holders whose safe windows overlap (a higher token acquired before a lower one's"
+                        + " safe-until, release or stall): %d%n"
                         + "violations: %d%n%s",
                 byLock.size(), total.acquisitions, total.acquireTimeouts, total.acquireUnknown, total.stalls,
                 total.accepted, total.rejected, total.guardApplied, total.guardRefused, total.staleGuardRefused,
                 total.guardUnknown, total.overlaps, total.fencingViolations, total.tokenOrderViolations,
-                total.staleGuardApplied, violations, details);
+                total.staleGuardApplied, total.safeUntilOverlaps, violations, details);
         return new WorkloadResult(violations == 0 ? Verdict.YES : Verdict.NO, 0, report);
     }
 
@@ -315,6 +352,30 @@ public final class LockWorkload implements Workload {
         long fencingViolations;
         long tokenOrderViolations;
         long staleGuardApplied;
+        long safeUntilOverlaps;
+    }
+
+    /**
+     * One holder's tenure: from its acquire's completion until the first of its safe-until (the latest one it
+     * recorded), its release's invocation and its stall's invocation (the simulated pause revokes the lease:
+     * from then on the holder knows nothing is promised). No later holder may acquire before that end.
+     */
+    private static final class Tenure {
+        final int process;
+        final long token;
+        final long acquired;
+        long safeUntil = Long.MIN_VALUE;
+        long given = Long.MAX_VALUE;
+
+        Tenure(int process, long token, long acquired) {
+            this.process = process;
+            this.token = token;
+            this.acquired = acquired;
+        }
+
+        long end() {
+            return Math.min(safeUntil, given);
+        }
     }
 
     /** One completed operation: who, which token, when it was invoked and when it completed. */
@@ -362,6 +423,8 @@ public final class LockWorkload implements Workload {
         List<Done> acquisitions = new ArrayList<>();
         List<Done> guardsApplied = new ArrayList<>();
         List<Done> guardsRefused = new ArrayList<>();
+        Map<Integer, Tenure> tenure = new HashMap<>();
+        List<Tenure> tenures = new ArrayList<>();
         long highestAccepted = Long.MIN_VALUE;
         for (Event e : events) {
             int p = e.process();
@@ -372,6 +435,10 @@ public final class LockWorkload implements Workload {
                     long[] w = openWindow.remove(p);
                     windows.add(new long[]{w[1], e.time(), w[0]});
                 }
+                if ((e.f().equals("release") || e.f().equals("stall")) && tenure.containsKey(p)) {
+                    Tenure t = tenure.get(p);
+                    t.given = Math.min(t.given, e.time());
+                }
                 continue;
             }
             long invoked = invokedAt.getOrDefault(p, e.time());
@@ -381,6 +448,15 @@ public final class LockWorkload implements Workload {
                     total.acquisitions++;
                     acquisitions.add(new Done(p, token, invoked, e.time()));
                     openWindow.put(p, new long[]{token, e.time()});
+                    Tenure t = new Tenure(p, token, e.time());
+                    tenure.put(p, t);
+                    tenures.add(t);
+                }
+                case "safe-until/OK" -> {
+                    Tenure t = tenure.get(p);
+                    if (t != null) {
+                        t.safeUntil = Math.max(t.safeUntil, Long.parseLong(String.valueOf(e.value())));
+                    }
                 }
                 case "acquire/FAIL" -> total.acquireTimeouts++;
                 case "acquire/INFO" -> total.acquireUnknown++;
@@ -406,6 +482,7 @@ public final class LockWorkload implements Workload {
         openWindow.forEach((p, w) -> windows.add(new long[]{w[1], lastEventAt.get(p), w[0]}));
         total.overlaps += overlaps(windows);
         total.tokenOrderViolations += tokenOrder(lock, acquisitions, details);
+        total.safeUntilOverlaps += safeUntilOverlaps(lock, tenures, details);
         HighestBefore acquired = new HighestBefore(acquisitions);
         HighestBefore applied = new HighestBefore(guardsApplied);
         for (Done g : guardsApplied) {
@@ -446,6 +523,41 @@ public final class LockWorkload implements Workload {
                                 + " token %d acquired before its acquire began%n", lock, a.process(), a.token(),
                         a.completed() / 1e9, earlier));
             }
+        }
+        return violations;
+    }
+
+    /**
+     * Holders that acquired while a holder with a lower token was still within its tenure (before its
+     * safe-until, release or stall): the lease under the lower token expired early, or the lock let two in.
+     * Tenures without a recorded safe-until (older histories) are not judged.
+     */
+    private static long safeUntilOverlaps(String lock, List<Tenure> tenures, StringBuilder details) {
+        List<Tenure> byToken = new ArrayList<>(tenures);
+        byToken.sort(Comparator.comparingLong(t -> t.token));
+        long violations = 0;
+        Tenure latestEnding = null;   // among strictly lower tokens
+        int i = 0;
+        while (i < byToken.size()) {
+            int j = i;
+            while (j < byToken.size() && byToken.get(j).token == byToken.get(i).token) {
+                Tenure b = byToken.get(j);
+                if (latestEnding != null && b.acquired < latestEnding.end()) {
+                    violations++;
+                    details.append(String.format(Locale.ROOT, "  %s: process %d acquired token %d at %.3f s, while"
+                                    + " process %d's tenure with token %d lasted until %.3f s (safe-until %.3f s)%n",
+                            lock, b.process, b.token, b.acquired / 1e9, latestEnding.process, latestEnding.token,
+                            latestEnding.end() / 1e9, latestEnding.safeUntil / 1e9));
+                }
+                j++;
+            }
+            for (int k = i; k < j; k++) {
+                Tenure a = byToken.get(k);
+                if (a.safeUntil != Long.MIN_VALUE && (latestEnding == null || a.end() > latestEnding.end())) {
+                    latestEnding = a;
+                }
+            }
+            i = j;
         }
         return violations;
     }

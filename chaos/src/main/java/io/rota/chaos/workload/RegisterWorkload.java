@@ -12,7 +12,6 @@ import io.rota.client.CompareOp;
 import io.rota.client.KeyValue;
 import io.rota.client.Op;
 import io.rota.client.RotaClient;
-import io.rota.client.RotaException;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,10 +31,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@code txn().ifValue(key, EQUAL, expected).then(put(key, new))} (expected absent:
  * {@code ifVersion(key, EQUAL, 0)}), expecting the last value any client saw for that key.
  *
- * <p>Outcomes: a write or cas that failed with TIMEOUT, UNAVAILABLE or NOT_LEADER (after the SDK's own
- * retries), or with an unexpected exception, is indeterminate (info) and its process is replaced by a new
- * process id, as in Jepsen. Other typed errors (the request was refused) are definite failures. A read that
- * fails is recorded as fail: a read changes nothing, so whether it ran does not matter.
+ * <p>Outcomes: an operation that failed is indeterminate (info) unless the error proves it was not applied
+ * ({@link Outcomes}: only REQUEST_TOO_LARGE does), and its process is replaced by a new process id, as in
+ * Jepsen: the old one may still be "running" it. That holds for reads too (a read that timed out has an
+ * unknown outcome; the checker ignores it either way).
  *
  * <p>After the faults are healed, {@link #finish} reads every key once more (process ids from
  * {@link #FINAL_PROCESS}); the checker sees these reads, and {@link LostWrites} counts acknowledged writes
@@ -48,6 +47,8 @@ public final class RegisterWorkload implements Workload {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration FINAL_READ_TIMEOUT = Duration.ofSeconds(120);
+    /** A client that fell behind its schedule catches up on at most this much (slow answers, not stalls). */
+    private static final Duration MAX_CATCH_UP = Duration.ofSeconds(1);
 
     private final int keyCount;
     private final Counters counters = new Counters();
@@ -86,7 +87,7 @@ public final class RegisterWorkload implements Workload {
         this.context = context;
         long intervalNanos = (long) (TimeUnit.SECONDS.toNanos(1) * context.clients() / context.rate());
         for (int c = 0; c < context.clients(); c++) {
-            RotaClient client = context.newClient(CALL_TIMEOUT, ATTEMPT_TIMEOUT);
+            RotaClient client = context.newClient(c, CALL_TIMEOUT, ATTEMPT_TIMEOUT);
             clients.add(client);
             int first = c;
             Random random = new Random(context.seed() * 31 + c);
@@ -117,13 +118,14 @@ public final class RegisterWorkload implements Workload {
             long wait = next - System.nanoTime();
             if (wait > 0) {
                 LockSupport.parkNanos(wait);
-            } else {
-                next = System.nanoTime();
+            } else if (wait < -MAX_CATCH_UP.toNanos()) {
+                // behind by more than a second (a stall): forget the rest, no burst afterwards
+                next = System.nanoTime() - MAX_CATCH_UP.toNanos();
             }
         }
     }
 
-    /** Returns whether the outcome was indeterminate (never, for reads). */
+    /** Returns whether the outcome was indeterminate. */
     private boolean read(RotaClient client, int process, String key) {
         invoke(process, "read", key, null);
         try {
@@ -132,10 +134,10 @@ public final class RegisterWorkload implements Workload {
             if (v != null) {
                 lastSeen.put(key, v);
             }
+            return false;
         } catch (RuntimeException e) {
-            complete(process, Event.Type.FAIL, "read", key, null, null);
+            return failed(process, "read", key, null, e);
         }
-        return false;
     }
 
     private boolean write(RotaClient client, int process, String key) {
@@ -170,22 +172,19 @@ public final class RegisterWorkload implements Workload {
         }
     }
 
-    /** Records a failed write or cas; true if indeterminate. */
+    /** Records a failed operation; true if indeterminate. */
     private boolean failed(int process, String f, String key, Object value, RuntimeException e) {
-        boolean indeterminate = !(e instanceof RotaException r) || switch (r.code()) {
-            case TIMEOUT, UNAVAILABLE, NOT_LEADER -> true;
-            default -> false;
-        };
+        boolean indeterminate = !Outcomes.certainlyNotApplied(e);
         complete(process, indeterminate ? Event.Type.INFO : Event.Type.FAIL, f, key, value, null);
         return indeterminate;
     }
 
     private void invoke(int process, String f, String key, Object value) {
-        context.history().write(new Event(process, Event.Type.INVOKE, f, key, value, null, context.clock().getAsLong()));
+        context.history().record(process, Event.Type.INVOKE, f, key, value, null);
     }
 
     private void complete(int process, Event.Type type, String f, String key, Object value, Boolean result) {
-        context.history().write(new Event(process, type, f, key, value, result, context.clock().getAsLong()));
+        context.history().record(process, type, f, key, value, result);
         switch (type) {
             case OK -> counters.ok();
             case FAIL -> counters.failed();
@@ -215,7 +214,7 @@ public final class RegisterWorkload implements Workload {
                     String v = client.kv().get(key).first().map(KeyValue::valueString).orElse(null);
                     complete(process, Event.Type.OK, "read", key, v, null);
                 } catch (RuntimeException e) {
-                    complete(process, Event.Type.FAIL, "read", key, null, null);
+                    failed(process, "read", key, null, e);
                 }
             }
         }

@@ -5,30 +5,45 @@ import io.rota.client.RotaClient;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.function.LongSupplier;
+import java.util.function.IntFunction;
 
 /**
  * What a workload needs from the runner.
  *
- * @param endpoints the members' client addresses, comma-separated
- * @param history   where every operation is recorded
- * @param clock     the run's clock: nanoseconds since it started (the history's time base)
- * @param seed      the run's seed (each client derives its own randomness from it)
- * @param clients   how many concurrent client processes to run
- * @param rate      target operations per second, all clients together
+ * @param endpoints       the members' own client addresses, comma-separated (for the final reads, every fault
+ *                        healed)
+ * @param clientEndpoints client process c's view of the members: the addresses it dials, through the client
+ *                        proxies that the partition nemesis cuts (see {@code Network#clientEndpoints})
+ * @param history         where every operation is recorded (it stamps each event with the run's clock)
+ * @param originNanos     the {@link System#nanoTime} at which the run started: time 0 of the history
+ * @param seed            the run's seed (each client derives its own randomness from it)
+ * @param clients         how many concurrent client processes to run
+ * @param rate            target operations per second, all clients together
  */
-public record WorkloadContext(String endpoints, HistoryWriter history, LongSupplier clock, long seed, int clients,
-                              double rate) {
+public record WorkloadContext(String endpoints, IntFunction<String> clientEndpoints, HistoryWriter history,
+                              long originNanos, long seed, int clients, double rate) {
 
     /**
-     * A new client of the cluster, one per client process of a workload (the caller closes it).
+     * A new client of the cluster for client process {@code c} of a workload (the caller closes it).
      *
+     * @param c              the client process's number, 0 .. clients - 1
      * @param callTimeout    a call's whole budget, retries included; past it the operation is indeterminate
      * @param attemptTimeout one try on one member
      * @return the client
      */
-    public RotaClient newClient(Duration callTimeout, Duration attemptTimeout) {
-        return RotaClient.builder().endpoints(endpoints).callTimeout(callTimeout).attemptTimeout(attemptTimeout).build();
+    public RotaClient newClient(int c, Duration callTimeout, Duration attemptTimeout) {
+        return RotaClient.builder().endpoints(clientEndpoints.apply(c)).callTimeout(callTimeout)
+                .attemptTimeout(attemptTimeout).build();
+    }
+
+    /**
+     * A {@link System#nanoTime} instant on the history's time base (nanoseconds since the run started).
+     *
+     * @param nanoTime an instant of this JVM's monotonic clock
+     * @return the same instant as a history time
+     */
+    public long runTime(long nanoTime) {
+        return nanoTime - originNanos;
     }
 
     /**

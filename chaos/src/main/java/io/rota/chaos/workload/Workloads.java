@@ -16,7 +16,7 @@ public final class Workloads {
      * Creates a workload.
      *
      * @param name     one of {@link #NAMES}
-     * @param keys     how many keys the register workload uses
+     * @param keys     how many keys the register workload uses (the lock workload: how many locks)
      * @param election the cluster's election timeout (the lease workload's bounds depend on it)
      * @return a new workload
      * @throws IllegalArgumentException for an unknown name
@@ -25,7 +25,7 @@ public final class Workloads {
         return switch (name) {
             case "register" -> new RegisterWorkload(keys);
             case "lease" -> new LeaseWorkload(election);
-            case "lock" -> new LockWorkload();
+            case "lock" -> new LockWorkload(keys);
             default -> throw new IllegalArgumentException("unknown workload '" + name + "': use one of " + NAMES);
         };
     }

@@ -150,6 +150,52 @@ class LinearizabilityCheckerTest {
                 .verdict());
     }
 
+    /**
+     * {@code ghosts} unobserved indeterminate writes invoked first, then {@code cycles} rounds of "write x, read
+     * x, cas(x -> y) fails": each failed cas needs some write between the read and it, and only a ghost can be
+     * one, so the history is linearizable iff there are at least as many ghosts as cycles.
+     */
+    private static List<Operation> ghostsAndFailedCas(int ghosts, int cycles) {
+        List<Operation> ops = new ArrayList<>();
+        int id = 0;
+        for (int g = 0; g < ghosts; g++) {
+            ops.add(w(id++, "g" + g, g, NEVER));
+        }
+        long t = 1_000;
+        for (int c = 0; c < cycles; c++) {
+            ops.add(w(id++, "x" + c, t, t + 1));
+            ops.add(r(id++, "x" + c, t + 2, t + 3));
+            ops.add(cas(id++, "x" + c, "y" + c, false, t + 4, t + 5));
+            t += 10;
+        }
+        return ops;
+    }
+
+    @Test
+    void thirtyIndeterminateWritesThatAreAllNeededAreDecidedLinearizable() {
+        KeyResult r = checker.checkKey("k", ghostsAndFailedCas(30, 30));
+        assertEquals(Verdict.YES, r.verdict(), r.describe());
+        assertTrue(r.steps() < 100_000, "a search that scales, not 2^30: " + r.describe());
+    }
+
+    @Test
+    void oneCycleMoreThanThereAreIndeterminateWritesIsDecidedNotLinearizable() {
+        KeyResult r = checker.checkKey("k", ghostsAndFailedCas(30, 31));
+        assertEquals(Verdict.NO, r.verdict(), r.describe());
+        assertTrue(r.steps() < 1_000_000, "a search that scales, not 2^30: " + r.describe());
+        assertTrue(r.describe().contains("cas [x30, y30] -> false"), r.describe());
+    }
+
+    @Test
+    void aStaleReadAmidFortyIndeterminateWritesIsDecided() {
+        List<Operation> ops = new ArrayList<>(ghostsAndFailedCas(40, 5));
+        ops.add(w(100, "late", 2_000, 2_001));
+        ops.add(r(101, "x4", 2_002, 2_003));   // x4 was overwritten by "late", which completed before
+        KeyResult r = checker.checkKey("k", ops);
+        assertEquals(Verdict.NO, r.verdict(), r.describe());
+        assertTrue(r.describe().contains("read -> x4"), r.describe());
+    }
+
     @Test
     void keysAreCheckedIndependently() {
         List<Operation> ops = List.of(Operation.write(0, 0, "x", "a", 0, 1), Operation.read(1, 1, "y", null, 2, 3),
@@ -198,8 +244,48 @@ class LinearizabilityCheckerTest {
         }
     }
 
+    /**
+     * As above with long histories where two writes in five time out — many more indeterminate writes than the
+     * old limit of twelve — and each cas expects the last value an acknowledged operation saw, or the one
+     * before (as the register workload's cas expects the last value a client saw): each decided.
+     */
+    @Test
+    void longRandomHistoriesWithManyIndeterminateWritesAreDecided() {
+        long seed = new Random().nextLong();
+        Random random = new Random(seed);
+        for (int round = 0; round < 10; round++) {
+            List<Operation> ops = randomHistory(random, 6, 300, 0.4, true);
+            long indeterminate = ops.stream().filter(o -> o.outcome() == Operation.Outcome.INFO).count();
+            KeyResult ok = checker.checkKey("k", ops);
+            assertEquals(Verdict.YES, ok.verdict(), "seed " + seed + " round " + round + ", " + indeterminate
+                    + " indeterminate\n" + ok.describe());
+            List<Operation> corrupted = new ArrayList<>(ops);
+            for (int i = corrupted.size() - 1; i >= 0; i--) {
+                Operation v = corrupted.get(i);
+                if (v.fn() == Operation.Fn.READ && v.outcome() == Operation.Outcome.OK) {
+                    corrupted.set(i, Operation.read(v.id(), v.process(), "k", "never-written", v.invokeNanos(),
+                            v.completeNanos()));
+                    break;
+                }
+            }
+            KeyResult bad = checker.checkKey("k", corrupted);
+            assertEquals(Verdict.NO, bad.verdict(), "seed " + seed + " round " + round + ", " + indeterminate
+                    + " indeterminate: " + bad.message());
+        }
+    }
+
     /** Simulates {@code processes} clients doing {@code count} operations on one real register. */
     private static List<Operation> randomHistory(Random random, int processes, int count) {
+        return randomHistory(random, processes, count, 0.2, false);
+    }
+
+    /**
+     * As above, a fraction {@code timeouts} of the writes and cas indeterminate (half of those applied); with
+     * {@code recent}, a cas expects the last value an acknowledged operation read or wrote (three times in four)
+     * or the one before, else any value written so far.
+     */
+    private static List<Operation> randomHistory(Random random, int processes, int count, double timeouts,
+                                                 boolean recent) {
         record Pending(int process, long invoke, long effect, long complete, int kind, String expected, String value) {
         }
         List<Pending> pending = new ArrayList<>();
@@ -219,10 +305,12 @@ class LinearizabilityCheckerTest {
         byEffect.sort((a, b) -> Long.compare(a.effect(), b.effect()));
         List<Operation> ops = new ArrayList<>();
         String state = null;
+        String seen = null;
+        String seenBefore = null;
         int id = 0;
         for (Pending op : byEffect) {
-            // A fifth of the writes are indeterminate; half of those never take effect.
-            boolean indeterminate = op.kind() != 0 && random.nextInt(5) == 0;
+            // Some writes are indeterminate; half of those never take effect.
+            boolean indeterminate = op.kind() != 0 && random.nextDouble() < timeouts;
             boolean applied = !indeterminate || random.nextBoolean();
             long complete = indeterminate ? NEVER : op.complete();
             switch (op.kind()) {
@@ -234,12 +322,17 @@ class LinearizabilityCheckerTest {
                     ops.add(Operation.write(id++, op.process(), "k", op.value(), op.invoke(), complete));
                 }
                 default -> {
-                    boolean holds = op.expected().equals(state);
+                    String expected = !recent ? op.expected() : random.nextInt(4) > 0 ? seen : seenBefore;
+                    boolean holds = java.util.Objects.equals(expected, state);
                     if (holds && applied) {
                         state = op.value();
                     }
-                    ops.add(Operation.cas(id++, op.process(), "k", op.expected(), op.value(), holds, op.invoke(), complete));
+                    ops.add(Operation.cas(id++, op.process(), "k", expected, op.value(), holds, op.invoke(), complete));
                 }
+            }
+            if (!indeterminate && !java.util.Objects.equals(seen, state)) {
+                seenBefore = seen;
+                seen = state;   // an acknowledged operation saw (or made) the current value
             }
         }
         assertFalse(ops.isEmpty());

@@ -32,6 +32,34 @@ class HistoryRoundTripTest {
             new Event(5, Event.Type.INVOKE, "write", "k\u00e9", "\t\u0001", null, 90));
 
     @Test
+    void eventsRecordedConcurrentlyAreWrittenInTimeOrder() throws InterruptedException {
+        Path file = dir.resolve("concurrent.jsonl");
+        long origin = System.nanoTime();
+        try (HistoryWriter w = new HistoryWriter(file, () -> System.nanoTime() - origin)) {
+            List<Thread> threads = new java.util.ArrayList<>();
+            for (int p = 0; p < 8; p++) {
+                int process = p;
+                Thread t = new Thread(() -> {
+                    for (int i = 0; i < 2_000; i++) {
+                        w.record(process, i % 2 == 0 ? Event.Type.INVOKE : Event.Type.OK, "read", "k", null, null);
+                    }
+                    w.recordNemesis("pause", "SIGSTOP n" + process);
+                });
+                threads.add(t);
+                t.start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+        }
+        List<Event> events = HistoryReader.read(file);
+        assertEquals(8 * 2_001, events.size());
+        for (int i = 1; i < events.size(); i++) {
+            assertTrue(events.get(i - 1).time() <= events.get(i).time(), "line " + (i + 1) + " goes back in time");
+        }
+    }
+
+    @Test
     void writesAndReadsBackTheSameEvents() {
         Path file = dir.resolve("history.jsonl");
         try (HistoryWriter w = new HistoryWriter(file)) {

@@ -1,5 +1,9 @@
 package io.rota.chaos.net;
 
+import io.rota.proto.Error;
+import io.rota.proto.Frame;
+import io.rota.proto.Member;
+import io.rota.proto.StatusResponse;
 import io.rota.server.TestCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -11,6 +15,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The grid's direction semantics with three frame-echo "members": {@code block(a, b)} drops exactly the
- * frames a sends to b, whichever of the two dialled.
+ * frames a sends to b, whichever of the two dialled; clients living beside a member are cut the same way, and
+ * the members' addresses in their answers are rewritten into proxies.
  */
 class NetworkTest {
 
@@ -37,6 +43,7 @@ class NetworkTest {
         }
         network = new Network(3, TestCluster::freePort);
         network.start(i -> members[i].getLocalPort());
+        network.startClients(i -> members[i].getLocalPort());
     }
 
     @AfterEach
@@ -76,17 +83,33 @@ class NetworkTest {
 
     /** Member {@code from} dials member {@code to} through the grid and sends one frame: is it echoed? */
     private boolean roundTrip(int from, int to) {
-        String[] hostPort = network.address(from, to).split(":");
+        return roundTrip(network.address(from, to));
+    }
+
+    /** A client living beside member {@code home} sends one frame to member {@code to}: is it echoed? */
+    private boolean clientRoundTrip(int home, int to) {
+        return roundTrip(network.clientEndpoints(home).split(",")[to]);
+    }
+
+    private static boolean roundTrip(String address) {
+        return Arrays.equals(new byte[]{42}, echo(address, new byte[]{42}));
+    }
+
+    /** Sends one frame to {@code address}; the frame that comes back, or null if none does within 500 ms. */
+    private static byte[] echo(String address, byte[] frame) {
+        String[] hostPort = address.split(":");
         try (Socket s = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
             s.setSoTimeout(500);
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            out.writeInt(1);
-            out.write(42);
+            out.writeInt(frame.length);
+            out.write(frame);
             out.flush();
             DataInputStream in = new DataInputStream(s.getInputStream());
-            return in.readInt() == 1 && in.read() == 42;
+            byte[] back = new byte[in.readInt()];
+            in.readFully(back);
+            return back;
         } catch (IOException e) {
-            return false;
+            return null;
         }
     }
 
@@ -130,5 +153,51 @@ class NetworkTest {
         assertFalse(roundTrip(1, 0));
         assertTrue(roundTrip(0, 2));
         assertTrue(roundTrip(1, 2));
+    }
+
+    @Test
+    void clientsReachEveryMemberWhenHealthy() {
+        for (int home = 0; home < 3; home++) {
+            for (int to = 0; to < 3; to++) {
+                assertTrue(clientRoundTrip(home, to), "client of " + home + " -> " + to);
+            }
+        }
+    }
+
+    @Test
+    void aPartitionCutsClientsFromTheMembersOnTheOtherSide() {
+        network.isolate(List.of(2));
+        assertTrue(clientRoundTrip(2, 2), "a client still reaches its own member");
+        assertFalse(clientRoundTrip(2, 0));
+        assertFalse(clientRoundTrip(0, 2));
+        assertTrue(clientRoundTrip(0, 1));
+        network.heal();
+        assertTrue(clientRoundTrip(2, 0));
+        assertTrue(clientRoundTrip(0, 2));
+    }
+
+    @Test
+    void aOneWayBlockDropsTheClientsRequestsOrTheAnswers() {
+        network.block(0, 1);
+        assertFalse(clientRoundTrip(0, 1), "requests of 0's clients to 1 are dropped");
+        assertFalse(clientRoundTrip(1, 0), "0's answers to 1's clients are dropped");
+        assertTrue(clientRoundTrip(1, 2));
+    }
+
+    @Test
+    void aLeaderHintOrAMemberListNamesTheProxiesNotTheMembers() throws Exception {
+        String member1 = "127.0.0.1:" + members[1].getLocalPort();
+        String proxy = network.clientEndpoints(2).split(",")[1];
+        Frame notLeader = Frame.newBuilder().setCallId(7).setError(Error.newBuilder()
+                .setCode(Error.Code.NOT_LEADER).setLeaderId(2).setLeaderEndpoint(member1)).build();
+        Frame answered = Frame.parseFrom(echo(network.clientEndpoints(2).split(",")[0], notLeader.toByteArray()));
+        assertEquals(proxy, answered.getError().getLeaderEndpoint());
+        assertEquals(7, answered.getCallId());
+
+        Frame status = Frame.newBuilder().setStatusResponse(StatusResponse.newBuilder()
+                .addMembers(Member.newBuilder().setId(2).setClientAddress(member1).setPeerAddress("127.0.0.1:1"))).build();
+        answered = Frame.parseFrom(echo(network.clientEndpoints(2).split(",")[2], status.toByteArray()));
+        assertEquals(proxy, answered.getStatusResponse().getMembers(0).getClientAddress());
+        assertEquals("127.0.0.1:1", answered.getStatusResponse().getMembers(0).getPeerAddress());
     }
 }

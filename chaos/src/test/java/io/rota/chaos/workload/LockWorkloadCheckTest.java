@@ -132,6 +132,49 @@ class LockWorkloadCheckTest {
                 + " before): 1"), r.report());
     }
 
+    private void safeUntil(int process, long until, long ms) {
+        at(process, Event.Type.INVOKE, "safe-until", null, null, ms);
+        at(process, Event.Type.OK, "safe-until", until * MS, null, ms);
+    }
+
+    @Test
+    void aHolderWhoAcquiresWithinTheLastHoldersSafeUntilIsAViolation() {
+        acquire(0, 10, 0, 10);
+        safeUntil(0, 2_500, 10);     // nobody else may hold the lock before 2.5 s
+        write(0, 10, true, 20);
+        acquire(1, 12, 15, 1_000);   // yet token 12 was granted at 1 s: the lease expired early
+        safeUntil(1, 3_500, 1_000);
+        release(0, 10, 1_200, 1_210);
+        release(1, 12, 1_300, 1_310);
+        WorkloadResult r = check();
+        assertEquals(Verdict.NO, r.verdict(), r.report());
+        assertTrue(r.report().contains("holders whose safe windows overlap (a higher token acquired before a lower"
+                + " one's safe-until, release or stall): 1"), r.report());
+        assertTrue(r.report().contains("process 1 acquired token 12 at 1.000 s, while process 0's tenure with token 10"
+                + " lasted until 1.200 s (safe-until 2.500 s)"), r.report());
+    }
+
+    @Test
+    void successorsAfterAReleaseAStallOrTheSafeUntilPass() {
+        acquire(0, 10, 0, 10);
+        safeUntil(0, 2_500, 10);
+        release(0, 10, 100, 110);          // released at 0.1 s: the next may come at once
+        acquire(1, 12, 50, 120);
+        safeUntil(1, 2_600, 120);
+        at(1, Event.Type.INVOKE, "stall", 12L, null, 200);   // the stall revoked the lease at 0.2 s
+        acquire(2, 14, 150, 250);
+        safeUntil(2, 2_700, 250);
+        at(1, Event.Type.OK, "stall", 12L, null, 260);
+        write(1, 12, false, 270);
+        release(1, 12, 280, 290);
+        acquire(0, 16, 300, 2_800);        // holder 2 never released: its lease expired after 2.7 s
+        safeUntil(0, 5_000, 2_800);
+        release(0, 16, 2_900, 2_910);
+        WorkloadResult r = check();
+        assertEquals(Verdict.YES, r.verdict(), r.report());
+        assertTrue(r.report().contains("safe-until, release or stall): 0"), r.report());
+    }
+
     @Test
     void aTokenHandedOutTwiceIsAViolation() {
         acquire(0, 10, 0, 10);
