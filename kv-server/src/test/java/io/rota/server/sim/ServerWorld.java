@@ -93,6 +93,15 @@ final class ServerWorld {
                            String what) {
     }
 
+    /**
+     * Members log as real ones do; a sweep of thousands of runs would print every election, so the
+     * simulator keeps Rota's loggers at ERROR (a fail-stop still shows) while worlds exist.
+     */
+    static {
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.rota"))
+                .setLevel(ch.qos.logback.classic.Level.ERROR);
+    }
+
     ServerWorld(long seed, int size) {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
@@ -322,9 +331,12 @@ final class ServerWorld {
                 });
             }
         }
+        int incarnation = m.incarnation;
         loop.after(downNanos, () -> {
-            note("restart n" + m.id);
-            m.start(configuration, addresses);
+            if (!m.alive && m.incarnation == incarnation) {   // healAll may have restarted it already
+                note("restart n" + m.id);
+                m.start(configuration, addresses);
+            }
         });
     }
 
