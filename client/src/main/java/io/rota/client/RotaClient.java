@@ -16,9 +16,12 @@ import io.rota.proto.StatusRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +29,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A client of a Rota cluster. Thread-safe; create one per application and {@link #close()} it at the end.
@@ -69,8 +71,56 @@ public final class RotaClient implements AutoCloseable {
     /** Calls waiting out a retry backoff: failed by close(), as the event loop's shutdown drops scheduled tasks. */
     private final Set<Call> backingOff = ConcurrentHashMap.newKeySet();
 
-    /** A registered session: the server's client id and this client's sequence counter for it. */
-    private record Session(long clientId, AtomicLong sequence) {
+    /**
+     * A registered session: the server's client id, this client's sequences, and its window. The cluster
+     * remembers the session's latest {@code window} responses; a sequence the client may still retry must
+     * stay within that many of the oldest unanswered one, or its retry would be refused as "outcome
+     * unknown". So a call whose sequence would reach past it waits here for older calls to end.
+     */
+    private static final class Session {
+        final long clientId;
+        private final int window;
+        private long lastSequence;
+        private final TreeSet<Long> inFlight = new TreeSet<>();
+        private final ArrayDeque<Call> waiting = new ArrayDeque<>();
+
+        Session(long clientId, int window) {
+            this.clientId = clientId;
+            this.window = window > 0 ? window : 64;
+        }
+
+        /** The call's sequence, or 0 if it must wait for an older call to end. */
+        synchronized long admit(Call call) {
+            if (!waiting.isEmpty() || !fits()) {
+                waiting.add(call);
+                return 0;
+            }
+            return take();
+        }
+
+        /** {@code sequence} ended (answered or given up): the waiting calls that now fit, in order. */
+        synchronized List<Map.Entry<Call, Long>> ended(long sequence) {
+            inFlight.remove(sequence);
+            List<Map.Entry<Call, Long>> admitted = new ArrayList<>();
+            while (!waiting.isEmpty() && fits()) {
+                admitted.add(Map.entry(waiting.poll(), take()));
+            }
+            return admitted;
+        }
+
+        /** The lowest sequence still in flight, told to the cluster with each request (§6.3). */
+        synchronized long firstIncomplete() {
+            return inFlight.isEmpty() ? 0 : inFlight.first();
+        }
+
+        private boolean fits() {
+            return inFlight.isEmpty() || lastSequence + 1 - inFlight.first() < window;
+        }
+
+        private long take() {
+            inFlight.add(++lastSequence);
+            return lastSequence;
+        }
     }
 
     private RotaClient(Builder builder) {
@@ -239,18 +289,29 @@ public final class RotaClient implements AutoCloseable {
         return call.result;
     }
 
-    /** Attaches the session and the call's own sequence (taken once; retries reuse it), then sends. */
+    /**
+     * Attaches the session and the call's own sequence (taken once; retries reuse it), then sends — or, if
+     * the sequence would fall outside the session's window, queues the call until an older one ends.
+     */
     private void startInSession(Call call) {
         session(call).whenComplete((s, e) -> {
             if (e != null) {
                 call.result.completeExceptionally(unwrap(e));
                 return;
             }
-            call.session = s;
-            call.request.setSession(SessionRef.newBuilder().setClientId(s.clientId())
-                    .setSequence(s.sequence().incrementAndGet()));
-            attempt(call);
+            long sequence = s.admit(call);
+            if (sequence != 0) {
+                sendInSession(call, s, sequence);
+            }
         });
+    }
+
+    private void sendInSession(Call call, Session s, long sequence) {
+        call.session = s;
+        call.request.setSession(SessionRef.newBuilder().setClientId(s.clientId).setSequence(sequence)
+                .setFirstIncomplete(s.firstIncomplete()));
+        call.result.whenComplete((f, e) -> s.ended(sequence).forEach(w -> sendInSession(w.getKey(), s, w.getValue())));
+        attempt(call);
     }
 
     /** The client's session, registered on first use (itself a retried call, without a session). */
@@ -260,8 +321,8 @@ public final class RotaClient implements AutoCloseable {
                 Call register = new Call(Frame.newBuilder()
                         .setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance()), false,
                         forCall.deadline);
-                session = register.result.thenApply(f -> new Session(
-                        f.getRegisterSessionResponse().getClientId(), new AtomicLong()));
+                session = register.result.thenApply(f -> new Session(f.getRegisterSessionResponse().getClientId(),
+                        f.getRegisterSessionResponse().getRememberedResponses()));
                 attempt(register);
             }
             return session;

@@ -94,6 +94,15 @@ public final class TestCluster implements AutoCloseable {
         servers[index] = null;
     }
 
+    /** Start every member a test stopped (tests sharing a cluster leave it whole). */
+    void startStopped() {
+        for (int i = 0; i < servers.length; i++) {
+            if (servers[i] == null) {
+                start(i);
+            }
+        }
+    }
+
     RotaServer server(int index) {
         return servers[index];
     }

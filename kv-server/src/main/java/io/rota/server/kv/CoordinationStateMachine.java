@@ -127,6 +127,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (ref.getSequence() == 0) {
             return error(StoreException.invalid("sequence starts at 1"));
         }
+        if (ref.getFirstIncomplete() > ref.getSequence()) {
+            return error(StoreException.invalid("first_incomplete " + ref.getFirstIncomplete()
+                    + " is above the request's own sequence " + ref.getSequence()));
+        }
+        session.discardBelow(ref.getFirstIncomplete());
         Optional<CommandResult> remembered = session.remembered(ref.getSequence());
         if (remembered.isPresent()) {
             return remembered.get();
@@ -330,7 +335,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private RegisterSessionResponse register(long index) {
         sessions.register(index, clock.nowMs());
         return RegisterSessionResponse.newBuilder().setHeader(header()).setClientId(index)
-                .setSessionTtlMs(sessions.ttlMs()).build();
+                .setSessionTtlMs(sessions.ttlMs()).setRememberedResponses(sessions.window()).build();
     }
 
     private SessionKeepAliveResponse keepAliveSession(long clientId) {

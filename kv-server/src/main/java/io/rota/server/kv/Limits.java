@@ -34,6 +34,6 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxK
      */
     public static Limits defaults() {
         return new Limits(8 * 1024, 1024 * 1024, 128, 1_000_000, 10_000, 100_000,
-                365L * 24 * 3600, 10_000, 10 * 60_000L, 64);
+                365L * 24 * 3600, 10_000, 10 * 60_000L, 256);
     }
 }

@@ -57,6 +57,15 @@ public final class Session {
         }
     }
 
+    /**
+     * The client will never retry a sequence below {@code firstIncomplete} (thesis §6.3): their responses
+     * are dropped, and a late copy of any of them is refused rather than applied after the client moved on.
+     */
+    public void discardBelow(long firstIncomplete) {
+        responses.headMap(firstIncomplete).clear();
+        forgottenThrough = Math.max(forgottenThrough, firstIncomplete - 1);
+    }
+
     public long forgottenThrough() {
         return forgottenThrough;
     }

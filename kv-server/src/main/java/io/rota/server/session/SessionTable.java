@@ -36,6 +36,11 @@ public final class SessionTable {
         return ttlMs;
     }
 
+    /** Responses remembered per session (the window a client must keep its retries within). */
+    public int window() {
+        return window;
+    }
+
     public Session register(long clientId, long nowMs) {
         while (byId.size() >= maxSessions) {
             byId.remove(byActivity.pollFirst().clientId());

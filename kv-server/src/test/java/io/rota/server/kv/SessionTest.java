@@ -98,4 +98,26 @@ class SessionTest {
         long client = h.register();
         assertError(Error.Code.INVALID_ARGUMENT, h.put(client, 0, "k", "v"));
     }
+
+    private CommandResult put(long client, long sequence, long firstIncomplete, String key) {
+        return h.run(Command.newBuilder()
+                .setSession(io.rota.proto.SessionRef.newBuilder().setClientId(client).setSequence(sequence)
+                        .setFirstIncomplete(firstIncomplete))
+                .setPut(io.rota.proto.PutRequest.newBuilder().setKey(Harness.b(key)).setValue(Harness.b("v"))));
+    }
+
+    @Test
+    void responsesBelowTheClientsFirstIncompleteSequenceAreForgottenAndLateCopiesRefused() {
+        long client = h.register();
+        CommandResult first = put(client, 1, 1, "a");
+        put(client, 3, 1, "c");                          // 2 is still in flight
+        assertEquals(first, put(client, 1, 1, "a"), "a retry of 1 is answered from memory");
+        put(client, 4, 2, "d");                          // the client is done with 1 (thesis §6.3)
+        assertError(Error.Code.INVALID_ARGUMENT, put(client, 1, 1, "a"));
+        assertFalse(put(client, 2, 2, "b").hasError(), "2 was never applied: it is applied now, once");
+        put(client, 5, 5, "e");
+        assertError(Error.Code.INVALID_ARGUMENT, put(client, 2, 2, "b"));  // a late copy, after the client moved on
+        assertEquals(1, h.get("b").getVersion());
+        assertError(Error.Code.INVALID_ARGUMENT, put(client, 6, 7, "f"));  // first_incomplete above its own sequence
+    }
 }

@@ -259,7 +259,9 @@ abstract class SimClient {
         }
 
         private Frame put(long seq) {
-            return Frame.newBuilder().setSession(SessionRef.newBuilder().setClientId(clientId).setSequence(seq))
+            // One write in flight at a time: it is also the lowest the writer still waits on (§6.3).
+            return Frame.newBuilder().setSession(SessionRef.newBuilder().setClientId(clientId).setSequence(seq)
+                            .setFirstIncomplete(seq))
                     .setPutRequest(PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("w/" + clientId + "/" + seq))
                             .setValue(ByteString.copyFromUtf8(name)).setPrevKv(true)).build();
         }
