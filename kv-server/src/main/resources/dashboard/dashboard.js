@@ -22,7 +22,7 @@ const LAB_HINTS = {
 };
 
 const members = new Map();     // id -> {id, name, http, data, seen, streams, answering}
-const events = new Map();      // "id:seq" -> event (server) or "page:n" (seen by this page)
+const events = new Map();      // "id:seq:time" -> event (server) or "page:n" (seen by this page)
 let pageSeq = 0;
 let selfName = '';
 let labOn = false;
@@ -88,7 +88,8 @@ function accept(id, state, live) {
   m.data = state;
   m.seen = Date.now();
   for (const e of state.events) {
-    events.set(id + ':' + e.seq, Object.assign({ member: id }, e));
+    // seq starts again at 1 when a member restarts: its time tells the two lives apart.
+    events.set(id + ':' + e.seq + ':' + e.t, Object.assign({ member: id }, e));
   }
   if (live && state.members.some(x => x.http && !(members.get(x.id) || {}).http)) learnMembers(state, m.http === '');
 }
@@ -222,13 +223,14 @@ function renderLog() {
 }
 
 function renderTimeline() {
-  const all = [...events.values()].sort((a, b) => b.t - a.t);
+  const all = [...events.values()].sort((a, b) => b.t - a.t || (b.seq || 0) - (a.seq || 0));
   for (const key of [...events.keys()]) if (events.size > MAX_EVENTS) events.delete(key); else break;
   const last = new Map();   // member -> its previous role event, to tell what changed
   const lines = new Map();
   for (const e of [...all].reverse()) {
     lines.set(e, describe(e, last.get(e.member)));
     if (e.kind === 'role') last.set(e.member, e);
+    if (e.kind === 'start') last.delete(e.member);   // a new life: its first role is news, not a change
   }
   const list = document.getElementById('timeline');
   list.replaceChildren(...all.slice(0, 120).filter(e => lines.get(e)).map(e => {
