@@ -145,18 +145,20 @@ function render() {
   renderCoordination(lead);
 }
 
+// Cards are built once and updated in place: a button replaced under the pointer would swallow the click.
 function renderMembers(lead) {
   const box = document.getElementById('members');
-  box.replaceChildren(...[...members.values()].map(m => {
+  for (const m of members.values()) {
+    if (!m.card) {
+      m.card = el('div');
+      m.card.dataset.member = m.name;
+      box.append(m.card);
+    }
     const d = m.data || {};
     const up = answering(m);
     const role = !up ? 'down' : d.partitioned ? 'partitioned' : d.role;
-    const card = el('div', 'member ' + (up ? d.role : 'down') + (up && d.partitioned ? ' partitioned' : ''));
-    card.dataset.member = m.name;
-    card.dataset.role = up ? d.role : 'down';
-    const title = el('div', 'name', m.name);
-    title.append(el('span', 'role ' + role, roleLabel(role)));
-    card.append(title);
+    m.card.className = 'member ' + (up ? d.role : 'down') + (up && d.partitioned ? ' partitioned' : '');
+    m.card.dataset.role = up ? d.role : 'down';
     let lag = '–';
     if (lead && up && lead !== m) {
       const p = lead.data.progress.find(x => x.id === m.id);
@@ -164,17 +166,30 @@ function renderMembers(lead) {
     } else if (lead === m) {
       lag = 'leads';
     }
+    const title = el('div', 'name', m.name);
+    title.append(el('span', 'role ' + role, roleLabel(role)));
     const rows = [['term', d.term], ['last log index', d.last], ['commit index', d.commit], ['applied index', d.applied],
-      ['snapshot index', d.snapshot], ['lag', lag]];
+      ['snapshot index', d.snapshot], ['lag (leader says)', lag]];
     const dl = el('dl');
     for (const [k, v] of rows) { dl.append(el('dt', '', k), el('dd', '', v === undefined ? '–' : String(v))); }
-    card.append(dl);
-    card.append(el('div', 'note', !m.data ? 'never answered this page'
+    const note = el('div', 'note', !m.data ? 'never answered this page'
       : !up ? 'not answering since ' + clock(m.seen) + ' (down or paused)'
-      : d.leader && d.role !== 'leader' ? 'follows ' + nameOf(d.leader) : d.role !== 'leader' ? 'knows no leader' : ''));
-    if (labOn) card.append(labButtons(m, up, lead));
-    return card;
-  }));
+      : d.leader && d.role !== 'leader' ? 'follows ' + nameOf(d.leader) : d.role !== 'leader' ? 'knows no leader' : '');
+    if (!m.info) {
+      m.info = el('div');
+      m.card.append(m.info);
+    }
+    m.info.replaceChildren(title, dl, note);
+    if (labOn) {
+      const kind = [up, up && d.partitioned, lead === m, !!lead].join();
+      if (kind !== m.buttonsKind) {
+        if (m.buttons) m.buttons.remove();
+        m.buttons = labButtons(m, up, lead);
+        m.buttonsKind = kind;
+        m.card.append(m.buttons);
+      }
+    }
+  }
 }
 
 function roleLabel(role) {
@@ -341,7 +356,7 @@ function labButtons(m, up, lead) {
     add('restart', 'restart', script('restart'));
     if (m.data.partitioned) add('heal', 'heal', () => labPost(m, '/lab/partition?on=false'));
     else add('partition', 'partition', () => labPost(m, '/lab/partition?on=true'));
-    if (lead && lead !== m) add('make leader', 'transfer', () => labPost(lead, `/lab/transfer?to=${m.id}`));
+    if (lead && lead !== m) add('make leader', 'transfer', () => labPost(leader(), `/lab/transfer?to=${m.id}`));
   } else {
     add('resume', 'resume', script('resume'));
     add('restart', 'restart', script('restart'));

@@ -103,8 +103,24 @@ final class Browser implements AutoCloseable {
         return stringValue(call("POST", session + "/execute/sync", "{\"script\":" + quote(script) + ",\"args\":[]}"));
     }
 
-    /** Clicks the first element matching the CSS {@code selector}, as a person would (hit-testing included). */
+    /**
+     * Clicks the first element matching the CSS {@code selector}, as a person would (hit-testing included).
+     * An element the page replaced between finding and clicking it is found again, a few times.
+     */
     void click(String selector) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                clickOnce(selector);
+                return;
+            } catch (IllegalStateException e) {
+                if (attempt == 5 || !e.getMessage().contains("stale element")) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private void clickOnce(String selector) throws IOException, InterruptedException {
         String found = call("POST", session + "/element", "{\"using\":\"css selector\",\"value\":" + quote(selector) + "}");
         Matcher m = Pattern.compile("\"element-[^\"]+\"\\s*:\\s*\"([^\"]+)\"").matcher(found);
         if (!m.find()) {
