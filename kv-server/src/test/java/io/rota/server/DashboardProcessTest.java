@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       {@link #FAILOVER}: the election (1–2 s timeout, pre-vote and vote) plus the page's 1.5 s staleness;</li>
  *   <li>the killed member, restarted with its lab button, rejoins as a follower; a follower partitioned away
  *       with its lab button is shown PARTITIONED and tries pre-votes while the leader stays (PreVote, §9.6);
- *       healed, it is a follower again;</li>
+ *       healed, it is a follower again, and its "make leader" button makes it the leader (§3.10);</li>
  *   <li>a five-member cluster with a member killed is shown whole.</li>
  * </ul>
  * Screenshots go to target/dashboard-screenshots, or to {@code -Ddashboard.screenshots=DIR} (docs/ for the
@@ -141,6 +141,10 @@ class DashboardProcessTest {
             browser.click(".member[data-member=" + follower + "] button[data-action=heal]");
             awaitPage(() -> browser.eval("return document.querySelector('.member[data-member=" + follower
                     + "]').dataset.role").equals("follower"), follower + " rejoins as a follower");
+
+            browser.click(".member[data-member=" + follower + "] button[data-action=transfer]");
+            awaitPage(() -> follower.equals(text("#leader")), "make leader: " + follower + " leads (§3.10)");
+            Await.until(WAIT, () -> follower.equals(leaderOrNull()), "cluster.sh status agrees: " + follower + " leads");
         } finally {
             holder.stop();
         }
