@@ -62,6 +62,7 @@ final class LabEndpoint {
                         .set(HttpHeaderNames.VARY, "Origin");
             }
             HttpUtil.setContentLength(preflight, 0);
+            HttpUtil.setKeepAlive(preflight, false);   // say so: a client must not reuse what we close
             ctx.writeAndFlush(preflight).addListener(ChannelFutureListener.CLOSE);
             return;
         }
