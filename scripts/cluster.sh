@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cluster.sh — a local three-member Rota cluster on 127.0.0.1: members n1, n2, n3.
+# cluster.sh — a local three-member Rota cluster on 127.0.0.1: members n1, n2, n3 (ROTA_MEMBERS=5: n1..n5).
 #
 #   scripts/cluster.sh start            start n1..n3 (those not running), wait until a leader exists
 #   scripts/cluster.sh stop             SIGTERM every member, wait for each to exit
@@ -8,9 +8,15 @@
 #   scripts/cluster.sh pause NAME       SIGSTOP (a frozen process: sockets open, no answers)
 #   scripts/cluster.sh resume NAME      SIGCONT
 #   scripts/cluster.sh restart NAME     stop it (SIGTERM, or it is already dead), start it, wait for /health
+#   scripts/cluster.sh partition NAME   LAB MODE: cut the member's Raft peer traffic (both ways); heal NAME ends it
+#
+# The dashboard: http://127.0.0.1:7201/ (any member's HTTP port). ROTA_LAB=1 at start turns on lab mode: the
+# dashboard gets buttons that run this script's kill/pause/resume/restart and partition members — for a
+# local cluster only, never in production (docs/dashboard.md).
 #
 # ROLE is LEADER, FOLLOWER, CANDIDATE (pre-vote included), PAUSED (SIGSTOPped) or DOWN (no process, or
-# /status does not answer). Ports: client 7001-7003, peer 7101-7103, HTTP 7201-7203; ROTA_BASE_PORT=8000
+# /status does not answer). Ports: client 7001-7003, peer 7101-7103, HTTP 7201-7203 (to 7005, 7105, 7205 with
+# five members); ROTA_BASE_PORT=8000
 # moves them to 8001.., 8101.., 8201... Data, logs (n1.log..) and PID files: ./data at the repository
 # root, or $ROTA_CLUSTER_DIR. ROTA_JAVA_OPTS is passed to each member's JVM (e.g. -Xmx512m).
 set -euo pipefail
@@ -20,22 +26,24 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 JAR="$ROOT/kv-server/target/rota-server.jar"
 BASE="${ROTA_BASE_PORT:-7000}"
 DIR="${ROTA_CLUSTER_DIR:-$ROOT/data}"
-NAMES=(n1 n2 n3)
+SIZE="${ROTA_MEMBERS:-3}"
 START_TIMEOUT_S="${ROTA_START_TIMEOUT_S:-60}"
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 usage() { echo "usage: scripts/cluster.sh start|stop|status|kill NAME|pause NAME|resume NAME|restart NAME" \
-  "(NAME: n1, n2 or n3)" >&2; exit 2; }
+  "|partition NAME|heal NAME (NAME: n1 .. n$SIZE)" >&2; exit 2; }
 
-[[ "$BASE" =~ ^[0-9]+$ ]] && ((BASE > 0 && BASE + 203 < 65536)) || die "ROTA_BASE_PORT must be a port number (got '$BASE')"
+[[ "$SIZE" == 3 || "$SIZE" == 5 ]] || die "ROTA_MEMBERS must be 3 or 5 (got '$SIZE')"
+[[ "$BASE" =~ ^[0-9]+$ ]] && ((BASE > 0 && BASE + 200 + SIZE < 65536)) || die "ROTA_BASE_PORT must be a port number (got '$BASE')"
+MEMBERS=($(seq 1 "$SIZE"))
 
 # n2 or 2 -> 2 (the member's position: its ports and its id in --initial-cluster)
 member() {
-  case "${1:-}" in
-    "") die "name a member: n1, n2 or n3" ;;
-    n1|1) echo 1 ;; n2|2) echo 2 ;; n3|3) echo 3 ;;
-    *) die "no member '${1:-}': name one of n1, n2, n3" ;;
-  esac
+  local n="${1:-}"
+  [[ -n "$n" ]] || die "name a member: n1 .. n$SIZE"
+  n="${n#n}"
+  [[ "$n" =~ ^[1-9]$ ]] && ((n <= SIZE)) || die "no member '${1:-}': name one of n1 .. n$SIZE"
+  echo "$n"
 }
 
 client_port() { echo $((BASE + $1)); }
@@ -60,13 +68,13 @@ paused() {
 
 initial_cluster() {
   local out="" i
-  for i in 1 2 3; do out+="${out:+,}n$i=127.0.0.1:$(peer_port "$i")"; done
+  for i in "${MEMBERS[@]}"; do out+="${out:+,}n$i=127.0.0.1:$(peer_port "$i")"; done
   echo "$out"
 }
 
 endpoints() {
   local out="" i
-  for i in 1 2 3; do out+="${out:+,}127.0.0.1:$(client_port "$i")"; done
+  for i in "${MEMBERS[@]}"; do out+="${out:+,}127.0.0.1:$(client_port "$i")"; done
   echo "$out"
 }
 
@@ -101,11 +109,14 @@ build_jar() {
 
 start_member() {
   local i="$1"
+  local lab=()
   if alive "$i"; then echo "n$i already running (pid $(pid_of "$i"))"; return; fi
   mkdir -p "$DIR"
+  # Lab mode: the member's dashboard may run this script (with this environment) on a button press.
+  if [[ "${ROTA_LAB:-}" == 1 ]]; then lab=(--lab-script "$ROOT/scripts/cluster.sh" --lab-cluster-dir "$DIR"); fi
   "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
     --listen-client "127.0.0.1:$(client_port "$i")" --listen-peer "127.0.0.1:$(peer_port "$i")" \
-    --http "127.0.0.1:$(http_port "$i")" --initial-cluster "$(initial_cluster)" \
+    --http "127.0.0.1:$(http_port "$i")" --initial-cluster "$(initial_cluster)" "${lab[@]}" \
     >>"$DIR/n$i.log" 2>&1 &
   echo $! >"$(pid_file "$i")"
   echo "n$i started (pid $!, client 127.0.0.1:$(client_port "$i"), log $DIR/n$i.log)"
@@ -115,7 +126,7 @@ start_member() {
 await() {
   local what="$1" deadline=$((SECONDS + START_TIMEOUT_S)) i; shift
   until "$@"; do
-    for i in 1 2 3; do
+    for i in "${MEMBERS[@]}"; do
       [[ -f "$(pid_file "$i")" ]] && ! alive "$i" && die "n$i exited; see $DIR/n$i.log"
     done
     ((SECONDS < deadline)) || die "$what after ${START_TIMEOUT_S}s; see $DIR/n*.log"
@@ -125,7 +136,7 @@ await() {
 
 leader_exists() {
   local i
-  for i in 1 2 3; do probe "$i"; [[ "$ROLE" == LEADER ]] && return 0; done
+  for i in "${MEMBERS[@]}"; do probe "$i"; [[ "$ROLE" == LEADER ]] && return 0; done
   return 1
 }
 
@@ -144,6 +155,14 @@ stop_member() {
   echo "n$i stopped"
 }
 
+# LAB MODE: POST to a member's lab endpoint (it refuses unless started with ROTA_LAB=1).
+lab_post() {
+  local i; i="$(member "$1")"
+  alive "$i" || die "n$i is not running"
+  curl -sS --max-time 5 -X POST -H 'X-Rota-Lab: yes' "http://127.0.0.1:$(http_port "$i")$2" \
+    || die "n$i's HTTP port did not answer"
+}
+
 signal_member() { # NAME SIGNAL: the member must be running
   local i; i="$(member "$1")"
   alive "$i" || die "n$i is not running"
@@ -156,23 +175,24 @@ case "$cmd" in
   start)
     command -v curl >/dev/null || die "curl is needed to poll /status"
     build_jar
-    for i in 1 2 3; do start_member "$i"; done
+    for i in "${MEMBERS[@]}"; do start_member "$i"; done
     await "no leader" leader_exists
     echo
     echo "ROTA_ENDPOINTS=$(endpoints)"
     echo
     echo "A leader is elected. Next:"
+    echo "  open http://127.0.0.1:$(http_port 1)/   # the dashboard$([[ "${ROTA_LAB:-}" == 1 ]] && echo ", in LAB MODE")"
     echo "  export ROTA_ENDPOINTS=$(endpoints)"
     echo "  scripts/cluster.sh status          # who leads"
     echo "  scripts/cluster.sh kill n1         # and watch another member take over"
     echo "  scripts/cluster.sh stop"
     ;;
   stop)
-    for i in 1 2 3; do stop_member "$i"; done
+    for i in "${MEMBERS[@]}"; do stop_member "$i"; done
     ;;
   status)
     printf '%-5s %-8s %-16s %-10s %-5s %s\n' NAME PID CLIENT_ENDPOINT ROLE TERM COMMIT_INDEX
-    for i in 1 2 3; do
+    for i in "${MEMBERS[@]}"; do
       probe "$i"
       pid="-"; if alive "$i"; then pid="$(pid_of "$i")"; fi
       printf '%-5s %-8s %-16s %-10s %-5s %s\n' "n$i" "$pid" "127.0.0.1:$(client_port "$i")" "$ROLE" "$TERM_" "$COMMIT"
@@ -191,6 +211,12 @@ case "$cmd" in
     i="$(member "${1:-}")"; build_jar; stop_member "$i"; start_member "$i"
     await "n$i not healthy" http_get "$i" /health >/dev/null
     echo "n$i is healthy"
+    ;;
+  partition)
+    lab_post "${1:-}" "/lab/partition?on=true"
+    ;;
+  heal)
+    lab_post "${1:-}" "/lab/partition?on=false"
     ;;
   *)
     usage

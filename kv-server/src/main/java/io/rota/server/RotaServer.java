@@ -15,10 +15,14 @@ import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.fault.FaultClock;
+import io.rota.server.http.Dashboard;
 import io.rota.server.http.HttpServer;
 import io.rota.server.http.NodeReport;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.kv.Limits;
+import io.rota.server.lab.LabController;
+import io.rota.server.lab.LabMode;
+import io.rota.server.lab.LabPartition;
 import io.rota.server.lease.LeaseKeeper;
 import io.rota.server.watch.WatchHub;
 import picocli.CommandLine;
@@ -38,7 +42,7 @@ import java.util.concurrent.ScheduledExecutorService;
  *   clients ─► ClientServer ─► RequestRouter ─► RaftDriver ─► CoordinationStateMachine ─► WatchHub ─► clients
  *                                  │ (follower: Forwarder ─► leader's client port)
  *   timer: ClusterView (status, members) ─► LeaseKeeper (leader only), MemberPublisher
- *   HttpServer ─► NodeReport (/health, /status, /metrics)
+ *   HttpServer ─► NodeReport (/health, /status, /metrics), Dashboard (/, /dashboard/events; lab mode: /lab/...)
  * </pre>
  */
 public final class RotaServer implements AutoCloseable {
@@ -55,8 +59,10 @@ public final class RotaServer implements AutoCloseable {
     private final WatchHub watchHub;
     private final ClientServer clientServer;
     private final HttpServer httpServer;
+    /** Lab mode's controller, or null (the default). */
+    private final LabController lab;
 
-    private RotaServer(ServerConfig config) {
+    private RotaServer(ServerConfig config, LabMode labMode) {
         this.config = config;
         long id = config.memberId();
         Limits limits = Limits.defaults();
@@ -78,10 +84,14 @@ public final class RotaServer implements AutoCloseable {
                 .withSnapshotCount(config.snapshotCount());
         nodeConfig = nodeConfig.withRaft(nodeConfig.raft().withTicks(config.electionMs() / config.heartbeatMs(), 1));
         NettyPeerTransport transport = new NettyPeerTransport(transportConfig);
-        // Built before the driver, which reports fsync latency and applied entries into it.
-        ServerMetrics metrics = new ServerMetrics();
+        // Lab mode only: a switch that can cut this member off from its peers (the dashboard's "partition").
+        LabPartition partition = labMode == null ? null : new LabPartition(transport);
+        // Built before the driver, which reports fsync latency, applied entries and role changes into it.
+        ServerMetrics metrics = new ServerMetrics(clock);
+        metrics.timeline.note("start", 0, config.name() + " started");
         driver = RaftDriver.start(nodeConfig, RocksDbLogStore.open(StorageConfig.defaults(config.dataDir())),
-                transport, stateMachine, new SplittableRandom(), metrics, clock);
+                partition != null ? partition : transport, stateMachine, new SplittableRandom(), metrics, clock);
+        lab = labMode == null ? null : new LabController(labMode.script(), labMode.clusterDir(), partition);
 
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rota-timer-" + config.name());
@@ -101,21 +111,28 @@ public final class RotaServer implements AutoCloseable {
                     config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2),
                     (config.minLeaseTtlMs() + 999) / 1000, VERSION), driver, stateMachine, view, watchHub, timer,
                     clock, metrics);
+            Map<Long, String> names = new HashMap<>();
+            config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
                     new NodeReport(config.name(), driver, stateMachine, view, metrics, watchHub, transport::stats),
-                    faultClock);
+                    faultClock, new Dashboard(config.name(), names, driver, stateMachine, view, metrics, lab));
         } catch (RuntimeException e) {
             if (clients != null) {
                 clients.close();
             }
             timer.shutdownNow();
             driver.close();
+            if (lab != null) {
+                lab.close();
+            }
             throw e;
         }
         clientServer = clients;
         Member self = Member.newBuilder().setId(id).setName(config.name())
                 .setClientAddress(config.listenClient().getHostString() + ":" + clientServer.localAddress().getPort())
-                .setPeerAddress(ServerConfig.format(config.listenPeer())).build();
+                .setPeerAddress(ServerConfig.format(config.listenPeer()))
+                .setHttpAddress(httpServer == null ? "" : config.http().getHostString() + ":"
+                        + httpServer.localAddress().getPort()).build();
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock));
         leaseKeeper.start(tick);
         view.start();
@@ -123,7 +140,12 @@ public final class RotaServer implements AutoCloseable {
 
     /** Start a member; it runs until {@link #close()}. */
     public static RotaServer start(ServerConfig config) {
-        return new RotaServer(config);
+        return new RotaServer(config, null);
+    }
+
+    /** Start a member of a local lab cluster (docs/dashboard.md); {@code labMode} null is {@link #start(ServerConfig)}. */
+    public static RotaServer start(ServerConfig config, LabMode labMode) {
+        return new RotaServer(config, labMode);
     }
 
     public ServerConfig config() {
@@ -151,6 +173,9 @@ public final class RotaServer implements AutoCloseable {
     public void close() {
         if (httpServer != null) {
             httpServer.close();
+        }
+        if (lab != null) {
+            lab.close();
         }
         clientServer.close();
         view.close();

@@ -1,5 +1,6 @@
 package io.rota.server;
 
+import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -55,6 +56,14 @@ final class ServerCommand implements Callable<Integer> {
             + "which skews this member's wall clock and monotonic clock rate. Never in production.")
     boolean unsafeFaultInjection;
 
+    @Option(names = "--lab-script", description = "LAB MODE, for a local cluster from scripts/cluster.sh only (it passes"
+            + " this when started with ROTA_LAB=1): the dashboard gets kill/pause/resume/restart buttons that run this"
+            + " script, and partition and transfer buttons. Never in production.")
+    Path labScript;
+
+    @Option(names = "--lab-cluster-dir", description = "LAB MODE: the cluster's directory (PID files), with --lab-script.")
+    Path labClusterDir;
+
     @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none).")
     String http;
 
@@ -70,10 +79,15 @@ final class ServerCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+        if ((labScript == null) != (labClusterDir == null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--lab-script and --lab-cluster-dir go together (lab mode); give both or neither");
+        }
+        LabMode lab = labScript == null ? null : new LabMode(labScript.toAbsolutePath(), labClusterDir.toAbsolutePath());
         PrintWriter out = spec.commandLine().getOut();
         RotaServer server;
         try {
-            server = RotaServer.start(config);
+            server = RotaServer.start(config, lab);
         } catch (RuntimeException e) {
             spec.commandLine().getErr().println("rota server " + name + " failed to start: " + e.getMessage()
                     + (e.getCause() == null ? "" : " (" + e.getCause() + ")"));
@@ -89,6 +103,9 @@ final class ServerCommand implements Callable<Integer> {
         out.printf("  client    %s%n", ServerConfig.format(server.clientAddress()));
         out.printf("  peer      %s%n", ServerConfig.format(config.listenPeer()));
         out.printf("  http      %s%n", server.httpAddress() == null ? "off" : ServerConfig.format(server.httpAddress()));
+        if (lab != null) {
+            out.printf("  LAB MODE  the dashboard can kill, pause, restart and partition members (%s)%n", lab.script());
+        }
         out.printf("  cluster   %s (cluster id %s, heartbeat %d ms, election %d ms)%n", initialCluster,
                 config.clusterId(), config.heartbeatMs(), config.electionMs());
         out.flush();

@@ -86,6 +86,15 @@ public final class RequestRouter {
         CompletableFuture<Frame> answer;
         if (Frames.isWrite(request)) {
             answer = retrying(deadline, () -> write(request, deadline));
+            if (!request.getForwarded()) {
+                long start = clock.nanoTime();
+                answer = answer.whenComplete((f, e) -> {
+                    if (e == null && !f.hasError()) {
+                        long now = clock.nanoTime();
+                        metrics.writes.record(now, now - start);
+                    }
+                });
+            }
         } else {
             answer = switch (request.getBodyCase()) {
                 case RANGE_REQUEST -> retrying(deadline, () -> range(request.getRangeRequest(), deadline));

@@ -18,24 +18,46 @@ import io.rota.server.fault.FaultClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * GET /health, /status (JSON), /metrics (Prometheus text). Answers come from {@link NodeReport}, async.
+ * The dashboard (docs/dashboard.md): GET / and its two assets, /dashboard/state (JSON) and
+ * /dashboard/events (server-sent events). In lab mode only: POST /lab/... ({@link LabEndpoint}).
  * With {@code --unsafe-fault-injection} only: GET and POST /fault/clock (the chaos clock nemesis).
  */
 final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(HttpHandler.class);
+    private static final String ANY_ORIGIN = "*";
+
+    /** The page and its assets, from the jar: no build step, no CDN. */
+    private static final Map<String, NodeReport.Page> ASSETS = Map.of(
+            "/", asset("index.html", "text/html"),
+            "/dashboard.js", asset("dashboard.js", "text/javascript"),
+            "/dashboard.css", asset("dashboard.css", "text/css"));
 
     private final NodeReport report;
     private final FaultClock faultClock;
+    private final Dashboard dashboard;
+    private final DashboardFeed feed;
 
     HttpHandler(NodeReport report, FaultClock faultClock) {
+        this(report, faultClock, null, null);
+    }
+
+    /** @param dashboard this member's dashboard, or null for none (then {@code feed} is null too) */
+    HttpHandler(NodeReport report, FaultClock faultClock, Dashboard dashboard, DashboardFeed feed) {
         this.report = report;
         this.faultClock = faultClock;
+        this.dashboard = dashboard;
+        this.feed = feed;
     }
 
     @Override
@@ -44,6 +66,13 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
         if ("/fault/clock".equals(uri.path())) {
             send(ctx, keepAlive, faultClock(request.method(), uri));
+            return;
+        }
+        if (uri.path().startsWith("/lab/")) {
+            LabEndpoint.handle(ctx, keepAlive, request, uri, dashboard, report);
+            return;
+        }
+        if (dashboard != null && request.method() == HttpMethod.GET && dashboardGet(ctx, keepAlive, uri.path())) {
             return;
         }
         if (request.method() != HttpMethod.GET) {
@@ -56,10 +85,31 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             case "/status" -> report.status();
             case "/metrics" -> report.metrics();
             default -> CompletableFuture.completedFuture(new NodeReport.Page(404, "text/plain",
-                    "not found; try /health, /status or /metrics\n"));
+                    "not found; try /health, /status or /metrics" + (dashboard == null ? "" : ", or / (the dashboard)")
+                            + "\n"));
         };
         page.whenComplete((p, e) -> send(ctx, keepAlive, e == null ? p
                 : new NodeReport.Page(503, "text/plain", "unavailable: " + e.getMessage() + "\n")));
+    }
+
+    /** The dashboard's GETs; false if {@code path} is none of them. */
+    private boolean dashboardGet(ChannelHandlerContext ctx, boolean keepAlive, String path) {
+        NodeReport.Page asset = ASSETS.get("/index.html".equals(path) ? "/" : path);
+        if (asset != null) {
+            send(ctx, keepAlive, asset);
+        } else if ("/dashboard/state".equals(path)) {
+            dashboard.state(256, ctx.executor()).whenComplete((json, e) -> send(ctx, keepAlive, e == null
+                    ? new NodeReport.Page(200, "application/json", json + "\n")
+                    : new NodeReport.Page(503, "text/plain", "unavailable: " + e.getMessage() + "\n"), ANY_ORIGIN));
+        } else if ("/dashboard/events".equals(path)) {
+            if (!feed.subscribe(ctx.channel())) {
+                send(ctx, false, new NodeReport.Page(503, "text/plain", "too many dashboards are open on this member ("
+                        + DashboardFeed.MAX_SUBSCRIBERS + "); close one or open another member's\n"), ANY_ORIGIN);
+            }
+        } else {
+            return false;
+        }
+        return true;
     }
 
     /** GET reads the clock faults; POST sets them: {@code ?wall-offset-ms=N&mono-rate-ppm=N} (absolute). */
@@ -96,16 +146,35 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
     }
 
-    private static void send(ChannelHandlerContext ctx, boolean keepAlive, NodeReport.Page page) {
+    static void send(ChannelHandlerContext ctx, boolean keepAlive, NodeReport.Page page) {
+        send(ctx, keepAlive, page, null);
+    }
+
+    /** @param allowOrigin the Access-Control-Allow-Origin to send, or null for none */
+    static void send(ChannelHandlerContext ctx, boolean keepAlive, NodeReport.Page page, String allowOrigin) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.valueOf(page.status()),
                 Unpooled.copiedBuffer(page.body(), StandardCharsets.UTF_8));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, page.contentType() + "; charset=utf-8");
         HttpUtil.setContentLength(response, response.content().readableBytes());
         HttpUtil.setKeepAlive(response, keepAlive);
+        if (allowOrigin != null) {
+            response.headers().set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, allowOrigin);
+        }
         var written = ctx.writeAndFlush(response);
         if (!keepAlive) {
             written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private static NodeReport.Page asset(String file, String contentType) {
+        try (InputStream in = HttpHandler.class.getResourceAsStream("/dashboard/" + file)) {
+            if (in == null) {
+                throw new IllegalStateException("the jar lacks dashboard/" + file);
+            }
+            return new NodeReport.Page(200, contentType, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -16,7 +16,7 @@ import io.rota.server.fault.FaultClock;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
-/** Bootstraps the operator's HTTP port: /health, /status, /metrics ({@link HttpHandler}). */
+/** Bootstraps the operator's HTTP port: /health, /status, /metrics, the dashboard ({@link HttpHandler}). */
 public final class HttpServer implements AutoCloseable {
 
     /** Requests are GETs without bodies; anything bigger is refused by the aggregator. */
@@ -24,19 +24,27 @@ public final class HttpServer implements AutoCloseable {
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final InetSocketAddress localAddress;
+    private final DashboardFeed feed;
 
-    /** @param faultClock the clock /fault/clock sets, or null (the default) to refuse it with 404 */
-    public HttpServer(InetSocketAddress listen, NodeReport report, FaultClock faultClock) {
+    /**
+     * @param faultClock the clock /fault/clock sets, or null (the default) to refuse it with 404
+     * @param dashboard  the dashboard to serve at /, or null for none
+     */
+    public HttpServer(InetSocketAddress listen, NodeReport report, FaultClock faultClock, Dashboard dashboard) {
+        feed = dashboard == null ? null : new DashboardFeed(dashboard, group.next());
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                new HttpHandler(report, faultClock));
+                                new HttpHandler(report, faultClock, dashboard, feed));
                     }
                 });
         ChannelFuture bound = b.bind(listen).awaitUninterruptibly();
         if (!bound.isSuccess()) {
+            if (feed != null) {
+                feed.close();
+            }
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw new IllegalStateException("cannot listen for HTTP on " + listen + ": " + bound.cause().getMessage(),
                     bound.cause());
@@ -50,6 +58,9 @@ public final class HttpServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (feed != null) {
+            feed.close();
+        }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

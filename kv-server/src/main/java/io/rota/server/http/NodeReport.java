@@ -89,6 +89,11 @@ public final class NodeReport {
         });
     }
 
+    /** LAB MODE: ask this member, if it leads, to hand leadership to member {@code to} (§3.10). */
+    CompletableFuture<Boolean> transferLeadership(long to) {
+        return driver.transferLeadership(to);
+    }
+
     /** Prometheus text exposition format, version 0.0.4. */
     CompletableFuture<Page> metrics() {
         CompletableFuture<Sizes> sizes = driver.readLocal(() -> new Sizes(stateMachine.keyCount(),
@@ -159,24 +164,10 @@ public final class NodeReport {
     }
 
     private static StringBuilder field(StringBuilder json, String key, String value) {
-        return json.append('"').append(key).append("\":").append(value);
+        return Json.field(json, key, value);
     }
 
     private static String quote(String s) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
+        return Json.quote(s);
     }
 }

@@ -1,5 +1,7 @@
 package io.rota.raft.node;
 
+import io.rota.raft.core.Role;
+
 /**
  * What the driver thread reports about its own work, for a server's /metrics. Called on the driver
  * thread, so an implementation must be cheap and must not block (counters, not I/O). It lives here, in
@@ -21,5 +23,15 @@ public interface DriverMetrics {
 
     /** A snapshot was taken and the log compacted. */
     default void snapshotted() {
+    }
+
+    /**
+     * The node's role, term, known leader or vote changed (and once at start): for a timeline of elections.
+     * Seen after each tick batch and each message, so a pre-vote that starts and ends within one step is
+     * seen only by its outcome.
+     *
+     * @param votedFor the candidate this node voted for in {@code term} (§5.2), or {@code RaftNode.NONE}
+     */
+    default void roleChanged(Role role, long term, long leaderId, long votedFor) {
     }
 }

@@ -127,6 +127,11 @@ public final class RaftDriver<R> implements AutoCloseable {
      */
     private long nextReadContext;
     private long knownLeader = RaftNode.NONE;
+    /** What {@link DriverMetrics#roleChanged} was last told: role, term, leader, vote (null: nothing yet). */
+    private Role reportedRole;
+    private long reportedTerm = -1;
+    private long reportedLeader = -1;
+    private long reportedVote = -1;
     private long appliedIndex;
     private long snapshotIndex;
     private long lastDeadlineSweep;
@@ -262,6 +267,18 @@ public final class RaftDriver<R> implements AutoCloseable {
         CompletableFuture<Boolean> f = new CompletableFuture<>();
         enqueue(new Transfer(target, f), f);
         return f;
+    }
+
+    /**
+     * The last {@code max} entries of this node's in-memory log (those after its latest snapshot), oldest
+     * first: for a picture of the log (the paper's Figures 6 and 7). Read on the driver thread; the entries
+     * are immutable and must be treated as read-only.
+     */
+    public CompletableFuture<List<Entry>> logTail(int max) {
+        return readLocal(() -> {
+            List<Entry> log = core.logEntries();
+            return List.copyOf(log.subList(Math.max(0, log.size() - max), log.size()));
+        });
     }
 
     /** The node's current state, read on the driver thread. */
@@ -457,6 +474,7 @@ public final class RaftDriver<R> implements AutoCloseable {
      * retry now rather than at their deadline. Reads started after the change go to the new leader.
      */
     private void noticeLeaderChange() {
+        noticeRoleChange();
         Leadership l = leadership;
         if (core.role() != Role.LEADER) {
             leadership = null;
@@ -469,6 +487,17 @@ public final class RaftDriver<R> implements AutoCloseable {
                 failReads(new RaftException(RaftException.Code.UNAVAILABLE,
                         "the leader changed before the read was confirmed; retry"));
             }
+        }
+    }
+
+    private void noticeRoleChange() {
+        if (core.role() != reportedRole || core.currentTerm() != reportedTerm || core.leaderId() != reportedLeader
+                || core.votedFor() != reportedVote) {
+            reportedRole = core.role();
+            reportedTerm = core.currentTerm();
+            reportedLeader = core.leaderId();
+            reportedVote = core.votedFor();
+            metrics.roleChanged(reportedRole, reportedTerm, reportedLeader, reportedVote);
         }
     }
 

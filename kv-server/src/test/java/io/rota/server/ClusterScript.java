@@ -1,0 +1,113 @@
+package io.rota.server;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * scripts/cluster.sh as a user runs it, on a block of free ports and a directory of the test's own. Needs
+ * the packaged jar (tests that use it run after {@code package}, under failsafe). {@link #killLeftovers}
+ * kills, by their PID files, members a failed test left running.
+ */
+final class ClusterScript {
+
+    private static final long DEADLINE_S = 90;
+
+    private final Path script = Path.of("..", "scripts", "cluster.sh").toAbsolutePath().normalize();
+    private final Path dir;
+    private final int basePort;
+    private final int members;
+    private final Map<String, String> env = new HashMap<>();
+
+    /** @param extraEnv more environment for every run (ROTA_LAB=1, say) */
+    ClusterScript(Path dir, int members, Map<String, String> extraEnv) {
+        this.dir = dir;
+        this.members = members;
+        this.basePort = freeBase(members);
+        env.put("ROTA_CLUSTER_DIR", dir.toString());
+        env.put("ROTA_BASE_PORT", Integer.toString(basePort));
+        env.put("ROTA_MEMBERS", Integer.toString(members));
+        env.put("ROTA_JAVA_OPTS", "-Xmx256m");
+        env.putAll(extraEnv);
+    }
+
+    int basePort() {
+        return basePort;
+    }
+
+    int httpPort(int member) {
+        return basePort + 200 + member;
+    }
+
+    String endpoints() {
+        List<String> out = new ArrayList<>();
+        for (int i = 1; i <= members; i++) {
+            out.add("127.0.0.1:" + (basePort + i));
+        }
+        return String.join(",", out);
+    }
+
+    /** Runs cluster.sh; fails on a non-zero exit or after the deadline. */
+    String run(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("bash", script.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        if (!p.waitFor(DEADLINE_S, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("cluster.sh " + String.join(" ", args) + " did not finish in " + DEADLINE_S + " s");
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), "cluster.sh " + String.join(" ", args) + ":\n" + out);
+        return out;
+    }
+
+    /** The member that {@code cluster.sh status} shows as LEADER, or null. */
+    String leader() throws IOException, InterruptedException {
+        return run("status").lines().filter(l -> l.matches("\\S+ +\\S+ +\\S+ +LEADER .*"))
+                .map(l -> l.substring(0, l.indexOf(' '))).findFirst().orElse(null);
+    }
+
+    void killLeftovers() throws IOException {
+        for (int i = 1; i <= members; i++) {
+            Path pidFile = dir.resolve("n" + i + ".pid");
+            if (Files.exists(pidFile)) {
+                ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim())).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    /** A base port whose client, peer and HTTP ports for {@code members} members are free right now. */
+    private static int freeBase(int members) {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = ThreadLocalRandom.current().nextInt(10_000, 32_000 - 210); // below the ephemeral range (32768+)
+            boolean free = true;
+            for (int i = 1; i <= members && free; i++) {
+                free = free(base + i) && free(base + 100 + i) && free(base + 200 + i);
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free block of ports found");
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket ignored = new ServerSocket(port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.rota.server;
+
+import io.rota.client.RotaClient;
+import io.rota.client.recipes.Lock;
+import io.rota.client.recipes.LockHandle;
+import io.rota.raft.testing.Await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The dashboard's endpoints without a browser, over real sockets on a live in-JVM cluster: the page and its
+ * assets come from the jar; /dashboard/state shows the leader, its followers' progress, the log tail, the
+ * election in the timeline and a lock taken with the SDK's Lock recipe; /dashboard/events streams
+ * server-sent events a few times a second and refuses listeners beyond its bound; lab mode is off.
+ */
+class DashboardTest {
+
+    @TempDir
+    static Path dir;
+    static TestCluster cluster;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void start() {
+        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    private HttpResponse<String> get(int member, String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(uri(member, path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static URI uri(int member, String path) {
+        return URI.create("http://127.0.0.1:" + cluster.http(member).getPort() + path);
+    }
+
+    @Test
+    void thePageAndItsAssetsComeFromTheJar() throws Exception {
+        HttpResponse<String> page = get(0, "/");
+        assertEquals(200, page.statusCode());
+        assertEquals("text/html; charset=utf-8", page.headers().firstValue("content-type").orElse(""));
+        assertTrue(page.body().contains("<script src=\"/dashboard.js\">"), page.body());
+        assertTrue(get(0, "/dashboard.js").body().contains("new EventSource("));
+        assertEquals("text/css; charset=utf-8", get(0, "/dashboard.css").headers().firstValue("content-type").orElse(""));
+        assertTrue(get(0, "/nothing-here").body().contains("/ (the dashboard)"));
+    }
+
+    @Test
+    void theStateShowsTheLeaderItsFollowersTheLogTheElectionAndALock() throws Exception {
+        int leader = cluster.awaitLeader();
+        try (RotaClient rota = RotaClient.connect(cluster.endpoints());
+             LockHandle held = Lock.of(rota, "dash").acquire(Duration.ofSeconds(10))) {
+            String lease = held.key().substring(held.key().lastIndexOf('/') + 1);
+            String[] state = new String[1];
+            Await.until(TestCluster.TIMEOUT, () -> {
+                state[0] = body(leader, "/dashboard/state");
+                return state[0].contains("{\"name\":\"dash\",\"holder\":\"" + lease + "\"");
+            }, "the lock in the leader's state");
+            String s = state[0];
+            assertTrue(s.contains("\"role\":\"leader\""), s);
+            assertTrue(s.contains("\"key\":\"" + held.key() + "\",\"token\":" + held.fencingToken()), s);
+            assertTrue(s.contains("\"lab\":false"), s);
+            assertEquals(2, count(s.substring(s.indexOf("\"progress\":"), s.indexOf("\"log\":")), "\"match\":"), s);
+            assertTrue(s.contains(",\"no-op\"]") || s.contains("\"first\":"), s);
+            assertTrue(Pattern.compile("\"kind\":\"role\",\"term\":\\d+,\"role\":\"leader\"").matcher(s).find(),
+                    "the election in the timeline: " + s);
+            for (int i = 0; i < 3; i++) {
+                assertTrue(s.contains("\"http\":\"127.0.0.1:" + cluster.http(i).getPort() + "\""),
+                        "every member's HTTP address, for the page's streams: " + s);
+            }
+            assertTrue(Pattern.compile("\"log\":\\[(\\[\\d+,\\d+,\"[a-z_-]+\"],?)+]").matcher(s).find(), s);
+        }
+    }
+
+    @Test
+    void eventsAreServerSentAFewTimesASecond() throws Exception {
+        try (Socket socket = stream(1)) {
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+            List<String> head = new ArrayList<>();
+            for (String line = in.readLine(); !line.isEmpty(); line = in.readLine()) {
+                head.add(line.toLowerCase());
+            }
+            assertEquals("http/1.1 200 ok", head.get(0));
+            assertTrue(head.contains("content-type: text/event-stream; charset=utf-8"), head.toString());
+            assertTrue(head.contains("access-control-allow-origin: *"), head.toString());
+            long start = System.nanoTime();
+            int frames = 0;
+            while (frames < 4) {
+                String line = in.readLine();
+                if (line.contains("data: {\"name\":\"n2\"")) {
+                    frames++;
+                }
+            }
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(ms < 3_000, "4 frames took " + ms + " ms; the feed sends one every 250 ms");
+        }
+    }
+
+    @Test
+    void theFeedRefusesListenersBeyondItsBound() throws Exception {
+        List<Socket> open = new ArrayList<>();
+        try {
+            String answer = "";
+            for (int i = 0; i <= 16 && !answer.startsWith("HTTP/1.1 503"); i++) {
+                Socket s = stream(2);
+                open.add(s);
+                answer = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            }
+            assertEquals("HTTP/1.1 503 Service Unavailable", answer);
+            assertEquals(17, open.size(), "16 listeners were served, the 17th refused");
+        } finally {
+            for (Socket s : open) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void labModeIsOffUnlessClusterShAskedForIt() throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(0, "/lab/member?action=kill&name=n2"))
+                .header("X-Rota-Lab", "yes").POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(404, r.statusCode());
+        assertTrue(r.body().startsWith("lab mode is off"), r.body());
+    }
+
+    private String body(int member, String path) {
+        try {
+            return get(member, path).body();
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A raw GET /dashboard/events: a socket that times out rather than hang the test. */
+    private static Socket stream(int member) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", cluster.http(member).getPort()), 5_000);
+        s.setSoTimeout(5_000);
+        OutputStream out = s.getOutputStream();
+        out.write("GET /dashboard/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return s;
+    }
+
+    private static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+}
