@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -55,7 +56,7 @@ class RetryAndHintTest {
                      : error(Error.Code.NOT_LEADER, 2, leader.endpoint()));
              RotaClient rota = RotaClient.connect(hinting.endpoint())) {
             assertEquals(42, rota.kv().put("k", "v").revision());
-            SessionRef ref = SessionRef.newBuilder().setClientId(7).setSequence(1).build();
+            SessionRef ref = SessionRef.newBuilder().setClientId(7).setSequence(1).setFirstIncomplete(1).build();
             assertEquals(List.of(ref), puts(hinting));
             assertEquals(List.of(ref), puts(leader));
         }
@@ -99,6 +100,33 @@ class RetryAndHintTest {
             assertEquals(List.of(1L, 1L, 1L, 2L), puts(m).stream().map(SessionRef::getSequence).toList());
             assertTrue(puts(m).stream().allMatch(s -> s.getClientId() == 9));
         }
+    }
+
+    @Test
+    @DisplayName("a write whose sequence would pass the session's remembered window waits for an older one")
+    void aWriteBeyondTheSessionWindowWaitsForAnOlderOneToEnd() throws Exception {
+        // The cluster remembers 2 responses per session; the first write is never answered.
+        try (FakeMember m = new FakeMember(f -> f.hasRegisterSessionRequest()
+                ? Frame.newBuilder().setRegisterSessionResponse(RegisterSessionResponse.newBuilder().setClientId(9)
+                        .setRememberedResponses(2))
+                : f.getPutRequest().getKey().toStringUtf8().equals("slow") ? null : putOk(5));
+             RotaClient rota = RotaClient.builder().endpoints(m.endpoint()).callTimeout(Duration.ofSeconds(3))
+                     .attemptTimeout(Duration.ofSeconds(3)).build()) {
+            var slow = rota.kv().putAsync(bytes("slow"), bytes("1"), 0);
+            rota.kv().put("a", "1");                                  // sequence 2: within 2 of sequence 1
+            var late = rota.kv().putAsync(bytes("b"), bytes("1"), 0); // sequence 3 would be 2 past 1
+            assertFalse(late.isDone(), "waits while sequence 1 may still be retried");
+            assertEquals(List.of(1L, 2L), puts(m).stream().map(SessionRef::getSequence).toList());
+            assertThrows(Exception.class, slow::join);                // sequence 1 ends at its deadline
+            late.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            SessionRef third = puts(m).get(puts(m).size() - 1);
+            assertEquals(3, third.getSequence());
+            assertEquals(3, third.getFirstIncomplete(), "nothing older is in flight any more");
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test
