@@ -4,10 +4,8 @@ import io.rota.client.RotaClient;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
 import io.rota.raft.testing.Await;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -20,7 +18,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,27 +34,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DashboardTest {
 
-    @TempDir
-    static Path dir;
-    static TestCluster cluster;
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
     private final HttpClient http = HttpClient.newHttpClient();
-
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
 
     private HttpResponse<String> get(int member, String path) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(uri(member, path)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static URI uri(int member, String path) {
-        return URI.create("http://127.0.0.1:" + cluster.http(member).getPort() + path);
+        return CLUSTER.get().httpUri(member, path);
     }
 
     @Test
@@ -73,8 +59,8 @@ class DashboardTest {
 
     @Test
     void theStateShowsTheLeaderItsFollowersTheLogTheElectionAndALock() throws Exception {
-        int leader = cluster.awaitLeader();
-        try (RotaClient rota = RotaClient.connect(cluster.endpoints());
+        int leader = CLUSTER.get().awaitLeader();
+        try (RotaClient rota = RotaClient.connect(CLUSTER.get().endpoints());
              LockHandle held = Lock.of(rota, "dash").acquire(Duration.ofSeconds(10))) {
             String lease = held.key().substring(held.key().lastIndexOf('/') + 1);
             String[] state = new String[1];
@@ -91,7 +77,7 @@ class DashboardTest {
             assertTrue(Pattern.compile("\"kind\":\"role\",\"term\":\\d+,\"role\":\"leader\"").matcher(s).find(),
                     "the election in the timeline: " + s);
             for (int i = 0; i < 3; i++) {
-                assertTrue(s.contains("\"http\":\"127.0.0.1:" + cluster.http(i).getPort() + "\""),
+                assertTrue(s.contains("\"http\":\"127.0.0.1:" + CLUSTER.get().http(i).getPort() + "\""),
                         "every member's HTTP address, for the page's streams: " + s);
             }
             assertTrue(Pattern.compile("\"log\":\\[(\\[\\d+,\\d+,\"[a-z_-]+\"],?)+]").matcher(s).find(), s);
@@ -164,7 +150,7 @@ class DashboardTest {
     /** A raw GET /dashboard/events: a socket that times out rather than hang the test. */
     private static Socket stream(int member) throws IOException {
         Socket s = new Socket();
-        s.connect(new InetSocketAddress("127.0.0.1", cluster.http(member).getPort()), 5_000);
+        s.connect(new InetSocketAddress("127.0.0.1", CLUSTER.get().http(member).getPort()), 5_000);
         s.setSoTimeout(5_000);
         OutputStream out = s.getOutputStream();
         out.write("GET /dashboard/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));

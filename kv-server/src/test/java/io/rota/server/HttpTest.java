@@ -1,17 +1,14 @@
 package io.rota.server;
 
 import io.rota.raft.testing.Await;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -24,30 +21,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** /health, /status and /metrics on a live cluster; a member that cannot bind its port exits with 1. */
 class HttpTest {
 
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
     @TempDir
     static Path dir;
-    static TestCluster cluster;
     private final HttpClient http = HttpClient.newHttpClient();
 
-    @BeforeAll
-    static void start() {
-        cluster = new TestCluster(dir, 3, Duration.ofSeconds(10));
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
-
     private HttpResponse<String> get(int member, String path) throws IOException, InterruptedException {
-        InetSocketAddress a = cluster.http(member);
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.getPort() + path)).build(),
+        return http.send(HttpRequest.newBuilder(CLUSTER.get().httpUri(member, path)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
     void healthStatusAndMetrics() throws Exception {
-        int leader = cluster.awaitLeader();
+        int leader = CLUSTER.get().awaitLeader();
         Await.until(TestCluster.TIMEOUT, () -> {
             try {
                 return get(0, "/health").statusCode() == 200;

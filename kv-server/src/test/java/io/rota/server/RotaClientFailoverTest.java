@@ -23,17 +23,21 @@ class RotaClientFailoverTest {
     @RegisterExtension
     static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
 
-    @Test
-    @DisplayName("after the leader stops, the same client's later writes succeed without help and are all there")
-    void theClientRecoversWhenTheLeaderStops() {
-        int leader = CLUSTER.get().awaitLeader();
+    /** The endpoints with the leader first, so the client is connected to it when it stops. */
+    private static String leaderFirst(int leader) {
         StringBuilder endpoints = new StringBuilder();
-        // The leader first, so the client is connected to it when it stops.
         for (int m : new int[] {leader, (leader + 1) % 3, (leader + 2) % 3}) {
             InetSocketAddress a = CLUSTER.get().client(m);
             endpoints.append(endpoints.length() == 0 ? "" : ",").append(a.getHostString()).append(':').append(a.getPort());
         }
-        try (RotaClient rota = RotaClient.builder().endpoints(endpoints.toString())
+        return endpoints.toString();
+    }
+
+    @Test
+    @DisplayName("after the leader stops, the same client's later writes succeed without help and are all there")
+    void theClientRecoversWhenTheLeaderStops() {
+        int leader = CLUSTER.get().awaitLeader();
+        try (RotaClient rota = RotaClient.builder().endpoints(leaderFirst(leader))
                 .callTimeout(Duration.ofSeconds(20)).build()) {
             rota.kv().put("failover/0", "before");
             CLUSTER.get().stop(leader);
@@ -54,12 +58,7 @@ class RotaClientFailoverTest {
     void pipelinedWritesBeyondTheSessionWindowAreRetriedExactlyOnce() throws Exception {
         CLUSTER.get().startStopped();
         int leader = CLUSTER.get().awaitLeader();
-        StringBuilder endpoints = new StringBuilder();
-        for (int m : new int[] {leader, (leader + 1) % 3, (leader + 2) % 3}) {
-            InetSocketAddress a = CLUSTER.get().client(m);
-            endpoints.append(endpoints.length() == 0 ? "" : ",").append(a.getHostString()).append(':').append(a.getPort());
-        }
-        try (RotaClient rota = RotaClient.builder().endpoints(endpoints.toString())
+        try (RotaClient rota = RotaClient.builder().endpoints(leaderFirst(leader))
                 .callTimeout(Duration.ofSeconds(20)).build()) {
             rota.kv().put("window/warm-up", "1");   // the session exists before the burst
             // 300 writes in flight at once, then the leader stops under them: the unanswered ones are retried

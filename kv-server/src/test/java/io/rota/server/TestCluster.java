@@ -94,6 +94,11 @@ public final class TestCluster implements AutoCloseable {
         servers[index] = null;
     }
 
+    /** {@code path} on member {@code index}'s HTTP port. */
+    URI httpUri(int index, String path) {
+        return URI.create("http://127.0.0.1:" + http(index).getPort() + path);
+    }
+
     /** Start every member a test stopped (tests sharing a cluster leave it whole). */
     void startStopped() {
         for (int i = 0; i < servers.length; i++) {
