@@ -29,16 +29,28 @@ class ChaosProcessTest {
     @TempDir
     Path dir;
 
-    @Test
-    void registerUnderMixedFaultsIsLinearizableAndLosesNothing() throws Exception {
+    /** A finished run: its outcome, its report, and what a failure message shows (seed, progress, report). */
+    private record Run(ChaosRun.Outcome outcome, String report, String context) {
+    }
+
+    /** One run of {@code seconds} (overridable by {@code secondsProperty}); the seed is random unless given. */
+    private Run run(String nemesis, String workload, String secondsProperty, long seconds, int clients, int keys,
+                    int rate) throws Exception {
         long seed = Long.getLong("chaos.seed", new java.util.Random().nextLong());
-        long seconds = Long.getLong("chaos.seconds", 60);
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream progress = new PrintStream(new TeeStream(captured), true, StandardCharsets.UTF_8);
-        ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings("mixed", "register", Duration.ofSeconds(seconds),
-                dir, seed, 4, 6, 50, Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000)), progress);
-        String context = "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n"
-                + Files.readString(dir.resolve("report.txt"));
+        ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings(nemesis, workload,
+                Duration.ofSeconds(Long.getLong(secondsProperty, seconds)), dir, seed, clients, keys, rate,
+                Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000)), progress);
+        String report = Files.readString(dir.resolve("report.txt"));
+        return new Run(outcome, report, "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n" + report);
+    }
+
+    @Test
+    void registerUnderMixedFaultsIsLinearizableAndLosesNothing() throws Exception {
+        Run run = run("mixed", "register", "chaos.seconds", 60, 4, 6, 50);
+        ChaosRun.Outcome outcome = run.outcome();
+        String context = run.context();
         assertEquals(Verdict.YES, outcome.verdict(), context);
         assertEquals(0, outcome.lost(), context);
         assertEquals(0, outcome.exitCode(), context);
@@ -50,14 +62,10 @@ class ChaosProcessTest {
 
     @Test
     void lockUnderMixedFaultsKeepsFencingAndTokenOrder() throws Exception {
-        long seed = Long.getLong("chaos.seed", new java.util.Random().nextLong());
-        long seconds = Long.getLong("chaos.seconds", 60);
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream progress = new PrintStream(new TeeStream(captured), true, StandardCharsets.UTF_8);
-        ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings("mixed", "lock", Duration.ofSeconds(seconds),
-                dir, seed, 5, 1, 50, Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000)), progress);
-        String report = Files.readString(dir.resolve("report.txt"));
-        String context = "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n" + report;
+        Run run = run("mixed", "lock", "chaos.seconds", 60, 5, 1, 50);
+        ChaosRun.Outcome outcome = run.outcome();
+        String report = run.report();
+        String context = run.context();
         assertEquals(Verdict.YES, outcome.verdict(), context);
         assertEquals(0, outcome.exitCode(), context);
         assertTrue(report.contains("lock violations with fencing (accepted writes that broke token order): 0"), context);
@@ -70,14 +78,10 @@ class ChaosProcessTest {
 
     @Test
     void leaseUnderClockFaultsNeverExpiresBeforeSafeUntil() throws Exception {
-        long seed = Long.getLong("chaos.seed", new java.util.Random().nextLong());
-        long seconds = Long.getLong("chaos.clock.seconds", 45);
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream progress = new PrintStream(new TeeStream(captured), true, StandardCharsets.UTF_8);
-        ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings("clock", "lease", Duration.ofSeconds(seconds),
-                dir, seed, 4, 1, 100, Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000)), progress);
-        String report = Files.readString(dir.resolve("report.txt"));
-        String context = "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n" + report;
+        Run run = run("clock", "lease", "chaos.clock.seconds", 45, 4, 1, 100);
+        ChaosRun.Outcome outcome = run.outcome();
+        String report = run.report();
+        String context = run.context();
         assertEquals(Verdict.YES, outcome.verdict(), context);
         assertTrue(report.contains("violations: 0"), context);
         Matcher leases = Pattern.compile("leases held: (\\d+) \\(safe-until recorded for (\\d+)\\)").matcher(report);

@@ -161,12 +161,15 @@ public final class RequestRouter {
     /** The command to propose, stamped now (a retry stamps anew: it may be proposed in another term). */
     private Command command(Frame request) {
         Command command = Frames.command(request, LogClock.stamp(driver.leadership(), clock.nanoTime()));
-        long ttl = command.getLeaseGrant().getTTL();
-        if (command.hasLeaseGrant() && ttl >= 0 && ttl < minLeaseTtlSeconds) { // negative: refused at apply
-            LeaseGrantRequest raised = command.getLeaseGrant().toBuilder().setTTL(minLeaseTtlSeconds).build();
-            command = command.toBuilder().setLeaseGrant(raised).build();
+        if (!command.hasLeaseGrant()) {
+            return command;
         }
-        return command;
+        long ttl = command.getLeaseGrant().getTTL();
+        if (ttl < 0 || ttl >= minLeaseTtlSeconds) {
+            return command;   // a negative TTL is refused at apply, with the state machine's message
+        }
+        LeaseGrantRequest raised = command.getLeaseGrant().toBuilder().setTTL(minLeaseTtlSeconds).build();
+        return command.toBuilder().setLeaseGrant(raised).build();
     }
 
     private CompletableFuture<Frame> range(RangeRequest request, long deadline) {

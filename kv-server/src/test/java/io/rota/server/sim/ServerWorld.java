@@ -1,5 +1,7 @@
 package io.rota.server.sim;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
@@ -8,11 +10,13 @@ import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
 import io.rota.server.api.Forwarder;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -24,6 +28,7 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 
 /**
  * A deterministic world of Rota members and clients (issue 11): the server layer — driver, state machine,
@@ -64,7 +69,7 @@ final class ServerWorld {
     private final List<SimClient> clients = new ArrayList<>();
     private final ArrayDeque<String> trace = new ArrayDeque<>();
     /** Directed tests: peer messages matching this are held back until released, in order. */
-    private java.util.function.Predicate<Message> holdIf = m -> false;
+    private Predicate<Message> holdIf = m -> false;
     private final List<Map.Entry<Message, Runnable>> held = new ArrayList<>();
     /** Directed tests: no loss, duplication or stragglers. */
     boolean quietNetwork;
@@ -98,8 +103,7 @@ final class ServerWorld {
      * simulator keeps Rota's loggers at ERROR (a fail-stop still shows) while worlds exist.
      */
     static {
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.rota"))
-                .setLevel(ch.qos.logback.classic.Level.ERROR);
+        ((Logger) LoggerFactory.getLogger("io.rota")).setLevel(Level.ERROR);
     }
 
     ServerWorld(long seed, int size) {
@@ -170,12 +174,12 @@ final class ServerWorld {
     }
 
     /** Hold back every peer message matching {@code which} (directed tests). */
-    void hold(java.util.function.Predicate<Message> which) {
+    void hold(Predicate<Message> which) {
         holdIf = which;
     }
 
     /** Deliver the held messages matching {@code which}, oldest first; the count delivered. */
-    int release(java.util.function.Predicate<Message> which) {
+    int release(Predicate<Message> which) {
         int n = 0;
         for (Iterator<Map.Entry<Message, Runnable>> it = held.iterator(); it.hasNext(); ) {
             Map.Entry<Message, Runnable> h = it.next();
@@ -189,7 +193,7 @@ final class ServerWorld {
     }
 
     /** Deliver the oldest held message matching {@code which}; 1 if there was one, else 0. */
-    int releaseOldest(java.util.function.Predicate<Message> which) {
+    int releaseOldest(Predicate<Message> which) {
         for (Iterator<Map.Entry<Message, Runnable>> it = held.iterator(); it.hasNext(); ) {
             Map.Entry<Message, Runnable> h = it.next();
             if (which.test(h.getKey())) {
@@ -382,9 +386,9 @@ final class ServerWorld {
     void healAll() {
         note("heal everything");
         for (boolean[] row : linkDown) {
-            java.util.Arrays.fill(row, false);
+            Arrays.fill(row, false);
         }
-        java.util.Arrays.fill(clientsCut, false);
+        Arrays.fill(clientsCut, false);
         for (int i = 0; i < members.size(); i++) {
             SimMember m = members.get(i);
             if (!m.alive) {
@@ -440,7 +444,7 @@ final class ServerWorld {
             if (r == null) {
                 continue;
             }
-            long hash = java.util.Arrays.hashCode(r.toByteArray());
+            long hash = Arrays.hashCode(r.toByteArray());
             Long first = resultHashByIndex.putIfAbsent(e.index(), hash);
             if (first != null && first != hash) {
                 fail("replicas disagree at index " + e.index() + ": n" + m.id + " computed " + r.toString()

@@ -16,8 +16,11 @@ import io.rota.proto.RequestOp;
 import io.rota.proto.SessionRef;
 import io.rota.proto.TxnRequest;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 
 /**
  * A simulated application process with a clock of its own (drifting within the bound): it calls members
@@ -45,7 +48,7 @@ abstract class SimClient {
         world.loop.at(clock.trueTimeOf(clock.nanoTime() + localMs * MS), r);
     }
 
-    void call(Frame request, java.util.function.BiConsumer<Frame, String> done) {
+    void call(Frame request, BiConsumer<Frame, String> done) {
         world.call(this, world.random.nextInt(world.members.size()), request, done);
     }
 
@@ -305,19 +308,19 @@ abstract class SimClient {
         }
 
         /** Call member {@code member}; the future fails with the reason if no answer came. */
-        java.util.concurrent.CompletableFuture<Frame> call(SimMember member, Frame request) {
-            var out = new java.util.concurrent.CompletableFuture<Frame>();
+        CompletableFuture<Frame> call(SimMember member, Frame request) {
+            var out = new CompletableFuture<Frame>();
             world.call(this, member.index, request, (f, why) -> {
                 if (f != null) {
                     out.complete(f);
                 } else {
-                    out.completeExceptionally(new java.io.IOException(why));
+                    out.completeExceptionally(new IOException(why));
                 }
             });
             return out;
         }
 
-        java.util.concurrent.CompletableFuture<Frame> put(SimMember member, String key) {
+        CompletableFuture<Frame> put(SimMember member, String key) {
             return call(member, Frame.newBuilder().setPutRequest(PutRequest.newBuilder()
                     .setKey(ByteString.copyFromUtf8(key)).setValue(ByteString.copyFromUtf8("v"))).build())
                     .whenComplete((f, e) -> {
@@ -328,7 +331,7 @@ abstract class SimClient {
         }
 
         /** A linearizable read that reports to the world's stale-read check. */
-        java.util.concurrent.CompletableFuture<Frame> read(SimMember member) {
+        CompletableFuture<Frame> read(SimMember member) {
             long mustSee = world.maxAckedRevision();
             return call(member, Frame.newBuilder().setRangeRequest(RangeRequest.newBuilder()
                     .setKey(ByteString.copyFromUtf8("w/")).setRangeEnd(ByteString.copyFromUtf8("w0"))).build())

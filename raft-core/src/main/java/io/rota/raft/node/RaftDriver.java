@@ -122,8 +122,8 @@ public final class RaftDriver<R> implements AutoCloseable {
     /** Reads confirmed by ReadIndex, waiting for the state machine to reach their index. */
     private final TreeMap<Long, List<Read>> readsAwaitingApply = new TreeMap<>();
     /**
-     * Read contexts start at a random point in each incarnation, so a leader's late answer to a read of
-     * this member's previous life never matches a read of this one (issue 11, hole 5).
+     * ReadIndex contexts (§6.4) start at a random point in each incarnation, so a leader's late answer to a
+     * read of this member's previous life never matches a read of this one (issue 11, hole 5).
      */
     private long nextReadContext;
     private long knownLeader = RaftNode.NONE;
