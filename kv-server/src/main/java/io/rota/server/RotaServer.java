@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Member;
 import io.rota.raft.core.Configuration;
+import io.rota.raft.core.RaftOptions;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.RaftDriver;
@@ -79,10 +80,10 @@ public final class RotaServer implements AutoCloseable {
         TransportConfig transportConfig = TransportConfig.builder(config.clusterId(), id, config.listenPeer())
                 .peers(peers).maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES,
                         2 * config.maxFrameBytes())).build();
-        NodeConfig nodeConfig = NodeConfig.defaults(id, new Configuration(config.peersById().keySet()), peerNames)
-                .withTick(Duration.ofMillis(config.heartbeatMs()))
-                .withSnapshotCount(config.snapshotCount());
-        nodeConfig = nodeConfig.withRaft(nodeConfig.raft().withTicks(config.electionMs() / config.heartbeatMs(), 1));
+        NodeConfig nodeConfig = NodeConfig.builder(RaftOptions.builder(id, new Configuration(config.peersById().keySet()))
+                        .electionTicks(config.electionMs() / config.heartbeatMs()).heartbeatTicks(1).build())
+                .tick(Duration.ofMillis(config.heartbeatMs())).snapshotCount(config.snapshotCount())
+                .memberAddresses(peerNames).build();
         NettyPeerTransport transport = new NettyPeerTransport(transportConfig);
         // Lab mode only: a switch that can cut this member off from its peers (the dashboard's "partition").
         LabPartition partition = labMode == null ? null : new LabPartition(transport);

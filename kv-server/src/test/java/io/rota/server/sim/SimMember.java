@@ -5,6 +5,7 @@ import io.rota.proto.Member;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
+import io.rota.raft.core.RaftOptions;
 import io.rota.raft.node.DriverMetrics;
 import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.RaftDriver;
@@ -84,8 +85,9 @@ final class SimMember {
         alive = true;
         scheduler = new SimScheduler(world.loop, clock);
         stateMachine = new CoordinationStateMachine(Limits.defaults());
-        NodeConfig config = NodeConfig.defaults(id, configuration, addresses).withTick(TICK).withSnapshotCount(300);
-        config = config.withRaft(config.raft().withTicks(electionTicks, 1));
+        NodeConfig config = NodeConfig.builder(RaftOptions.builder(id, configuration)
+                        .electionTicks(electionTicks).heartbeatTicks(1).build())
+                .tick(TICK).snapshotCount(300).memberAddresses(addresses).build();
         driver = RaftDriver.startOn(config, disk, new Transport(), new Observed(stateMachine),
                 new SplittableRandom(seed * 31 + incarnation), DriverMetrics.NONE, clock, scheduler);
         view = new ClusterView("n" + id, driver, stateMachine::members, scheduler, TICK);

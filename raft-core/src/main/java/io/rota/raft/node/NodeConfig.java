@@ -8,7 +8,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * How a {@link RaftDriver} runs one node.
+ * How a {@link RaftDriver} runs one node. Build one with {@link #builder}, which starts from the
+ * {@code DEFAULT_} constants, or derive one with {@link #toBuilder}. Every construction is validated, fields
+ * alone and against each other; an error names the field.
  *
  * @param raft             the core's options; one tick lasts {@code tick}
  * @param tick             wall-clock length of one tick (default 100 ms: heartbeat 1 tick, election 10)
@@ -21,30 +23,102 @@ import java.util.Objects;
 public record NodeConfig(RaftOptions raft, Duration tick, long snapshotCount, int inboxCapacity, int maxBatch,
                          Map<Long, String> memberAddresses) {
 
+    /** 100 ms: with the core's defaults, a 100 ms heartbeat and a 1–2 s election timeout (etcd's defaults). */
+    public static final Duration DEFAULT_TICK = Duration.ofMillis(100);
+    /** 10,000 applied entries between snapshots: a restart replays at most that many (§7). */
+    public static final long DEFAULT_SNAPSHOT_COUNT = 10_000;
+    /** 65,536 queued inputs: absorbs a burst of many clients, then pushes back with BUSY. */
+    public static final int DEFAULT_INBOX_CAPACITY = 65_536;
+    /** 4,096 inputs per loop turn share one Ready and one fsync (group commit), yet a turn stays short. */
+    public static final int DEFAULT_MAX_BATCH = 4_096;
+
+    /**
+     * Checks every field alone and against each other; throws {@link IllegalArgumentException} naming the
+     * field. Not checked, on purpose: {@code raft.snapshotCatchUpEntries < snapshotCount} (keeping more
+     * entries than one snapshot interval only keeps a longer log; tests run 1,000 behind a snapshot every 250).
+     */
     public NodeConfig {
         Objects.requireNonNull(raft, "raft");
-        if (tick.isNegative() || tick.isZero() || snapshotCount < 1 || inboxCapacity < 1 || maxBatch < 1) {
-            throw new IllegalArgumentException("invalid node config: tick " + tick + ", snapshotCount "
-                    + snapshotCount + ", inbox " + inboxCapacity + ", batch " + maxBatch);
-        }
+        Objects.requireNonNull(tick, "tick");
+        Objects.requireNonNull(memberAddresses, "memberAddresses");
+        require(!tick.isNegative() && !tick.isZero(), "tick must be positive, got " + tick);
+        require(snapshotCount >= 1, "snapshotCount must be at least 1, got " + snapshotCount);
+        require(inboxCapacity >= 1, "inboxCapacity must be at least 1, got " + inboxCapacity);
+        require(maxBatch >= 1, "maxBatch must be at least 1, got " + maxBatch);
+        // A batch is drained from the inbox: a larger batch than the inbox can hold is a bound that never binds.
+        require(maxBatch <= inboxCapacity, "maxBatch (" + maxBatch + ") must not exceed inboxCapacity ("
+                + inboxCapacity + "): a batch is drained from the inbox");
         memberAddresses = Map.copyOf(memberAddresses);
     }
 
-    /** Defaults: 100 ms ticks (heartbeat 100 ms, election 1–2 s), a snapshot every 10,000 entries. */
+    /** The defaults for server {@code id}: {@code builder(RaftOptions.defaults(id, configuration))…build()}. */
     public static NodeConfig defaults(long id, Configuration configuration, Map<Long, String> memberAddresses) {
-        return new NodeConfig(RaftOptions.defaults(id, configuration), Duration.ofMillis(100), 10_000,
-                65_536, 4_096, memberAddresses);
+        return builder(RaftOptions.defaults(id, configuration)).memberAddresses(memberAddresses).build();
     }
 
-    public NodeConfig withTick(Duration newTick) {
-        return new NodeConfig(raft, newTick, snapshotCount, inboxCapacity, maxBatch, memberAddresses);
+    /** A builder around the core's {@code raft} options, every other field at its default. */
+    public static Builder builder(RaftOptions raft) {
+        return new Builder(raft);
     }
 
-    public NodeConfig withSnapshotCount(long count) {
-        return new NodeConfig(raft, tick, count, inboxCapacity, maxBatch, memberAddresses);
+    /** A builder holding this configuration, to change some of it. */
+    public Builder toBuilder() {
+        return new Builder(raft).tick(tick).snapshotCount(snapshotCount).inboxCapacity(inboxCapacity)
+                .maxBatch(maxBatch).memberAddresses(memberAddresses);
     }
 
-    public NodeConfig withRaft(RaftOptions options) {
-        return new NodeConfig(options, tick, snapshotCount, inboxCapacity, maxBatch, memberAddresses);
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** Builds a {@link NodeConfig}; starts from the defaults. Setters are named like the fields. */
+    public static final class Builder {
+        private RaftOptions raft;
+        private Duration tick = DEFAULT_TICK;
+        private long snapshotCount = DEFAULT_SNAPSHOT_COUNT;
+        private int inboxCapacity = DEFAULT_INBOX_CAPACITY;
+        private int maxBatch = DEFAULT_MAX_BATCH;
+        private Map<Long, String> memberAddresses = Map.of();
+
+        private Builder(RaftOptions raft) {
+            this.raft = raft;
+        }
+
+        public Builder raft(RaftOptions raft) {
+            this.raft = raft;
+            return this;
+        }
+
+        public Builder tick(Duration tick) {
+            this.tick = tick;
+            return this;
+        }
+
+        public Builder snapshotCount(long snapshotCount) {
+            this.snapshotCount = snapshotCount;
+            return this;
+        }
+
+        public Builder inboxCapacity(int inboxCapacity) {
+            this.inboxCapacity = inboxCapacity;
+            return this;
+        }
+
+        public Builder maxBatch(int maxBatch) {
+            this.maxBatch = maxBatch;
+            return this;
+        }
+
+        public Builder memberAddresses(Map<Long, String> memberAddresses) {
+            this.memberAddresses = memberAddresses;
+            return this;
+        }
+
+        /** The configuration; throws {@link IllegalArgumentException} naming the field when it is invalid. */
+        public NodeConfig build() {
+            return new NodeConfig(raft, tick, snapshotCount, inboxCapacity, maxBatch, memberAddresses);
+        }
     }
 }

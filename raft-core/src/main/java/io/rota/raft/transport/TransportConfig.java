@@ -7,7 +7,9 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Settings of the peer transport. Every limit has a default; {@link #builder} starts from them.
+ * Settings of the peer transport. Every limit has a {@code DEFAULT_} constant; {@link #builder} starts
+ * from them and {@link #toBuilder} derives a changed copy. Every construction is validated, fields alone and
+ * against each other; an error names the field.
  *
  * @param clusterId            names the cluster; a peer with another id is refused at the handshake
  * @param selfId               this node's id (never 0, which means "none")
@@ -34,21 +36,37 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
                               Duration reconnectBackoffMin, Duration reconnectBackoffMax, Duration connectTimeout,
                               int writeBufferLowBytes, int writeBufferHighBytes, int ioThreads) {
 
+    /** 8 MiB: an AppendEntries of 1 MiB of entries, or one large entry, with room to spare. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 8 << 20;
+    /** 4,096 messages queued per peer: a busy pipeline's worth; beyond it Raft's retries take over. */
     public static final int DEFAULT_PER_PEER_QUEUE_LIMIT = 4096;
+    /** 64 MiB queued per peer: bounds the memory a slow or dead peer can cost. */
     public static final long DEFAULT_PER_PEER_QUEUE_BYTES = 64L << 20;
+    /** 1 MiB per InstallSnapshot frame: far below the frame limit, so heartbeats interleave with it. */
     public static final int DEFAULT_SNAPSHOT_CHUNK_BYTES = 1 << 20;
+    /** 1 GiB: a core snapshot is one {@code byte[]}, so it cannot exceed 2 GiB anyway. */
     public static final long DEFAULT_MAX_SNAPSHOT_BYTES = 1L << 30;
+    /** 50 ms first reconnect delay: a restarted peer is back within a heartbeat or two. */
     public static final Duration DEFAULT_RECONNECT_BACKOFF_MIN = Duration.ofMillis(50);
+    /** 2 s at most between dials: a dead peer costs little, a returning one waits at most one election. */
     public static final Duration DEFAULT_RECONNECT_BACKOFF_MAX = Duration.ofSeconds(2);
+    /** 3 s to connect and shake hands: longer than an election timeout, so a slow link is not a dead one. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
+    /** 512 KiB: a connection takes writes again once below this (Netty's water marks). */
     public static final int DEFAULT_WRITE_BUFFER_LOW_BYTES = 512 << 10;
+    /** 2 MiB: above this a connection stops taking writes and messages wait in the per-peer queue. */
     public static final int DEFAULT_WRITE_BUFFER_HIGH_BYTES = 2 << 20;
+    /** Two event-loop threads: peer traffic of a small cluster, leaving cores for the driver. */
     public static final int DEFAULT_IO_THREADS = 2;
 
     /** Room for the envelope and fields around a snapshot chunk's data. */
     static final int CHUNK_HEADER_ALLOWANCE = 1024;
 
+    /**
+     * Checks every field alone and against each other; throws {@link IllegalArgumentException} naming the
+     * field: a snapshot chunk must fit a frame, the backoff cap must not be below its start, and the low
+     * write-buffer water mark must not be above the high one.
+     */
     public TransportConfig {
         Objects.requireNonNull(clusterId, "clusterId");
         Objects.requireNonNull(listenAddress, "listenAddress");
@@ -62,18 +80,21 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
         require(maxFrameBytes >= 4096, "maxFrameBytes must be at least 4096, got " + maxFrameBytes);
         require(perPeerQueueLimit > 0, "perPeerQueueLimit must be positive, got " + perPeerQueueLimit);
         require(perPeerQueueBytes > 0, "perPeerQueueBytes must be positive, got " + perPeerQueueBytes);
-        require(snapshotChunkBytes > 0 && snapshotChunkBytes <= maxFrameBytes - CHUNK_HEADER_ALLOWANCE,
-                "snapshotChunkBytes must be in (0, maxFrameBytes - " + CHUNK_HEADER_ALLOWANCE + "], got "
-                        + snapshotChunkBytes);
+        require(snapshotChunkBytes > 0, "snapshotChunkBytes must be positive, got " + snapshotChunkBytes);
+        require(snapshotChunkBytes <= maxFrameBytes - CHUNK_HEADER_ALLOWANCE, "snapshotChunkBytes ("
+                + snapshotChunkBytes + ") must be at most maxFrameBytes (" + maxFrameBytes + ") - "
+                + CHUNK_HEADER_ALLOWANCE + ": a chunk and its message fields travel in one frame");
         require(maxSnapshotBytes > 0 && maxSnapshotBytes <= Integer.MAX_VALUE - 8,
                 "maxSnapshotBytes must be in (0, 2 GiB) (a core snapshot is one byte[]), got " + maxSnapshotBytes);
         require(!reconnectBackoffMin.isNegative() && !reconnectBackoffMin.isZero(),
-                "reconnectBackoffMin must be positive");
-        require(reconnectBackoffMax.compareTo(reconnectBackoffMin) >= 0,
-                "reconnectBackoffMax must be at least reconnectBackoffMin");
-        require(!connectTimeout.isNegative() && !connectTimeout.isZero(), "connectTimeout must be positive");
-        require(writeBufferLowBytes > 0 && writeBufferLowBytes <= writeBufferHighBytes,
-                "need 0 < writeBufferLowBytes <= writeBufferHighBytes");
+                "reconnectBackoffMin must be positive, got " + reconnectBackoffMin);
+        require(reconnectBackoffMax.compareTo(reconnectBackoffMin) >= 0, "reconnectBackoffMax ("
+                + reconnectBackoffMax + ") must be at least reconnectBackoffMin (" + reconnectBackoffMin + ")");
+        require(!connectTimeout.isNegative() && !connectTimeout.isZero(),
+                "connectTimeout must be positive, got " + connectTimeout);
+        require(writeBufferLowBytes > 0, "writeBufferLowBytes must be positive, got " + writeBufferLowBytes);
+        require(writeBufferLowBytes <= writeBufferHighBytes, "writeBufferLowBytes (" + writeBufferLowBytes
+                + ") must be at most writeBufferHighBytes (" + writeBufferHighBytes + ")");
         require(ioThreads > 0, "ioThreads must be positive, got " + ioThreads);
         peers = new ConcurrentHashMap<>(peers);
     }
@@ -87,6 +108,15 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
     /** A builder with every default set; peers may be added later through {@link #peers()}. */
     public static Builder builder(String clusterId, long selfId, InetSocketAddress listenAddress) {
         return new Builder(clusterId, selfId, listenAddress);
+    }
+
+    /** A builder holding this configuration, to change some of it (the peers map is copied at build). */
+    public Builder toBuilder() {
+        return new Builder(clusterId, selfId, listenAddress).peers(peers).maxFrameBytes(maxFrameBytes)
+                .perPeerQueueLimit(perPeerQueueLimit).perPeerQueueBytes(perPeerQueueBytes)
+                .snapshotChunkBytes(snapshotChunkBytes).maxSnapshotBytes(maxSnapshotBytes)
+                .reconnectBackoff(reconnectBackoffMin, reconnectBackoffMax).connectTimeout(connectTimeout)
+                .writeBufferWaterMarks(writeBufferLowBytes, writeBufferHighBytes).ioThreads(ioThreads);
     }
 
     /** Builds a {@link TransportConfig}; starts from the defaults. */
@@ -165,6 +195,7 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
             return this;
         }
 
+        /** The configuration; throws {@link IllegalArgumentException} naming the field when it is invalid. */
         public TransportConfig build() {
             return new TransportConfig(clusterId, selfId, listenAddress, peers, maxFrameBytes, perPeerQueueLimit,
                     perPeerQueueBytes, snapshotChunkBytes, maxSnapshotBytes, reconnectBackoffMin,

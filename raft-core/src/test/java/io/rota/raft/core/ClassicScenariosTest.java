@@ -67,7 +67,7 @@ class ClassicScenariosTest {
     @Test
     @DisplayName("§5.1/§5.3: a partitioned old leader rejoins, steps down, and its uncommitted entries are discarded")
     void partitionedOldLeaderRejoins() {
-        Network net = new Network(3, o -> o.withCheckQuorum(false)); // the old leader does not notice on its own
+        Network net = new Network(3, o -> o.checkQuorum(false)); // the old leader does not notice on its own
         net.electLeader(1);
         net.isolate(1);
         net.propose(1, "stale");

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ElectionTest {
 
     /** Plain Raft as in the paper: no PreVote, no CheckQuorum. */
-    static final UnaryOperator<RaftOptions> PLAIN = o -> o.withPreVote(false).withCheckQuorum(false);
+    static final UnaryOperator<RaftOptions.Builder> PLAIN = o -> o.preVote(false).checkQuorum(false);
 
     private static RequestVote vote(long term, long from, long to, long lastIndex, long lastTerm) {
         return new RequestVote(term, from, to, lastIndex, lastTerm, false, false);
@@ -94,7 +94,7 @@ class ElectionTest {
     void electionTimeoutsAreRandomized() {
         Set<Integer> timeouts = new HashSet<>();
         for (long seed = 0; seed < 50; seed++) {
-            RaftOptions options = PLAIN.apply(RaftOptions.defaults(1, Configuration.of(1L, 2L, 3L)));
+            RaftOptions options = PLAIN.apply(RaftOptions.builder(1, Configuration.of(1L, 2L, 3L))).build();
             RaftNode node = new RaftNode(options, PersistentState.EMPTY, new SplittableRandom(seed));
             int ticks = ticksUntilCampaign(node);
             assertTrue(ticks >= 10 && ticks < 20, "seed " + seed + ": " + ticks);

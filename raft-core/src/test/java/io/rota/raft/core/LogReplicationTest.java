@@ -186,7 +186,7 @@ class LogReplicationTest {
     @Test
     @DisplayName("§10.2.2 pipelining: in REPLICATE state the leader sends AppendEntries without waiting, up to maxInflightMessages")
     void pipeliningStopsAtMaxInflight() {
-        Network net = new Network(3, o -> o.withLimits(1 << 20, 3, 16 << 20, 64 << 20));
+        Network net = new Network(3, o -> o.maxInflightMessages(3));
         net.electLeader(1); // followers acknowledged the no-op: they are in REPLICATE
 
         for (int i = 1; i <= 5; i++) {
@@ -212,7 +212,7 @@ class LogReplicationTest {
         // inflights.full(), and nothing ever frees the window (etcd frees one slot, or falls back to probing,
         // on a heartbeat response). Replication to node 3 stops for good; with the default window of 256 it takes
         // 256 lost messages, e.g. a follower partitioned or restarted under write load.
-        Network net = new Network(3, o -> o.withLimits(1 << 20, 2, 16 << 20, 64 << 20));
+        Network net = new Network(3, o -> o.maxInflightMessages(2));
         net.electLeader(1);
         net.cut(1, 3);
         for (int i = 1; i <= 3; i++) {
@@ -253,7 +253,7 @@ class LogReplicationTest {
     @Test
     @DisplayName("Flow control: the leader rejects proposals beyond maxUncommittedBytes with TOO_MUCH_UNCOMMITTED, and accepts again after commit")
     void tooMuchUncommitted() {
-        Network net = new Network(3, o -> o.withLimits(1 << 20, 256, 16 << 20, 100));
+        Network net = new Network(3, o -> o.maxUncommittedBytes(100));
         net.electLeader(1);
         net.isolate(1);
         String fifty = "x".repeat(50); // 74 bytes per entry

@@ -46,7 +46,7 @@ final class Network {
         }
     }
 
-    private final UnaryOperator<RaftOptions> tweak;
+    private final UnaryOperator<RaftOptions.Builder> tweak;
     private final Configuration configuration;
     private final Map<Long, Server> servers = new TreeMap<>();
     private final List<Predicate<Message>> drops = new ArrayList<>();
@@ -61,13 +61,13 @@ final class Network {
         this(size, o -> o);
     }
 
-    /** {@code tweak} adjusts every node's options, e.g. {@code o -> o.withPreVote(false)}. */
-    Network(int size, UnaryOperator<RaftOptions> tweak) {
+    /** {@code tweak} adjusts every node's options, e.g. {@code o -> o.preVote(false)}. */
+    Network(int size, UnaryOperator<RaftOptions.Builder> tweak) {
         this(size, tweak, id -> PersistentState.EMPTY);
     }
 
     /** Nodes that start from the given disks (see {@link #disk(long, long, long...)}). */
-    Network(int size, UnaryOperator<RaftOptions> tweak, LongFunction<PersistentState> initialDisk) {
+    Network(int size, UnaryOperator<RaftOptions.Builder> tweak, LongFunction<PersistentState> initialDisk) {
         this.tweak = tweak;
         this.configuration = Configuration.of(LongStream.rangeClosed(1, size).boxed().toArray(Long[]::new));
         for (long id = 1; id <= size; id++) {
@@ -90,7 +90,7 @@ final class Network {
     }
 
     RaftOptions options(long id) {
-        return tweak.apply(RaftOptions.defaults(id, configuration));
+        return tweak.apply(RaftOptions.builder(id, configuration)).build();
     }
 
     private void start(long id) {

@@ -114,7 +114,7 @@ class ReadIndexTest {
     @Test
     @DisplayName("§6.4: a deposed leader cut off from the majority never releases a read")
     void deposedLeaderNeverReleasesARead() {
-        Network net = new Network(3, o -> o.withCheckQuorum(false)); // so that node 1 keeps believing it leads
+        Network net = new Network(3, o -> o.checkQuorum(false)); // so that node 1 keeps believing it leads
         net.electLeader(1);
         net.isolate(1);
 

@@ -21,7 +21,7 @@ class SafetyTest {
      * Plain Raft (no PreVote, no CheckQuorum), and at most one entry per AppendEntries.
      */
     private static Network figure8() {
-        return new Network(5, o -> o.withPreVote(false).withCheckQuorum(false).withLimits(1, 256, 16 << 20, 64 << 20),
+        return new Network(5, o -> o.preVote(false).checkQuorum(false).maxEntriesBytesPerMessage(1),
                 id -> switch ((int) id) {
                     case 1, 2 -> disk(3, 1, 1, 2);   // [1@1, 2@2]
                     case 5 -> disk(3, 1, 1, 3);      // [1@1, 2@3]

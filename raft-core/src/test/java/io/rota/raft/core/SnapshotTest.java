@@ -21,7 +21,7 @@ class SnapshotTest {
 
     /** Leader 1 with entries 1 (no-op) and 2..6 (c1..c5) committed; node 3 missed 2..6 if {@code lag3}. */
     private static Network cluster(boolean lag3) {
-        Network net = new Network(3, o -> o.withSnapshotCatchUpEntries(0));
+        Network net = new Network(3, o -> o.snapshotCatchUpEntries(0));
         net.electLeader(1);
         if (lag3) {
             net.cut(1, 3);
@@ -84,7 +84,7 @@ class SnapshotTest {
         // index 0 even when the log is compacted (`return index == 0 ? 0 : -1;`), so the leader does not fall back
         // to InstallSnapshot and calls log.slice(1, ..), which throws IllegalArgumentException("slice from 1 but
         // the log starts at 7") out of step(). term(0) must be -1 once compactedIndex > 0.
-        Network net = new Network(3, o -> o.withSnapshotCatchUpEntries(0));
+        Network net = new Network(3, o -> o.snapshotCatchUpEntries(0));
         net.isolate(3); // node 3 never hears anything: a new or long-dead server
         net.electLeader(1);
         for (String c : C1_TO_C5) {

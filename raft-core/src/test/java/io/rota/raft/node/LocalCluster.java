@@ -1,6 +1,7 @@
 package io.rota.raft.node;
 
 import io.rota.raft.core.Configuration;
+import io.rota.raft.core.RaftOptions;
 import io.rota.raft.core.Role;
 import io.rota.raft.storage.RocksDbLogStore;
 import io.rota.raft.storage.StorageConfig;
@@ -78,8 +79,8 @@ final class LocalCluster implements AutoCloseable {
                 tc.peers().put(peer, address);
             }
         });
-        NodeConfig config = tweak.apply(NodeConfig.defaults(id, configuration, Map.of())
-                .withTick(Duration.ofMillis(20)));
+        NodeConfig config = tweak.apply(NodeConfig.builder(RaftOptions.defaults(id, configuration))
+                .tick(Duration.ofMillis(20)).build());
         StateMachine<Long> machine = machineFactory.get();
         RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(dataDir(id)));
         NettyPeerTransport transport = new NettyPeerTransport(tc);

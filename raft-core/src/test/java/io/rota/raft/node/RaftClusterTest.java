@@ -75,7 +75,7 @@ class RaftClusterTest {
     @DisplayName("Figure 2 persistence: the whole cluster restarts and finds identical state with every acknowledged write")
     void wholeClusterRestart() {
         List<String> acked;
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg.withSnapshotCount(250))) {
+        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg.toBuilder().snapshotCount(250).build())) {
             acked = writeConcurrently(c, "w", 1_000, 64);
             for (long id = 1; id <= 3; id++) {
                 c.kill(id);
@@ -93,8 +93,8 @@ class RaftClusterTest {
     @Test
     @DisplayName("§7: a wiped follower is caught up by InstallSnapshot, then by the log")
     void wipedFollowerCatchesUpBySnapshot() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg.withSnapshotCount(100)
-                .withRaft(cfg.raft().withSnapshotCatchUpEntries(10)))) {
+        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg.toBuilder().snapshotCount(100)
+                .raft(cfg.raft().toBuilder().snapshotCatchUpEntries(10).build()).build())) {
             writeConcurrently(c, "a", 1_000, 64);
             long leader = c.awaitLeader();
             long follower = leader % 3 + 1;

@@ -88,12 +88,13 @@ public final class SimCluster {
         long catchUp = new long[] {0, 3, 50}[tunables.nextInt(3)];
         boolean plainRaft = tunables.nextInt(4) == 0;
         for (int i = 0; i < size; i++) {
-            options[i] = RaftOptions.defaults(i + 1, configuration)
-                    .withTicks(10, heartbeat)
-                    .withLimits(maxEntryBytes, inflight, 600, 1_500)
-                    .withSnapshotCatchUpEntries(catchUp)
-                    .withPreVote(!plainRaft)
-                    .withCheckQuorum(!plainRaft);
+            options[i] = RaftOptions.builder(i + 1, configuration)
+                    .electionTicks(10).heartbeatTicks(heartbeat)
+                    .maxEntriesBytesPerMessage(maxEntryBytes).maxInflightMessages(inflight)
+                    .maxInflightBytes(600).maxUncommittedBytes(1_500)
+                    .snapshotCatchUpEntries(catchUp)
+                    .preVote(!plainRaft).checkQuorum(!plainRaft)
+                    .build();
             disks[i] = new MemoryLogStore();
             start(i);
         }

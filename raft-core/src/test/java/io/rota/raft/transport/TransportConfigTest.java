@@ -50,4 +50,31 @@ class TransportConfigTest {
         assertThrows(IllegalArgumentException.class,
                 () -> TransportConfig.builder("c", 1, ANY_PORT).writeBufferWaterMarks(10, 5).build());
     }
+
+    @Test
+    void crossFieldRulesNameBothFields() {
+        assertRefused("snapshotChunkBytes (1048576) must be at most maxFrameBytes (1048576) - 1024",
+                () -> TransportConfig.builder("c", 1, ANY_PORT).maxFrameBytes(1 << 20).snapshotChunkBytes(1 << 20).build());
+        assertRefused("reconnectBackoffMax (PT0.05S) must be at least reconnectBackoffMin (PT2S)",
+                () -> TransportConfig.builder("c", 1, ANY_PORT)
+                        .reconnectBackoff(Duration.ofSeconds(2), Duration.ofMillis(50)).build());
+        assertRefused("writeBufferLowBytes (10) must be at most writeBufferHighBytes (5)",
+                () -> TransportConfig.builder("c", 1, ANY_PORT).writeBufferWaterMarks(10, 5).build());
+    }
+
+    @Test
+    void toBuilderChangesOnlyWhatItIsTold() {
+        TransportConfig config = TransportConfig.builder("c", 1, ANY_PORT).peers(Map.of(2L, ANY_PORT))
+                .maxFrameBytes(16 << 20).ioThreads(1).build();
+        TransportConfig copy = config.toBuilder().build();
+        assertEquals(config.peers(), copy.peers());
+        assertEquals(16 << 20, copy.maxFrameBytes());
+        assertEquals(1, copy.ioThreads());
+        assertEquals(4, config.toBuilder().ioThreads(4).build().ioThreads());
+    }
+
+    private static void assertRefused(String message, Runnable build) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, build::run);
+        assertTrue(e.getMessage().startsWith(message), e.getMessage());
+    }
 }
