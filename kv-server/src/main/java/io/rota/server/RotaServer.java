@@ -2,15 +2,12 @@ package io.rota.server;
 
 import io.rota.proto.CommandResult;
 import io.rota.proto.Member;
-import io.rota.raft.core.Configuration;
-import io.rota.raft.core.RaftOptions;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.storage.RocksDbLogStore;
 import io.rota.raft.storage.StorageConfig;
 import io.rota.raft.transport.NettyPeerTransport;
-import io.rota.raft.transport.TransportConfig;
 import io.rota.server.api.ClientServer;
 import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
@@ -73,18 +70,8 @@ public final class RotaServer implements AutoCloseable {
         CoordinationStateMachine stateMachine = new CoordinationStateMachine(limits);
         stateMachine.setListener(watchHub);
 
-        Map<Long, InetSocketAddress> peers = new HashMap<>(config.peersById());
-        Map<Long, String> peerNames = new HashMap<>();
-        peers.forEach((peer, address) -> peerNames.put(peer, ServerConfig.format(address)));
-        peers.remove(id);
-        TransportConfig transportConfig = TransportConfig.builder(config.clusterId(), id, config.listenPeer())
-                .peers(peers).maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES,
-                        2 * config.maxFrameBytes())).build();
-        NodeConfig nodeConfig = NodeConfig.builder(RaftOptions.builder(id, new Configuration(config.peersById().keySet()))
-                        .electionTicks(config.electionMs() / config.heartbeatMs()).heartbeatTicks(1).build())
-                .tick(Duration.ofMillis(config.heartbeatMs())).snapshotCount(config.snapshotCount())
-                .memberAddresses(peerNames).build();
-        NettyPeerTransport transport = new NettyPeerTransport(transportConfig);
+        NodeConfig nodeConfig = config.nodeConfig();
+        NettyPeerTransport transport = new NettyPeerTransport(config.transportConfig());
         // Lab mode only: a switch that can cut this member off from its peers (the dashboard's "partition").
         LabPartition partition = labMode == null ? null : new LabPartition(transport);
         // Built before the driver, which reports fsync latency, applied entries and role changes into it.
@@ -99,7 +86,7 @@ public final class RotaServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        Duration tick = Duration.ofMillis(config.heartbeatMs());
+        Duration tick = config.tick();
         view = new ClusterView(config.name(), driver, stateMachine::members, timer, tick);
         leaseKeeper = new LeaseKeeper(driver, stateMachine::leaseImages, timer, clock, LEASE_CHECKPOINT_INTERVAL,
                 config.requestTimeout());
@@ -108,9 +95,7 @@ public final class RotaServer implements AutoCloseable {
         watchHub.start(driver, stateMachine, timer, config.watchProgressInterval());
         ClientServer clients = null;
         try {
-            clients = new ClientServer(new ClientServer.Settings(config.listenClient(), config.maxFrameBytes(),
-                    config.requestTimeout(), tick, config.electionTimeout().multipliedBy(2),
-                    (config.minLeaseTtlMs() + 999) / 1000, VERSION), driver, stateMachine, view, watchHub, timer,
+            clients = new ClientServer(config.clientSettings(VERSION), driver, stateMachine, view, watchHub, timer,
                     clock, metrics);
             Map<Long, String> names = new HashMap<>();
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));

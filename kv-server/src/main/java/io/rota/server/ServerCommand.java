@@ -37,19 +37,24 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--initial-cluster", required = true, description = "n1=host:port,n2=host:port,... (peer addresses).")
     String initialCluster;
 
-    @Option(names = "--cluster-id", defaultValue = "rota", description = "Peers of another cluster are refused (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--cluster-id", defaultValue = ServerConfig.DEFAULT_CLUSTER_ID,
+            description = "Peers of another cluster are refused (default: ${DEFAULT-VALUE}).")
     String clusterId;
 
-    @Option(names = "--heartbeat-ms", defaultValue = "100", description = "Heartbeat interval = one tick (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--heartbeat-ms", defaultValue = "" + ServerConfig.DEFAULT_HEARTBEAT_MS,
+            description = "Heartbeat interval = one tick (default: ${DEFAULT-VALUE}).")
     int heartbeatMs;
 
-    @Option(names = "--election-ms", defaultValue = "1000", description = "Election timeout, randomised 1-2x (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--election-ms", defaultValue = "" + ServerConfig.DEFAULT_ELECTION_MS,
+            description = "Election timeout, randomised 1-2x (default: ${DEFAULT-VALUE}).")
     int electionMs;
 
-    @Option(names = "--snapshot-count", defaultValue = "10000", description = "Entries between snapshots (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--snapshot-count", defaultValue = "" + ServerConfig.DEFAULT_SNAPSHOT_COUNT,
+            description = "Entries between snapshots (default: ${DEFAULT-VALUE}).")
     long snapshotCount;
 
-    @Option(names = "--max-request-bytes", defaultValue = "1572864", description = "Largest client request (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-request-bytes", defaultValue = "" + ServerConfig.DEFAULT_MAX_REQUEST_BYTES,
+            description = "Largest client request (default: ${DEFAULT-VALUE}).")
     int maxRequestBytes;
 
     @Option(names = "--unsafe-fault-injection", description = "FOR CHAOS TESTS ONLY: serve POST /fault/clock on --http, "
@@ -71,12 +76,13 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ServerConfig config;
         try {
-            config = new ServerConfig(name, dataDir, address("--listen-client", listenClient),
-                    address("--listen-peer", listenPeer), cluster(initialCluster), clusterId, heartbeatMs, electionMs,
-                    snapshotCount, maxRequestBytes, http == null ? null : address("--http", http),
-                    ServerConfig.DEFAULT_REQUEST_TIMEOUT, ServerConfig.DEFAULT_WATCH_PROGRESS_INTERVAL,
-                    unsafeFaultInjection);
-        } catch (IllegalArgumentException e) {
+            // Every flag rule, alone and across flags, is ServerConfig's; its message names the flags.
+            config = ServerConfig.builder(name).dataDir(dataDir).listenClient(address("--listen-client", listenClient))
+                    .listenPeer(address("--listen-peer", listenPeer)).initialCluster(cluster(initialCluster))
+                    .clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs).snapshotCount(snapshotCount)
+                    .maxRequestBytes(maxRequestBytes).http(http == null ? null : address("--http", http))
+                    .faultInjection(unsafeFaultInjection).build();
+        } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if ((labScript == null) != (labClusterDir == null)) {
@@ -113,33 +119,40 @@ final class ServerCommand implements Callable<Integer> {
         return 0;
     }
 
-    private InetSocketAddress address(String flag, String value) {
+    private static InetSocketAddress address(String flag, String value) {
+        return address(flag, flag, value);
+    }
+
+    /** Parses {@code host:port}; a refusal names {@code flag}, and says {@code what} was wrong. */
+    private static InetSocketAddress address(String flag, String what, String value) {
         int colon = value.lastIndexOf(':');
         if (colon <= 0 || colon == value.length() - 1) {
-            throw new IllegalArgumentException(flag + " must be host:port, got '" + value + "'");
+            throw new FlagException(flag, what + " must be host:port, got '" + value + "'");
         }
         int port;
         try {
             port = Integer.parseInt(value.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(flag + " has a port that is not a number: '" + value + "'");
+            throw new FlagException(flag, what + " has a port that is not a number: '" + value + "'");
         }
         if (port < 0 || port > 65_535) {
-            throw new IllegalArgumentException(flag + " port must be 0-65535, got " + port);
+            throw new FlagException(flag, what + " port must be 0-65535, got " + port);
         }
         return new InetSocketAddress(value.substring(0, colon), port);
     }
 
-    private Map<String, InetSocketAddress> cluster(String value) {
+    private static Map<String, InetSocketAddress> cluster(String value) {
         Map<String, InetSocketAddress> members = new LinkedHashMap<>();
         for (String item : value.split(",")) {
             int eq = item.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("--initial-cluster entries must be name=host:port, got '" + item + "'");
+                throw new FlagException("--initial-cluster",
+                        "--initial-cluster entries must be name=host:port, got '" + item + "'");
             }
             String member = item.substring(0, eq).trim();
-            if (members.put(member, address("--initial-cluster " + member, item.substring(eq + 1).trim())) != null) {
-                throw new IllegalArgumentException("--initial-cluster names " + member + " twice");
+            if (members.put(member, address("--initial-cluster", "--initial-cluster " + member,
+                    item.substring(eq + 1).trim())) != null) {
+                throw new FlagException("--initial-cluster", "--initial-cluster names " + member + " twice");
             }
         }
         return members;

@@ -1,17 +1,30 @@
 package io.rota.server;
 
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.RaftOptions;
+import io.rota.raft.node.NodeConfig;
+import io.rota.raft.transport.TransportConfig;
+import io.rota.server.api.ClientServer;
+
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything one {@code rota server} process needs, validated. Member ids come from the position in
- * {@code --initial-cluster}: the first member is 1, the second 2, and so on — so every member must be
- * given the same list in the same order (as etcd requires the same {@code --initial-cluster}).
+ * Everything one {@code rota server} process needs, validated in the operator's terms: every field is a
+ * flag of {@link ServerCommand}, and a refusal is a {@link FlagException} naming it. Build one with
+ * {@link #builder}, which starts from the {@code DEFAULT_} constants (the flags' defaults), or derive one with
+ * {@link #toBuilder}. The configurations of the layers below (node, transport, client port) are derived from
+ * it here, in one place, after the flags were checked.
+ *
+ * <p>Member ids come from the position in {@code --initial-cluster}: the first member is 1, the second 2,
+ * and so on — so every member must be given the same list in the same order (as etcd requires the same
+ * {@code --initial-cluster}).
  *
  * @param name                  this member's name; must appear in {@code initialCluster}
  * @param dataDir               RocksDB log, hard state and snapshots
@@ -33,46 +46,98 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            int electionMs, long snapshotCount, int maxRequestBytes, InetSocketAddress http,
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection) {
 
+    /** "rota": peers of another cluster are refused at the handshake, so only a second cluster needs a name. */
+    public static final String DEFAULT_CLUSTER_ID = "rota";
+    /** 100 ms, one heartbeat per Raft tick ({@link NodeConfig#DEFAULT_TICK}); etcd's default too. */
     public static final int DEFAULT_HEARTBEAT_MS = 100;
-    public static final int DEFAULT_ELECTION_MS = 1000;
-    public static final long DEFAULT_SNAPSHOT_COUNT = 10_000;
+    /** 1 s: the core's default of ten ticks ({@link RaftOptions#DEFAULT_ELECTION_TICKS}) of one heartbeat. */
+    public static final int DEFAULT_ELECTION_MS = DEFAULT_HEARTBEAT_MS * RaftOptions.DEFAULT_ELECTION_TICKS;
+    /** The node runtime's default (§7). */
+    public static final long DEFAULT_SNAPSHOT_COUNT = NodeConfig.DEFAULT_SNAPSHOT_COUNT;
+    /** 1.5 MiB, etcd's --max-request-bytes default: a 1 MiB value, its key and the txn around it. */
     public static final int DEFAULT_MAX_REQUEST_BYTES = 1_572_864;
+    /** 5 s for a write or linearizable read: a leader failover (a 1–2 s election) fits inside it. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    /** 10 s between progress notifications to the watchers that asked: a quiet watch learns it is current. */
     public static final Duration DEFAULT_WATCH_PROGRESS_INTERVAL = Duration.ofSeconds(10);
 
+    /** Below 10 ms a heartbeat is lost in scheduling noise and fsync latency. */
+    static final int MIN_HEARTBEAT_MS = 10;
+    /** etcd's rule: an election timeout of at least 5 heartbeats, so a follower misses several first. */
+    static final int MIN_ELECTION_HEARTBEATS = 5;
+    /** A request must have room for a small key, value and envelope. */
+    static final int MIN_REQUEST_BYTES = 1024;
+    /** 64 MiB: far beyond coordination data, and every request is one Raft entry held in memory. */
+    static final int MAX_REQUEST_BYTES = 64 << 20;
+    /** A client frame may be this much larger than the request it carries (envelope, call id, session). */
+    public static final int FRAME_ENVELOPE_BYTES = 4096;
+
+    /**
+     * Checks every flag alone and against the others, in flag terms: a refusal is a {@link FlagException}
+     * whose one-line message names the flag(s) as typed. The core configurations this one derives
+     * ({@link #nodeConfig}, {@link #transportConfig}, {@link #clientSettings}) are valid whenever this
+     * constructor returns, so an operator never sees a core field name.
+     */
     public ServerConfig {
-        Objects.requireNonNull(dataDir, "dataDir");
-        Objects.requireNonNull(listenClient, "listenClient");
-        Objects.requireNonNull(listenPeer, "listenPeer");
         Objects.requireNonNull(requestTimeout, "requestTimeout");
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
-        require(name != null && name.matches("[A-Za-z0-9_.-]+"),
+        require(name != null && name.matches("[A-Za-z0-9_.-]+"), "--name",
                 "--name must be letters, digits, '_', '.' or '-', got '" + name + "'");
-        require(initialCluster != null && !initialCluster.isEmpty(),
+        require(dataDir != null, "--data-dir", "--data-dir is required");
+        require(listenClient != null, "--listen-client", "--listen-client is required");
+        require(listenPeer != null, "--listen-peer", "--listen-peer is required");
+        require(initialCluster != null && !initialCluster.isEmpty(), "--initial-cluster",
                 "--initial-cluster is empty: give every member as name=host:port, e.g. n1=127.0.0.1:7101,...");
         initialCluster = Collections.unmodifiableMap(new LinkedHashMap<>(initialCluster));
-        require(initialCluster.containsKey(name), "--name " + name + " is not in --initial-cluster "
+        require(initialCluster.containsKey(name), "--name", "--name " + name + " is not in --initial-cluster "
                 + initialCluster.keySet() + ": add " + name + "=<peer address> or fix the name");
-        require(sameAddress(initialCluster.get(name), listenPeer), "--listen-peer " + format(listenPeer)
-                + " differs from " + name + "'s entry " + format(initialCluster.get(name))
+        require(sameAddress(initialCluster.get(name), listenPeer), "--listen-peer", "--listen-peer "
+                + format(listenPeer) + " differs from " + name + "'s entry " + format(initialCluster.get(name))
                 + " in --initial-cluster: the other members dial that address");
-        require(listenClient.getPort() == 0 || !sameAddress(listenClient, listenPeer),
+        require(listenClient.getPort() == 0 || !sameAddress(listenClient, listenPeer), "--listen-client",
                 "--listen-client and --listen-peer must differ, both are " + format(listenPeer));
         if (http != null && http.getPort() != 0) {
-            require(!sameAddress(http, listenPeer) && !sameAddress(http, listenClient),
+            require(!sameAddress(http, listenPeer) && !sameAddress(http, listenClient), "--http",
                     "--http must differ from --listen-client and --listen-peer, got " + format(http));
         }
-        require(clusterId != null && !clusterId.isBlank(), "--cluster-id must not be blank");
-        require(heartbeatMs >= 10, "--heartbeat-ms must be at least 10, got " + heartbeatMs);
-        require(electionMs >= 5 * heartbeatMs && electionMs % heartbeatMs == 0, "--election-ms must be a multiple of"
-                + " --heartbeat-ms and at least 5 times it (as etcd requires), got election " + electionMs
-                + " and heartbeat " + heartbeatMs);
-        require(snapshotCount >= 1, "--snapshot-count must be at least 1, got " + snapshotCount);
-        require(maxRequestBytes >= 1024 && maxRequestBytes <= 64 << 20,
-                "--max-request-bytes must be between 1024 and 67108864, got " + maxRequestBytes);
-        require(!requestTimeout.isNegative() && !requestTimeout.isZero(), "request timeout must be positive");
-        require(!watchProgressInterval.isNegative() && !watchProgressInterval.isZero(),
-                "watch progress interval must be positive");
+        require(clusterId != null && !clusterId.isBlank(), "--cluster-id", "--cluster-id must not be blank");
+        require(heartbeatMs >= MIN_HEARTBEAT_MS, "--heartbeat-ms", "--heartbeat-ms must be at least "
+                + MIN_HEARTBEAT_MS + ", got " + heartbeatMs);
+        // The core counts time in ticks of one heartbeat: the election timeout must be a whole number of them.
+        require(electionMs % heartbeatMs == 0, "--election-ms", "--election-ms must be a multiple of --heartbeat-ms"
+                + " (one heartbeat is one Raft tick), got --election-ms " + electionMs + " and --heartbeat-ms "
+                + heartbeatMs);
+        require(electionMs >= (long) MIN_ELECTION_HEARTBEATS * heartbeatMs, "--election-ms",
+                "--election-ms must be at least " + MIN_ELECTION_HEARTBEATS + " times --heartbeat-ms (as etcd"
+                        + " requires), got --election-ms " + electionMs + " and --heartbeat-ms " + heartbeatMs);
+        require(snapshotCount >= 1, "--snapshot-count", "--snapshot-count must be at least 1, got " + snapshotCount);
+        require(maxRequestBytes >= MIN_REQUEST_BYTES && maxRequestBytes <= MAX_REQUEST_BYTES, "--max-request-bytes",
+                "--max-request-bytes must be between " + MIN_REQUEST_BYTES + " and " + MAX_REQUEST_BYTES + ", got "
+                        + maxRequestBytes);
+        // Not flags (tests and embedders set them), so their refusals name the field.
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("requestTimeout must be positive, got " + requestTimeout);
+        }
+        if (watchProgressInterval.isNegative() || watchProgressInterval.isZero()) {
+            throw new IllegalArgumentException("watchProgressInterval must be positive, got " + watchProgressInterval);
+        }
+    }
+
+    /**
+     * A builder for member {@code name}; {@code --data-dir}, {@code --listen-client}, {@code --listen-peer}
+     * and {@code --initial-cluster} have no default and must be set, every other field starts at its default.
+     */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** A builder holding this configuration, to change some of it. */
+    public Builder toBuilder() {
+        return new Builder(name).dataDir(dataDir).listenClient(listenClient).listenPeer(listenPeer)
+                .initialCluster(initialCluster).clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs)
+                .snapshotCount(snapshotCount).maxRequestBytes(maxRequestBytes).http(http)
+                .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
+                .faultInjection(faultInjection);
     }
 
     /** This member's id: its 1-based position in {@code initialCluster}. */
@@ -108,9 +173,48 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         return electionMs * 3L / 2;
     }
 
-    /** A frame may be this much larger than the request it carries (envelope, call id, session). */
+    /** The largest client frame: the largest request and its envelope. */
     public int maxFrameBytes() {
-        return maxRequestBytes + 4096;
+        return maxRequestBytes + FRAME_ENVELOPE_BYTES;
+    }
+
+    /** One Raft tick: the heartbeat interval. */
+    public Duration tick() {
+        return Duration.ofMillis(heartbeatMs);
+    }
+
+    /**
+     * The node runtime's configuration: a tick per heartbeat, the election timeout in ticks, the core's
+     * defaults otherwise. Valid by construction (electionMs is a multiple of heartbeatMs and at least 5×).
+     */
+    public NodeConfig nodeConfig() {
+        Map<Long, String> addresses = new HashMap<>();
+        peersById().forEach((id, address) -> addresses.put(id, format(address)));
+        RaftOptions raft = RaftOptions.builder(memberId(), new Configuration(peersById().keySet()))
+                .electionTicks(electionMs / heartbeatMs).heartbeatTicks(1).build();
+        return NodeConfig.builder(raft).tick(tick()).snapshotCount(snapshotCount).memberAddresses(addresses).build();
+    }
+
+    /**
+     * The peer transport's configuration. A peer frame carries an AppendEntries with the largest client
+     * request as one entry, so it is twice the client frame (and never below the transport's default).
+     */
+    public TransportConfig transportConfig() {
+        Map<Long, InetSocketAddress> peers = new HashMap<>(peersById());
+        peers.remove(memberId());
+        return TransportConfig.builder(clusterId, memberId(), listenPeer).peers(peers)
+                .maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES, 2 * maxFrameBytes())).build();
+    }
+
+    /**
+     * The client port's settings: retries while no leader is known come every tick, a ReadIndex attempt may
+     * take two election timeouts (time for a new leader), and lease TTLs are raised to {@link #minLeaseTtlMs}
+     * rounded up to whole seconds.
+     */
+    public ClientServer.Settings clientSettings(String version) {
+        return ClientServer.Settings.builder(listenClient).maxFrameBytes(maxFrameBytes()).requestTimeout(requestTimeout)
+                .retryInterval(tick()).readAttemptTimeout(electionTimeout().multipliedBy(2))
+                .minLeaseTtlSeconds((minLeaseTtlMs() + 999) / 1000).version(version).build();
     }
 
     /** {@code host:port} of an address as given (not resolved). */
@@ -122,9 +226,104 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         return a.getPort() == b.getPort() && a.getHostString().equals(b.getHostString());
     }
 
-    private static void require(boolean condition, String message) {
+    private static void require(boolean condition, String flag, String message) {
         if (!condition) {
-            throw new IllegalArgumentException(message);
+            throw new FlagException(flag, message);
+        }
+    }
+
+    /** Builds a {@link ServerConfig}; starts from the defaults. Setters are named like the fields. */
+    public static final class Builder {
+        private final String name;
+        private Path dataDir;
+        private InetSocketAddress listenClient;
+        private InetSocketAddress listenPeer;
+        private Map<String, InetSocketAddress> initialCluster;
+        private String clusterId = DEFAULT_CLUSTER_ID;
+        private int heartbeatMs = DEFAULT_HEARTBEAT_MS;
+        private int electionMs = DEFAULT_ELECTION_MS;
+        private long snapshotCount = DEFAULT_SNAPSHOT_COUNT;
+        private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+        private InetSocketAddress http;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration watchProgressInterval = DEFAULT_WATCH_PROGRESS_INTERVAL;
+        private boolean faultInjection;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        public Builder dataDir(Path dataDir) {
+            this.dataDir = dataDir;
+            return this;
+        }
+
+        public Builder listenClient(InetSocketAddress listenClient) {
+            this.listenClient = listenClient;
+            return this;
+        }
+
+        public Builder listenPeer(InetSocketAddress listenPeer) {
+            this.listenPeer = listenPeer;
+            return this;
+        }
+
+        public Builder initialCluster(Map<String, InetSocketAddress> initialCluster) {
+            this.initialCluster = initialCluster;
+            return this;
+        }
+
+        public Builder clusterId(String clusterId) {
+            this.clusterId = clusterId;
+            return this;
+        }
+
+        public Builder heartbeatMs(int heartbeatMs) {
+            this.heartbeatMs = heartbeatMs;
+            return this;
+        }
+
+        public Builder electionMs(int electionMs) {
+            this.electionMs = electionMs;
+            return this;
+        }
+
+        public Builder snapshotCount(long snapshotCount) {
+            this.snapshotCount = snapshotCount;
+            return this;
+        }
+
+        public Builder maxRequestBytes(int maxRequestBytes) {
+            this.maxRequestBytes = maxRequestBytes;
+            return this;
+        }
+
+        /** Where /health, /status and /metrics listen; {@code null} (the default) for nowhere. */
+        public Builder http(InetSocketAddress http) {
+            this.http = http;
+            return this;
+        }
+
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        public Builder watchProgressInterval(Duration watchProgressInterval) {
+            this.watchProgressInterval = watchProgressInterval;
+            return this;
+        }
+
+        public Builder faultInjection(boolean faultInjection) {
+            this.faultInjection = faultInjection;
+            return this;
+        }
+
+        /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
+        public ServerConfig build() {
+            return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
+                    electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
+                    faultInjection);
         }
     }
 }

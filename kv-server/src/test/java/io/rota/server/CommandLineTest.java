@@ -63,6 +63,28 @@ class CommandLineTest {
     }
 
     @Test
+    void anElectionTimeoutUnderFiveHeartbeatsIsRefused() {
+        assertRefused(args("--heartbeat-ms", "200", "--election-ms", "800"),
+                "--election-ms must be at least 5 times --heartbeat-ms (as etcd requires), got --election-ms 800"
+                        + " and --heartbeat-ms 200");
+    }
+
+    @Test
+    void aHeartbeatBelowTenMillisecondsIsRefused() {
+        assertRefused(args("--heartbeat-ms", "5", "--election-ms", "50"), "--heartbeat-ms must be at least 10, got 5");
+    }
+
+    @Test
+    void httpOnThePeerAddressIsRefused() {
+        assertRefused(args("--http", "127.0.0.1:7101"), "--http must differ from --listen-client and --listen-peer");
+    }
+
+    @Test
+    void aMalformedInitialClusterEntryIsRefused() {
+        assertRefused(args("--initial-cluster", "n1=127.0.0.1:7101,n2"), "--initial-cluster entries must be name=host:port");
+    }
+
+    @Test
     void clientAndPeerOnTheSameAddressAreRefused() {
         assertRefused(args("--listen-client", "127.0.0.1:7101"), "--listen-client and --listen-peer must differ");
     }
@@ -82,8 +104,10 @@ class CommandLineTest {
         Map<String, InetSocketAddress> cluster = new LinkedHashMap<>();
         cluster.put("b", new InetSocketAddress("127.0.0.1", 7101));
         cluster.put("a", new InetSocketAddress("127.0.0.1", 7102));
-        ServerConfig config = new ServerConfig("a", dir, new InetSocketAddress("127.0.0.1", 0), cluster.get("a"),
-                cluster, "c", 100, 1000, 10_000, 1 << 20, null, Duration.ofSeconds(5), Duration.ofSeconds(10), false);
+        ServerConfig config = ServerConfig.builder("a").dataDir(dir).listenClient(new InetSocketAddress("127.0.0.1", 0))
+                .listenPeer(cluster.get("a")).initialCluster(cluster).clusterId("c").heartbeatMs(100).electionMs(1000)
+                .snapshotCount(10_000).maxRequestBytes(1 << 20).requestTimeout(Duration.ofSeconds(5))
+                .watchProgressInterval(Duration.ofSeconds(10)).build();
         assertEquals(2, config.memberId());
         assertEquals(1, config.idOf("b"));
         assertEquals(1500, config.minLeaseTtlMs(), "1.5 x election timeout");

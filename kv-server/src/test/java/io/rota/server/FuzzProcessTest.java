@@ -57,10 +57,10 @@ class FuzzProcessTest {
     private static final long SEED = Long.getLong("fuzz.seed", System.nanoTime());
     private static final int WORKERS = Integer.getInteger("fuzz.workers", 8);
     private static final int MEMBERS = 3;
-    private static final int MAX_REQUEST_BYTES = 1_572_864;   // the server's default --max-request-bytes
+    private static final int MAX_REQUEST_BYTES = ServerConfig.DEFAULT_MAX_REQUEST_BYTES;
     /** ServerConfig.maxFrameBytes(): the request limit plus room for the envelope. */
-    private static final int MAX_FRAME_BYTES = MAX_REQUEST_BYTES + 4096;
-    private static final String CLUSTER_ID = "rota";          // the server's default --cluster-id
+    private static final int MAX_FRAME_BYTES = MAX_REQUEST_BYTES + ServerConfig.FRAME_ENVELOPE_BYTES;
+    private static final String CLUSTER_ID = ServerConfig.DEFAULT_CLUSTER_ID;
     private static final int CHECK_EVERY_SECONDS = 2;
     /** At most one connection claiming a member's identity per this interval (each one displaces the real peer's). */
     private static final long CLAIM_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);

@@ -47,11 +47,12 @@ public final class TestCluster implements AutoCloseable {
             cluster.put("n" + i, new InetSocketAddress("127.0.0.1", freePort()));
         }
         for (int i = 1; i <= size; i++) {
-            configs.add(new ServerConfig("n" + i, root.resolve("n" + i),
-                    new InetSocketAddress("127.0.0.1", freePort()), cluster.get("n" + i), cluster,
-                    "test-" + root.getFileName(), 50, 500, 10_000, 64 * 1024,
-                    new InetSocketAddress("127.0.0.1", freePort()),
-                    Duration.ofSeconds(5), watchProgressInterval, false));
+            configs.add(ServerConfig.builder("n" + i).dataDir(root.resolve("n" + i))
+                    .listenClient(new InetSocketAddress("127.0.0.1", freePort())).listenPeer(cluster.get("n" + i))
+                    .initialCluster(cluster).clusterId("test-" + root.getFileName())
+                    .heartbeatMs(50).electionMs(500).snapshotCount(10_000).maxRequestBytes(64 * 1024)
+                    .http(new InetSocketAddress("127.0.0.1", freePort()))
+                    .requestTimeout(Duration.ofSeconds(5)).watchProgressInterval(watchProgressInterval).build());
         }
         servers = new RotaServer[size];
         for (int i = 0; i < size; i++) {

@@ -29,11 +29,17 @@ public final class ClientServer implements AutoCloseable {
     static final int MAX_FORWARDED_IN_FLIGHT = 16_384;
 
     /**
+     * The client port's settings. They are derived, not configured: {@code ServerConfig.clientSettings}
+     * computes every one from the flags (the simulator from its own timing), so there are no defaults here —
+     * a second copy of the server's defaults would drift. Build with {@link #builder}; every field must be
+     * set, and a missing or invalid one is refused naming the field.
+     *
      * @param listen         client address (port 0: any free port)
      * @param maxFrameBytes  largest frame accepted (max request bytes + envelope)
      * @param requestTimeout deadline of each write or linearizable read
      * @param retryInterval  pause between attempts while no leader is known (one Raft tick)
-     * @param readAttemptTimeout bound on one ReadIndex attempt (two election timeouts: time for a new leader)
+     * @param readAttemptTimeout bound on one ReadIndex attempt (two election timeouts: time for a new leader);
+     *                       it may exceed requestTimeout: an attempt never outlives its request's deadline
      * @param minLeaseTtlSeconds shorter lease TTLs are raised to this by the leader before proposing
      *                       (1.5 × election timeout, so a lease cannot expire during one leader change)
      * @param version        reported by Status
@@ -41,6 +47,84 @@ public final class ClientServer implements AutoCloseable {
     public record Settings(InetSocketAddress listen, int maxFrameBytes, Duration requestTimeout,
                            Duration retryInterval, Duration readAttemptTimeout, long minLeaseTtlSeconds,
                            String version) {
+
+        /** Checks every field; throws {@link IllegalArgumentException} naming the field. */
+        public Settings {
+            require(listen != null, "listen must be set");
+            require(maxFrameBytes >= 1, "maxFrameBytes must be set (positive), got " + maxFrameBytes);
+            require(positive(requestTimeout), "requestTimeout must be set (positive), got " + requestTimeout);
+            require(positive(retryInterval), "retryInterval must be set (positive), got " + retryInterval);
+            require(positive(readAttemptTimeout), "readAttemptTimeout must be set (positive), got "
+                    + readAttemptTimeout);
+            require(minLeaseTtlSeconds >= 1, "minLeaseTtlSeconds must be set (at least 1), got " + minLeaseTtlSeconds);
+            require(version != null, "version must be set");
+        }
+
+        /** A builder for a port listening on {@code listen}; every other field must be set too. */
+        public static Builder builder(InetSocketAddress listen) {
+            return new Builder(listen);
+        }
+
+        private static boolean positive(Duration d) {
+            return d != null && !d.isNegative() && !d.isZero();
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+
+        /** Builds {@link Settings}. Setters are named like the fields. */
+        public static final class Builder {
+            private final InetSocketAddress listen;
+            private int maxFrameBytes;
+            private Duration requestTimeout;
+            private Duration retryInterval;
+            private Duration readAttemptTimeout;
+            private long minLeaseTtlSeconds;
+            private String version;
+
+            private Builder(InetSocketAddress listen) {
+                this.listen = listen;
+            }
+
+            public Builder maxFrameBytes(int maxFrameBytes) {
+                this.maxFrameBytes = maxFrameBytes;
+                return this;
+            }
+
+            public Builder requestTimeout(Duration requestTimeout) {
+                this.requestTimeout = requestTimeout;
+                return this;
+            }
+
+            public Builder retryInterval(Duration retryInterval) {
+                this.retryInterval = retryInterval;
+                return this;
+            }
+
+            public Builder readAttemptTimeout(Duration readAttemptTimeout) {
+                this.readAttemptTimeout = readAttemptTimeout;
+                return this;
+            }
+
+            public Builder minLeaseTtlSeconds(long minLeaseTtlSeconds) {
+                this.minLeaseTtlSeconds = minLeaseTtlSeconds;
+                return this;
+            }
+
+            public Builder version(String version) {
+                this.version = version;
+                return this;
+            }
+
+            /** The settings; throws {@link IllegalArgumentException} naming a field that is missing or invalid. */
+            public Settings build() {
+                return new Settings(listen, maxFrameBytes, requestTimeout, retryInterval, readAttemptTimeout,
+                        minLeaseTtlSeconds, version);
+            }
+        }
     }
 
     private final EventLoopGroup group;

@@ -87,7 +87,7 @@ class EventsTest {
 
     @Test
     void aRevisionLargerThanTheWholeHistoryCompactsEverything() {
-        Harness small = new Harness(new Limits(64, 256, 16, 1000, 2, 100, 3600, 8, 60_000, 4));
+        Harness small = new Harness(Harness.LIMITS.toBuilder().maxHistoryEvents(2).build());
         long lease = small.grant(10);
         small.put("a", "1", lease);
         small.put("b", "1", lease);

@@ -26,7 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 /** Feeds a state machine one committed entry at a time, as the Raft driver would, with a log clock. */
 final class Harness {
 
-    static final Limits LIMITS = new Limits(64, 256, 16, 1000, 50, 100, 3600, 8, 60_000, 4);
+    static final Limits LIMITS = Limits.builder().maxKeyBytes(64).maxValueBytes(256).maxTxnOps(16).maxKeys(1000)
+            .maxHistoryEvents(50).maxLeases(100).maxLeaseTtlSeconds(3600).maxSessions(8).sessionTtlMs(60_000)
+            .rememberedResponsesPerSession(4).build();
 
     final CoordinationStateMachine sm;
     long index;

@@ -150,7 +150,7 @@ class KvSemanticsTest {
 
     @Test
     void storeIsBoundedInKeys() {
-        Harness small = new Harness(new Limits(64, 256, 16, 2, 50, 100, 3600, 8, 60_000, 4));
+        Harness small = new Harness(Harness.LIMITS.toBuilder().maxKeys(2).build());
         small.put("a", "1");
         small.put("b", "1");
         small.put("a", "2");    // replacing is fine

@@ -205,7 +205,7 @@ class LeaseTest {
 
     @Test
     void leaseTableIsBounded() {
-        Harness small = new Harness(new Limits(64, 256, 16, 1000, 50, 2, 3600, 8, 60_000, 4));
+        Harness small = new Harness(Harness.LIMITS.toBuilder().maxLeases(2).build());
         small.grant(5);
         small.grant(5);
         assertError(Error.Code.UNAVAILABLE,

@@ -48,7 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class StateMachineModelTest {
 
-    private static final Limits LIMITS = new Limits(64, 256, 16, 10_000, 50, 100, 3600, 8, 60_000, 4);
+    private static final Limits LIMITS = Harness.LIMITS.toBuilder().maxKeys(10_000).build();
     private static final int OPS = 300;
 
     // ---- the reference model ---------------------------------------------------------------------------

@@ -95,8 +95,10 @@ final class SimMember {
                 REQUEST_TIMEOUT);
         stateMachine.setLeaseListener(keeper);
         view.addListener(keeper);
-        ClientServer.Settings settings = new ClientServer.Settings(new InetSocketAddress(0), 1 << 20,
-                REQUEST_TIMEOUT, TICK, TICK.multipliedBy(electionTicks * 2L), minLeaseTtlSeconds(), "sim");
+        ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress(0)).maxFrameBytes(1 << 20)
+                .requestTimeout(REQUEST_TIMEOUT).retryInterval(TICK)
+                .readAttemptTimeout(TICK.multipliedBy(electionTicks * 2L)).minLeaseTtlSeconds(minLeaseTtlSeconds())
+                .version("sim").build();
         router = new RequestRouter(driver, stateMachine, view, world.forwarder(this), scheduler, clock,
                 new ServerMetrics(), settings);
         Member self = Member.newBuilder().setId(id).setName("n" + id).setClientAddress(address())
