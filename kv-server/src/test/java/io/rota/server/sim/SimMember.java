@@ -86,8 +86,10 @@ final class SimMember {
         stateMachine = new CoordinationStateMachine(Limits.defaults());
         NodeConfig config = NodeConfig.defaults(id, configuration, addresses).withTick(TICK).withSnapshotCount(300);
         config = config.withRaft(config.raft().withTicks(electionTicks, 1));
+        // Snapshots are persisted by tasks on the member's own scheduler: a crash drops one in flight, a pause
+        // holds it, and each runs between two driver turns, as the real snapshot thread may.
         driver = RaftDriver.startOn(config, disk, new Transport(), new Observed(stateMachine),
-                new SplittableRandom(seed * 31 + incarnation), DriverMetrics.NONE, clock, scheduler);
+                new SplittableRandom(seed * 31 + incarnation), DriverMetrics.NONE, clock, scheduler, scheduler);
         view = new ClusterView("n" + id, driver, stateMachine::members, scheduler, TICK);
         LeaseKeeper keeper = new LeaseKeeper(driver, stateMachine::leaseImages, scheduler, clock, CHECKPOINT_INTERVAL,
                 REQUEST_TIMEOUT);
@@ -172,8 +174,8 @@ final class SimMember {
         }
 
         @Override
-        public byte[] snapshot() {
-            return inner.snapshot();
+        public Capture capture() {
+            return inner.capture();
         }
 
         @Override
