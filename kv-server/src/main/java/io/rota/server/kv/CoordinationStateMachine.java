@@ -284,9 +284,10 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (leases.remove(id) == null) {
             throw StoreException.leaseNotFound(id);
         }
-        leaseListener.ended(id);
+        List<ByteString> keys = store.keysOf(id);
+        leaseListener.ended(id, keys.size());
         WriteTxn txn = store.begin(leases::contains);
-        for (ByteString key : store.keysOf(id)) {
+        for (ByteString key : keys) {
             txn.deleteKey(store.get(key));
         }
         commit(txn);

@@ -94,7 +94,6 @@ final class SimMember {
         LeaseKeeper keeper = new LeaseKeeper(driver, stateMachine::leaseImages, scheduler, clock, CHECKPOINT_INTERVAL,
                 REQUEST_TIMEOUT);
         stateMachine.setLeaseListener(keeper);
-        view.addListener(keeper);
         ClientServer.Settings settings = new ClientServer.Settings(new InetSocketAddress(0), 1 << 20,
                 REQUEST_TIMEOUT, TICK, TICK.multipliedBy(electionTicks * 2L), minLeaseTtlSeconds(), "sim");
         router = new RequestRouter(driver, stateMachine, view, world.forwarder(this), scheduler, clock,
