@@ -81,6 +81,11 @@ public final class RaftNode {
     /** A snapshot received from the leader, to be persisted and restored through the next Ready. */
     private Snapshot pendingSnapshot;
     private HardState persistedHardState;
+    /**
+     * The soft state the runtime last acknowledged (etcd's {@code prevSoftSt}): a role, leader or term
+     * change is a Ready by itself, so the runtime learns of a step-down that sends and writes nothing.
+     */
+    private SoftState reportedSoftState;
     /** The Ready handed out and not yet advanced; no input is accepted meanwhile. */
     private Ready outstanding;
 
@@ -100,6 +105,7 @@ public final class RaftNode {
         this.votedFor = state.hardState().votedFor();
         this.persistedHardState = new HardState(currentTerm, votedFor, log.commitIndex());
         becomeFollower(currentTerm, NONE);
+        this.reportedSoftState = softState();
     }
 
     // =====================================================================================
@@ -291,9 +297,9 @@ public final class RaftNode {
     // Output: Ready / advance
     // =====================================================================================
 
-    /** Whether {@link #ready()} has anything for the runtime. */
+    /** Whether {@link #ready()} has anything for the runtime, a changed soft state included. */
     public boolean hasReady() {
-        return !leaderMessages.isEmpty() || !messages.isEmpty() || !readStates.isEmpty()
+        return !softState().equals(reportedSoftState) || !leaderMessages.isEmpty() || !messages.isEmpty() || !readStates.isEmpty()
                 || pendingSnapshot != null || log.persistedIndex() < log.lastIndex()
                 || log.appliedIndex() < log.commitIndex() || !currentHardState().equals(persistedHardState);
     }
@@ -333,6 +339,7 @@ public final class RaftNode {
         if (ready.hardState() != null) {
             persistedHardState = ready.hardState();
         }
+        reportedSoftState = ready.softState();
         leaderMessages.subList(0, ready.leaderMessages().size()).clear();
         messages.subList(0, ready.messages().size()).clear();
         readStates.subList(0, ready.readStates().size()).clear();

@@ -208,17 +208,24 @@ public final class RocksDbLogStore implements LogStore {
         }
         if (snapshot != null) {
             snapshotMetadata = snapshot.metadata();
+            snapshots.protect(snapshotMetadata);
             compactedIndex = snapshot.index();
             compactedTerm = snapshot.term();
         }
         lastIndex = last;
     }
 
+    /** Only the file: the snapshot thread writes it while the driver thread goes on with the log. */
+    @Override
+    public void saveSnapshot(Snapshot snapshot) {
+        snapshots.save(snapshot.metadata(), snapshot.data());
+    }
+
     @Override
     public void compact(Snapshot snapshot, long newFirstIndex) {
         LogStores.checkCompact(snapshot, newFirstIndex, currentSnapshot(), compactedIndex, lastIndex);
         boolean newSnapshot = snapshotMetadata == null || !snapshotMetadata.equals(snapshot.metadata());
-        if (newSnapshot) {
+        if (newSnapshot && !snapshots.contains(snapshot.metadata())) {
             snapshots.save(snapshot.metadata(), snapshot.data());
         }
         long newCompacted = Math.max(compactedIndex, newFirstIndex - 1);
@@ -237,6 +244,7 @@ public final class RocksDbLogStore implements LogStore {
         }
         compactedIndex = newCompacted;
         snapshotMetadata = snapshot.metadata();
+        snapshots.protect(snapshotMetadata);
     }
 
     @Override
@@ -270,6 +278,7 @@ public final class RocksDbLogStore implements LogStore {
             throw failure(dataDir, "cannot read the log metadata", e);
         }
         snapshots.discardNewerThan(snapshotMetadata == null ? 0 : snapshotMetadata.lastIncludedIndex());
+        snapshots.protect(snapshotMetadata);
         try (RocksIterator it = db.newIterator(entries)) {
             it.seekToLast();
             lastIndex = it.isValid() ? Math.max(compactedIndex, Codec.index(it.key())) : compactedIndex;
