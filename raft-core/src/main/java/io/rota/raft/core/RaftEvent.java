@@ -61,6 +61,11 @@ public sealed interface RaftEvent {
         public enum Cause {
             /** No word from a leader within the randomized election timeout (§5.2). */
             ELECTION_TIMEOUT,
+            /**
+             * The runtime reported the leader's process gone ({@link RaftNode#reportPeerDown}), which cut the
+             * election timer short.
+             */
+            LEADER_DOWN,
             /** A majority granted the pre-vote, so the real election follows at once (§9.6). */
             PRE_VOTE_WON,
             /** The leader sent TimeoutNow to hand over leadership (§3.10). */

@@ -84,6 +84,8 @@ public final class RaftNode {
     private Snapshot latestSnapshot;
     /** Pre-vote rounds since this node last followed a leader; reported in {@link BecameLeader} only. */
     private int preVoteRounds;
+    /** {@link #reportPeerDown} shortened the election timer; reported as the election's cause only. */
+    private boolean leaderReportedDown;
 
     // --- Volatile state on leaders (Figure 2: nextIndex[], matchIndex[], kept per follower) ---
     private final Map<Long, Progress> progress = new TreeMap<>();
@@ -308,6 +310,7 @@ public final class RaftNode {
             }
         }
         leaderId = NONE; // no longer "in lease": our pre-vote grants are now open to the survivors
+        leaderReportedDown = true;
         report(new LeaderChanged(currentTerm, NONE, peer));
         electionElapsed = 0;
         randomizedElectionTimeout = Math.min(1 + 2 * rank, randomizedElectionTimeout);
@@ -623,7 +626,8 @@ public final class RaftNode {
         if (isPromotable() && electionElapsed >= randomizedElectionTimeout) {
             // §5.2: "If election timeout elapses without receiving AppendEntries RPC from current leader
             // or granting vote to candidate: convert to candidate".
-            campaign(options.preVote(), ElectionStarted.Cause.ELECTION_TIMEOUT);
+            campaign(options.preVote(), leaderReportedDown ? ElectionStarted.Cause.LEADER_DOWN
+                    : ElectionStarted.Cause.ELECTION_TIMEOUT);
         }
     }
 
@@ -780,6 +784,7 @@ public final class RaftNode {
         readOnly.reset();
         uncommittedBytes = 0;
         refusingProposals = false;
+        leaderReportedDown = false;
     }
 
     // =====================================================================================
@@ -801,6 +806,7 @@ public final class RaftNode {
         leaderId = leader;
         electionElapsed = 0;
         preVoteRounds = 0;
+        leaderReportedDown = false;
     }
 
     /**

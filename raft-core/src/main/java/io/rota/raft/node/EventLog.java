@@ -67,6 +67,7 @@ final class EventLog {
         public Line visit(ElectionStarted e) {
             String why = switch (e.cause()) {
                 case ELECTION_TIMEOUT -> "no word from a leader within the election timeout";
+                case LEADER_DOWN -> "the leader's process is gone";
                 case PRE_VOTE_WON -> "a majority granted the pre-vote";
                 case LEADERSHIP_TRANSFER -> "the leader is handing leadership over";
             };

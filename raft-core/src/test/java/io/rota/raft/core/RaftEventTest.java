@@ -84,6 +84,24 @@ class RaftEventTest {
     }
 
     @Test
+    @DisplayName("A follower told its leader's process is gone reports the lost leader, then an election caused by it")
+    void leaderReportedDownIsTheElectionsCause() {
+        Network net = new Network(3);
+        net.electLeader(3);
+        long term = net.node(3).currentTerm();
+        net.crash(3);
+        net.events(1).clear();
+
+        net.node(1).reportPeerDown(3);
+        net.tick(1);
+        net.handleReadies();
+
+        assertEquals(List.of(
+                new LeaderChanged(term, NONE, 3),
+                new ElectionStarted(term + 1, true, ElectionStarted.Cause.LEADER_DOWN)), net.events(1));
+    }
+
+    @Test
     @DisplayName("§3.10: a leadership transfer is reported by the old leader (started, completed) and the new one (election, leadership)")
     void leadershipTransferIsReported() {
         Network net = new Network(3);
