@@ -254,6 +254,7 @@ public final class NettyPeerTransport implements PeerTransport {
                 if (f.isSuccess()) {
                     f.channel().close();
                 } else if (f.cause() instanceof ConnectException && !closed) {
+                    peer(peerId).unreachableReported.set(true); // this line says it; the redials need not
                     linkChanges.info("Node {}: peer {} refuses connections at {}; its process is gone",
                             config.selfId(), peerId, address);
                     peerDown.accept(peerId);
