@@ -1183,7 +1183,10 @@ public final class RaftNode {
      * §10.2.1): those that promise nothing about the leader's disk. Votes and acknowledgements promise what
      * the write makes durable (Figure 2: "updated on stable storage before responding to RPCs").
      */
-    private static final Message.Visitor<Boolean> MAY_SEND_BEFORE_PERSIST = new Message.Visitor<>() {
+    private static final Message.Visitor<Boolean> MAY_SEND_BEFORE_PERSIST = new SendBeforePersist();
+
+    /** See {@link #MAY_SEND_BEFORE_PERSIST}. */
+    private static final class SendBeforePersist implements Message.Visitor<Boolean> {
 
         // Replication: the leader counts its own copy toward commitment only after advance().
 
@@ -1238,7 +1241,7 @@ public final class RaftNode {
         public Boolean visit(ReadIndexResponse m) {
             return false; // nothing gained by sending early: the follower waits to apply up to its index
         }
-    };
+    }
 
     private HardState currentHardState() {
         return new HardState(currentTerm, votedFor, log.commitIndex());

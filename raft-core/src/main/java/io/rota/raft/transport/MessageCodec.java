@@ -51,7 +51,9 @@ public final class MessageCodec {
     }
 
     /** One encoder per message type (a {@link Message.Visitor}: a new type does not compile until it has one). */
-    private static final Message.Visitor<RaftMessage> ENCODER = new Message.Visitor<>() {
+    private static final Message.Visitor<RaftMessage> ENCODER = new Encoder();
+
+    private static final class Encoder implements Message.Visitor<RaftMessage> {
 
         @Override
         public RaftMessage visit(Message.RequestVote m) {
@@ -126,7 +128,7 @@ public final class MessageCodec {
                     .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).addAllContexts(m.contexts())
                     .setReadIndex(m.readIndex())).build();
         }
-    };
+    }
 
     /**
      * Decodes every payload except the handshake (handled before any message) and InstallSnapshot chunks
@@ -260,7 +262,9 @@ public final class MessageCodec {
     }
 
     /** A fixed cost per message, plus the payload of the two types that carry entries or snapshot data. */
-    private static final Message.Visitor<Long> ESTIMATED_BYTES = new Message.Visitor<>() {
+    private static final Message.Visitor<Long> ESTIMATED_BYTES = new EstimatedBytes();
+
+    private static final class EstimatedBytes implements Message.Visitor<Long> {
 
         @Override
         public Long visit(Message.AppendEntries m) {
@@ -315,7 +319,7 @@ public final class MessageCodec {
         public Long visit(Message.ReadIndexResponse m) {
             return MESSAGE_OVERHEAD_BYTES;
         }
-    };
+    }
 
     static io.rota.proto.Entry toProto(Entry entry) {
         return io.rota.proto.Entry.newBuilder()
