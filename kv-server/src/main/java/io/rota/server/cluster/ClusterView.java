@@ -143,14 +143,15 @@ public final class ClusterView implements AutoCloseable {
         }
     }
 
+    /** DEBUG: the driver's EventLog already says each role and leader change at INFO (design H9); this adds names. */
     private void logRole(RoleChange r) {
         long id = driver.id();
         if (r.role() == Role.LEADER) {
-            log.info("{} (id {}) became the leader in term {}", name, id, r.term());
+            log.debug("{} (id {}) became the leader in term {}", name, id, r.term());
         } else if (r.leaderId() != RaftNode.NONE) {
-            log.info("{} (id {}) is a follower of {} in term {}", name, id, describe(r.leaderId()), r.term());
+            log.debug("{} (id {}) is a follower of {} in term {}", name, id, describe(r.leaderId()), r.term());
         } else {
-            log.info("{} (id {}) knows no leader in term {} ({})", name, id, r.term(),
+            log.debug("{} (id {}) knows no leader in term {} ({})", name, id, r.term(),
                     r.role().name().toLowerCase().replace('_', '-'));
         }
     }

@@ -4,6 +4,7 @@ import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.ProposalResult;
+import io.rota.raft.core.RaftEvent;
 import io.rota.raft.core.RaftNode;
 import io.rota.raft.core.ReadState;
 import io.rota.raft.core.Ready;
@@ -666,6 +667,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         while (core.hasReady()) {
             Ready rd = core.ready();
             observe(rd);
+            logEvents(rd);
             send(rd.leaderMessages(), unreachable);       // 1. may overlap our own write (§10.2.1)
             if (rd.hasWrites()) {
                 persist(rd);                               // 2. one fsync (none for a commit index alone)
@@ -678,6 +680,13 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
         for (long peer : unreachable) {
             core.reportUnreachable(peer);
+        }
+    }
+
+    /** One line per event the core reported: elections, votes, role and leader changes ({@link EventLog}). */
+    private void logEvents(Ready rd) {
+        for (RaftEvent event : rd.events()) {
+            EventLog.write(log, id(), event);
         }
     }
 
