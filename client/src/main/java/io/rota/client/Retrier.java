@@ -72,6 +72,11 @@ final class Retrier {
         backingOff.clear();
     }
 
+    /** How many calls wait out a backoff now. */
+    int backingOff() {
+        return backingOff.size();
+    }
+
     private void onAnswer(Call call, String endpoint, Frame frame, Throwable failure) {
         if (failure != null) {
             // No answer: nothing to follow, so any retryable failure moves on to another member.
