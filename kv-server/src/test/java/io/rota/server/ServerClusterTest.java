@@ -250,6 +250,7 @@ class ServerClusterTest {
             assertTrue(canceled.getCanceled());
             assertTrue(canceled.getCompactRevision() >= first, "compact revision " + canceled.getCompactRevision());
             assertTrue(canceled.getCancelReason().contains("COMPACTED"), canceled.getCancelReason());
+            assertEquals(WatchResponse.CancelCode.COMPACTED, canceled.getCancelCode());
         }
     }
 }

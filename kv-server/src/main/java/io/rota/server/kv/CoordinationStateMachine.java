@@ -255,7 +255,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             throw StoreException.invalid("lease " + req.getID() + " already exists");
         }
         if (leases.isFull()) {
-            throw new StoreException(Error.Code.UNAVAILABLE, "too many leases (" + limits.maxLeases() + ")");
+            throw StoreException.full("too many leases (" + limits.maxLeases() + ")");
         }
         // The TTL is taken as logged: the leader raised it to its minimum before proposing, so no member's
         // own flags decide a replicated value (issue 11, hole 3).
