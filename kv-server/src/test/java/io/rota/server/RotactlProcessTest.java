@@ -219,7 +219,7 @@ class RotactlProcessTest {
     @Test
     @Order(7)
     void theLauncherScriptRunsTheJar() throws Exception {
-        Path jar = Path.of(System.getProperty("rotactl.jar", "../client/target/rotactl.jar"));
+        Path jar = Path.of(System.getProperty("rotactl.jar", "../rotactl/target/rotactl.jar"));
         assertTrue(Files.isRegularFile(jar), "needs the packaged " + jar.toAbsolutePath() + ": run ./mvnw -B verify");
         Path script = Path.of("..", "scripts", "rotactl").toAbsolutePath().normalize();
         Process p = new ProcessBuilder("bash", script.toString(), "--endpoints", CLUSTER.get().endpoints(),
