@@ -1,8 +1,8 @@
 package io.rota.server;
 
-import io.rota.raft.testing.Await;
 import io.rota.server.RotactlRunner.Background;
 import io.rota.server.RotactlRunner.Run;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
