@@ -10,7 +10,6 @@ import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeStatus;
 import io.rota.raft.node.RaftDriver;
 import io.rota.server.cluster.ClusterView;
-import io.rota.server.kv.LogClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
