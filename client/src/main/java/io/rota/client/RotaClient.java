@@ -137,36 +137,6 @@ public final class RotaClient implements AutoCloseable {
         return whenClosed.copy();
     }
 
-    /**
-     * A fair lock with fencing tokens and the default options (see {@link io.rota.client.recipes.Lock}).
-     *
-     * @param name the lock's name
-     * @return the lock; nothing is sent until it is acquired
-     */
-    public io.rota.client.recipes.Lock lock(String name) {
-        return io.rota.client.recipes.Lock.of(this, name);
-    }
-
-    /**
-     * A leader election with the default options (see {@link io.rota.client.recipes.Election}).
-     *
-     * @param name the election's name
-     * @return one contender of the election
-     */
-    public io.rota.client.recipes.Election election(String name) {
-        return io.rota.client.recipes.Election.of(this, name);
-    }
-
-    /**
-     * A once-record with the default options (see {@link io.rota.client.recipes.Once}).
-     *
-     * @param key the record's key
-     * @return the record; nothing is sent until it is claimed
-     */
-    public io.rota.client.recipes.OnceRecord once(String key) {
-        return io.rota.client.recipes.Once.of(this).record(key);
-    }
-
     /** Configures a {@link RotaClient}. */
     public static final class Builder {
         private List<String> endpoints = List.of();

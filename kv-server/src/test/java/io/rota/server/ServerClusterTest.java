@@ -16,7 +16,7 @@ import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchCancelRequest;
 import io.rota.proto.WatchRequest;
 import io.rota.proto.WatchResponse;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

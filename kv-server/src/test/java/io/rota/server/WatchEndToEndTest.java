@@ -7,7 +7,7 @@ import io.rota.proto.PutRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchResponse;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -14,7 +14,7 @@ import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.CoordinationStateMachine;
-import io.rota.server.kv.LogClock;
+import io.rota.server.lease.LogClock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

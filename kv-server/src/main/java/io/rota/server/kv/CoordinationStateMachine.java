@@ -40,6 +40,7 @@ import io.rota.raft.node.StateMachine;
 import io.rota.server.lease.Lease;
 import io.rota.server.lease.LeaseListener;
 import io.rota.server.lease.LeaseTable;
+import io.rota.server.lease.LogClock;
 import io.rota.server.session.Session;
 import io.rota.server.session.SessionTable;
 

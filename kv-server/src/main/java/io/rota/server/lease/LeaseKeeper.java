@@ -9,7 +9,6 @@ import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RoleChange;
 import io.rota.raft.node.RoleListener;
-import io.rota.server.kv.LogClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -18,7 +18,7 @@ import io.rota.raft.core.RaftEvent.VoteDenied;
 import io.rota.raft.core.RaftEvent.VoteGranted;
 import io.rota.raft.core.RaftNode;
 import io.rota.raft.core.Role;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -7,9 +7,9 @@ import io.rota.raft.storage.LogStore;
 import io.rota.raft.storage.MemoryLogStore;
 import io.rota.raft.storage.RocksDbLogStore;
 import io.rota.raft.storage.StorageConfig;
-import io.rota.raft.testing.Await;
 import io.rota.raft.transport.NettyPeerTransport;
 import io.rota.raft.transport.TransportConfig;
+import io.rota.testkit.Await;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package io.rota.raft.node;
 
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

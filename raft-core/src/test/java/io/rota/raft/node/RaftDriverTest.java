@@ -2,7 +2,7 @@ package io.rota.raft.node;
 
 import io.rota.raft.core.RaftNode;
 import io.rota.raft.core.Role;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

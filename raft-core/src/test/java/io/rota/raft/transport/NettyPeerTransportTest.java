@@ -1,12 +1,12 @@
 package io.rota.raft.transport;
 
-import io.rota.raft.testing.Await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.rota.proto.RaftMessage;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
