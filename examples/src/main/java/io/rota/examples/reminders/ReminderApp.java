@@ -6,6 +6,7 @@ import io.rota.client.recipes.JobContext;
 import io.rota.client.recipes.Once;
 import io.rota.client.recipes.OnceOptions;
 import io.rota.client.recipes.OnceRecord;
+import io.rota.client.recipes.OnceState;
 import io.rota.client.recipes.SingletonJob;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -23,8 +24,12 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One app server of the online-course company. Every instance schedules the same job, "send today's
@@ -103,33 +108,59 @@ public final class ReminderApp implements Callable<Integer> {
         log("running " + day + " with fencing token " + token);
         post("/run?event=start&day=" + day + "&token=" + token + "&instance=" + enc(instance) + "&pid=" + pid);
         int sent = 0;
+        List<Integer> heldElsewhere = new ArrayList<>();
         for (int s = 1; s <= students; s++) {
-            if (ctx.isCancelled()) {
-                throw new IllegalStateException("lost the job's lock after " + sent + " reminders; another instance takes over");
+            switch (remind(ctx, once, day, token, s)) {
+                case SENT -> sent++;
+                case HELD_ELSEWHERE -> heldElsewhere.add(s);
+                case DONE_BEFORE -> { }
             }
-            String key = "reminder/" + day + "/student-" + s;
-            try (OnceRecord record = once.record(key)) {
-                if (!record.claim()) {
-                    continue; // done by an earlier run, or being done by a live claimer
+        }
+        // A record another runner claimed is not done: that runner may have died (kill -9) after claiming,
+        // and its claim lives until its lease ends — possibly after our lock was granted. Skipping it would
+        // lose that student's reminder, so come back until the claim is DONE or lapses and we send it.
+        while (!heldElsewhere.isEmpty()) {
+            TimeUnit.MILLISECONDS.sleep(100);
+            for (Iterator<Integer> it = heldElsewhere.iterator(); it.hasNext(); ) {
+                Outcome o = remind(ctx, once, day, token, it.next());
+                if (o != Outcome.HELD_ELSEWHERE) {
+                    it.remove();
+                    sent += o == Outcome.SENT ? 1 : 0;
                 }
-                HttpResponse<String> r = post("/send?day=" + day + "&student=" + s + "&token=" + token
-                        + "&key=" + enc(key) + "&instance=" + enc(instance));
-                if (r.statusCode() == 409) {
-                    log("mail server rejected token " + token + ": " + r.body());
-                    throw new IllegalStateException("fenced off by the mail server: " + r.body());
-                }
-                if (r.statusCode() != 200) {
-                    throw new IOException("mail server answered " + r.statusCode() + ": " + r.body());
-                }
-                if (!record.complete(r.body())) {
-                    log(key + ": delivered (" + r.body() + "), but the claim had expired meanwhile (" + record.lostReason()
-                            + "); a later run may repeat it, and the mail server's idempotency key absorbs the repeat");
-                }
-                sent++;
             }
         }
         post("/run?event=end&day=" + day + "&token=" + token + "&instance=" + enc(instance) + "&pid=" + pid);
         log("done " + day + ": " + sent + " reminders sent by this run");
+    }
+
+    /** What one attempt at one student's reminder came to. */
+    private enum Outcome { SENT, DONE_BEFORE, HELD_ELSEWHERE }
+
+    private Outcome remind(JobContext ctx, Once once, LocalDate day, long token, int s) throws Exception {
+        if (ctx.isCancelled()) {
+            throw new IllegalStateException("lost the job's lock; another instance takes over");
+        }
+        String key = "reminder/" + day + "/student-" + s;
+        try (OnceRecord record = once.record(key)) {
+            if (!record.claim()) {
+                boolean done = record.status().map(st -> st.state() != OnceState.CLAIMED).orElse(false);
+                return done ? Outcome.DONE_BEFORE : Outcome.HELD_ELSEWHERE;
+            }
+            HttpResponse<String> r = post("/send?day=" + day + "&student=" + s + "&token=" + token
+                    + "&key=" + enc(key) + "&instance=" + enc(instance));
+            if (r.statusCode() == 409) {
+                log("mail server rejected token " + token + ": " + r.body());
+                throw new IllegalStateException("fenced off by the mail server: " + r.body());
+            }
+            if (r.statusCode() != 200) {
+                throw new IOException("mail server answered " + r.statusCode() + ": " + r.body());
+            }
+            if (!record.complete(r.body())) {
+                log(key + ": delivered (" + r.body() + "), but the claim had expired meanwhile (" + record.lostReason()
+                        + "); a later run may repeat it, and the mail server's idempotency key absorbs the repeat");
+            }
+            return Outcome.SENT;
+        }
     }
 
     /** The demo's compressed clock, from the origin the driver publishes once every app server is ready. */
