@@ -217,6 +217,7 @@ public final class MessageCodec {
                 .setType(switch (entry.type()) {
                     case COMMAND -> EntryType.COMMAND;
                     case NO_OP -> EntryType.NO_OP;
+                    case CONFIGURATION -> EntryType.CONFIGURATION;
                 })
                 .setData(wrap(entry.data()))
                 .build();
@@ -226,6 +227,7 @@ public final class MessageCodec {
         Entry.Type type = switch (entry.getType()) {
             case COMMAND -> Entry.Type.COMMAND;
             case NO_OP -> Entry.Type.NO_OP;
+            case CONFIGURATION -> Entry.Type.CONFIGURATION;
             case UNRECOGNIZED -> throw new IllegalArgumentException("unknown entry type " + entry.getTypeValue());
         };
         return new Entry(entry.getIndex(), entry.getTerm(), type, entry.getData().toByteArray());
@@ -236,12 +238,14 @@ public final class MessageCodec {
                 .setLastIncludedIndex(metadata.lastIncludedIndex())
                 .setLastIncludedTerm(metadata.lastIncludedTerm())
                 .addAllVoters(metadata.configuration().voters())
+                .addAllLearners(metadata.configuration().learners())
                 .build();
     }
 
     static io.rota.raft.core.SnapshotMetadata fromProto(io.rota.proto.SnapshotMetadata metadata) {
         return new io.rota.raft.core.SnapshotMetadata(metadata.getLastIncludedIndex(),
-                metadata.getLastIncludedTerm(), new Configuration(new HashSet<>(metadata.getVotersList())));
+                metadata.getLastIncludedTerm(), new Configuration(new HashSet<>(metadata.getVotersList()),
+                new HashSet<>(metadata.getLearnersList()))); // absent learners (an older sender): none
     }
 
     /** Entry data is never modified after construction, so wrapping it is safe. */
