@@ -442,9 +442,18 @@ public final class RaftNode {
         }
     }
 
-    /** Only a voter campaigns: a learner or a server outside the configuration ignores its election timer. */
+    /**
+     * Whether this server may stand for election. A voter may. A learner, or a server outside the
+     * configuration, ignores its election timer — with one exception: a server that a change it holds but
+     * does not know to be committed has just removed, and that was a voter before it. Until that change
+     * commits, the cluster may need it to stand: a leader that removed itself and then crashed may hold the
+     * only copy of the change beyond the new voters, and with its longer log it would refuse them its vote
+     * while ignoring its own timer — no one could ever be elected. It then counts only the votes of the new
+     * configuration's voters (never its own), so if it wins it finishes the change and steps down (§4.2.2).
+     */
     private boolean isPromotable() {
-        return configuration.isVoter(id);
+        return configuration.isVoter(id)
+                || (configurations.latestIndex() > log.commitIndex() && configurations.previous().isVoter(id));
     }
 
     /** Start a pre-election (§9.6) or an election (§5.2). */

@@ -255,6 +255,27 @@ class MembershipTest {
     }
 
     @Test
+    @DisplayName("§4.2.2: a leader that removed itself and crashed before the change committed still finishes it when it restarts")
+    void removedLeaderThatCrashedFinishesTheChange() {
+        Network net = new Network(2);
+        net.electLeader(1);
+        net.isolate(2);
+        ConfChangeResult.Accepted a = accepted(net.node(1).proposeConfChange(ConfChange.remove(1)));
+        net.drain();
+        net.crash(1);
+        net.restart(1);
+        net.recover();
+        assertEquals(Configuration.of(2L), net.node(1).configuration());
+        assertEquals(Configuration.of(1L, 2L), net.node(2).configuration(), "node 2 never received the change");
+
+        // Node 2 needs node 1's vote, which its longer log refuses; so node 1 stands, counting node 2 alone.
+        net.tickUntil(() -> net.leader() == 2, 100);
+        assertTrue(net.node(2).commitIndex() >= a.index());
+        assertEquals(Configuration.of(2L), net.node(2).configuration());
+        assertEquals(Role.FOLLOWER, net.node(1).role());
+    }
+
+    @Test
     @DisplayName("§4.1: while a change is uncommitted (though in force on the leader already) a second one is refused")
     void oneChangeAtATime() {
         Network net = new Network(3, 2, o -> o);
