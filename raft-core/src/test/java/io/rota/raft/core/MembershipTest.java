@@ -113,6 +113,22 @@ class MembershipTest {
     }
 
     @Test
+    @DisplayName("§4.2.1: with two voters and a learner, the leader and the learner are no majority")
+    void learnerIsNotAThirdOfAQuorum() {
+        Network net = new Network(2, 1, o -> o);
+        net.electLeader(1);
+        accepted(net.node(1).proposeConfChange(ConfChange.addLearner(3)));
+        net.drain();
+        net.isolate(2);
+
+        long commit = net.node(1).commitIndex();
+        ProposalResult.Accepted p = assertInstanceOf(ProposalResult.Accepted.class, net.propose(1, "p"));
+        net.drain();
+        assertEquals(p.lastIndex(), net.node(3).lastIndex());
+        assertEquals(commit, net.node(1).commitIndex(), "two of three members, but one of two voters");
+    }
+
+    @Test
     @DisplayName("§4.2.1: a candidate counts only voters: a vote granted by a learner does not elect it")
     void aLearnersVoteIsNotCounted() {
         Network net = new Network(3, 1, o -> o.preVote(false).checkQuorum(false));
@@ -305,6 +321,48 @@ class MembershipTest {
         net.recover();
         net.tickUntil(() -> net.node(1).commitIndex() == net.node(1).lastIndex(), 5);
         accepted(net.node(1).proposeConfChange(ConfChange.addLearner(4)));
+    }
+
+    /**
+     * The schedule of Ongaro's 2015 raft-dev report ("one add, one remove"): leader 1 of {1,2,3,4} adds 5,
+     * but only 5 gets the entry; leader 2 of term 2, which never saw it, removes 1 at once. Its change, in
+     * force as soon as appended, lets {2,3} — a majority of {2,3,4} — commit its entries; yet 1, with the
+     * configuration {1,2,3,4,5}, can still be elected by 1, 4 and 5, whose logs lack them. The own-term rule
+     * refuses the second change until the no-op of term 2 is committed by a majority of {1,2,3,4}, which
+     * then stops 1. This test fails if the rule is taken out (see docs/core.md, the mutation table).
+     */
+    @Test
+    @DisplayName("§4.1, Ongaro's 2015 bug: no change before the new leader commits in its term, so a stale configuration never elects a leader that lacks a committed entry")
+    void ongarosSingleServerChangeBugCannotHappen() {
+        Network net = new Network(4, 1, o -> o.checkQuorum(false));
+        net.electLeader(1);
+        net.drop(m -> m.from() == 1 && m.to() != 5);
+        accepted(net.node(1).proposeConfChange(ConfChange.addVoter(5))); // reaches node 5 only
+        net.drain();
+
+        net.recover();
+        net.isolate(1);
+        net.drop(m -> m.from() == 2 && m.to() == 4 && !(m instanceof RequestVote)); // 4 votes, gets nothing else
+        net.electLeader(2);
+        net.node(2).proposeConfChange(ConfChange.remove(1)); // refused: the no-op of term 2 is not committed
+        net.drain();
+        long committed = net.node(2).commitIndex();
+        List<Long> committedTerms = new ArrayList<>();
+        for (long i = 1; i <= committed; i++) {
+            committedTerms.add(net.node(2).term(i));
+        }
+
+        net.crash(1); // it comes back as a follower holding {1,2,3,4,5}
+        net.restart(1);
+        net.recover();
+        net.isolate(2);
+        net.isolate(3);
+        net.electLeader(1); // with 4 and 5: a majority of {1,2,3,4,5}
+        for (long i = 1; i <= committed; i++) {
+            assertEquals(committedTerms.get((int) i - 1), net.node(1).term(i),
+                    "Leader Completeness: leader 1 of term " + net.node(1).currentTerm() + " lacks entry " + i
+                            + ", committed by leader 2");
+        }
     }
 
     @Test

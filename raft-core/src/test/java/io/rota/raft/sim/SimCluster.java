@@ -542,7 +542,8 @@ public final class SimCluster {
 
     /**
      * Members of the configuration at the highest commit index any node knows, and of every configuration
-     * entry after it in any log: the configurations the cluster may yet use.
+     * entry after it in any log or in any AppendEntries still in flight: the configurations the cluster
+     * may yet use.
      */
     private Set<Long> possibleMembers() {
         RaftNode ahead = null;
@@ -560,8 +561,17 @@ public final class SimCluster {
             }
         }
         Set<Long> keep = new TreeSet<>(atCommit.members());
+        List<List<Entry>> logs = new ArrayList<>();
         for (RaftNode n : nodes) {
-            for (Entry e : n.logEntries()) {
+            logs.add(n.logEntries());
+        }
+        for (Message m : inFlight) {
+            if (m instanceof Message.AppendEntries ae) {
+                logs.add(ae.entries());
+            }
+        }
+        for (List<Entry> log : logs) {
+            for (Entry e : log) {
                 if (e.index() > committed && e.type() == Entry.Type.CONFIGURATION) {
                     keep.addAll(Configuration.decode(e.data()).members());
                 }

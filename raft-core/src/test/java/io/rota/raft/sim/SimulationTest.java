@@ -47,6 +47,28 @@ class SimulationTest {
         sweep(5);
     }
 
+    /**
+     * Runs that caught a deliberately broken membership rule (docs/core.md, "Does the checker catch real
+     * bugs?"), as {voters, seed}; with the rules intact each must pass. They name runs of the current action
+     * mix: a new action kind, or a new weight, changes what every seed draws.
+     */
+    private static final long[][] MEMBERSHIP_MUTATION_SEEDS = {
+            {3, 3}, {4, 4}, {5, 5},         // a second uncommitted change allowed: One change at a time
+            {3, 155}, {4, 400}, {5, 813},   // the same, that invariant switched off: Election Safety, Leader Completeness
+            {3, 5}, {4, 17}, {5, 8},        // a truncated configuration entry kept: Configuration at append
+            {3, 32}, {4, 4}, {5, 158},      // learners counted toward commitment: Commitment quorum
+            {3, 18}, {4, 40}, {5, 98},      // a snapshot given the latest configuration, not its index's
+            {3, 104}, {4, 6357},            // a removed leader that lost its lead may not stand: liveness
+    };
+
+    @Test
+    @DisplayName("§4: the runs that caught broken membership rules pass with the rules intact")
+    void membershipMutationSeeds() {
+        for (long[] run : MEMBERSHIP_MUTATION_SEEDS) {
+            check(runSeed((int) run[0], run[1]));
+        }
+    }
+
     private void sweep(int nodes) throws Exception {
         String only = System.getProperty("sim.seed");
         if (only != null) {
