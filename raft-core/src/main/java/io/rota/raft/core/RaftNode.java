@@ -443,13 +443,13 @@ public final class RaftNode {
     }
 
     /**
-     * Whether this server may stand for election. A voter may. A learner, or a server outside the
-     * configuration, ignores its election timer — with one exception: a server that a change it holds but
-     * does not know to be committed has just removed, and that was a voter before it. Until that change
-     * commits, the cluster may need it to stand: a leader that removed itself and then crashed may hold the
-     * only copy of the change beyond the new voters, and with its longer log it would refuse them its vote
-     * while ignoring its own timer — no one could ever be elected. It then counts only the votes of the new
-     * configuration's voters (never its own), so if it wins it finishes the change and steps down (§4.2.2).
+     * Whether this server may stand for election. A voter may; a learner, or a server outside the
+     * configuration, ignores its election timer. One exception: a server that was a voter until the latest
+     * change in its log removed it, while it does not know that change to be committed. The cluster may
+     * still need it: a leader that removed itself and then lost its lead (a crash, CheckQuorum) may be the
+     * only server holding the change, and its longer log makes it refuse its vote to the others — if it did
+     * not stand, no one could ever be elected. It counts only the new voters' votes, never its own; if it
+     * wins, it commits the change and steps down (§4.2.2, design.md M5).
      */
     private boolean isPromotable() {
         return configuration.isVoter(id)
@@ -971,7 +971,7 @@ public final class RaftNode {
         Objects.requireNonNull(change, "change");
         ConfChangeResult.Reason refusal = confChangeRefusal(change);
         if (refusal != null) {
-            return new ConfChangeResult.Refused(refusal, leaderId);
+            return new ConfChangeResult.Refused(refusal, leaderId == id ? NONE : leaderId);
         }
         Configuration next = change.applyTo(configuration);
         Entry entry = Entry.configuration(log.lastIndex() + 1, currentTerm, next);
