@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The tour of docs/java.md as one program. Run it against a running cluster (scripts/cluster.sh start):
  *
- *   java -cp client/target/rotactl.jar docs/examples/QuickStart.java
+ *   java -cp rotactl/target/rotactl.jar docs/examples/QuickStart.java
  *
  * It uses ROTA_ENDPOINTS when set, else the local cluster's 127.0.0.1:7001,7002,7003.
  */

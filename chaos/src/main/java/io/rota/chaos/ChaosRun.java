@@ -19,8 +19,8 @@ import io.rota.chaos.workload.Workload;
 import io.rota.chaos.workload.WorkloadContext;
 import io.rota.chaos.workload.WorkloadResult;
 import io.rota.chaos.workload.Workloads;
-import io.rota.server.ProcessCluster;
-import io.rota.server.TestCluster;
+import io.rota.testkit.Ports;
+import io.rota.testkit.ProcessCluster;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -117,7 +117,7 @@ public final class ChaosRun {
         progress.printf(Locale.ROOT, "chaos: nemesis=%s workload=%s duration=%ds seed=%d out=%s%n", s.nemesis(),
                 s.workload(), s.duration().toSeconds(), s.seed(), s.out());
         boolean faultInjection = FAULT_INJECTION.contains(s.nemesis());
-        try (Network network = new Network(3, TestCluster::freePort);
+        try (Network network = new Network(3, Ports::freePort);
              HistoryWriter history = new HistoryWriter(historyFile, () -> System.nanoTime() - started)) {
             List<String> args = new java.util.ArrayList<>(List.of("--election-ms", Long.toString(s.election().toMillis())));
             if (faultInjection) {

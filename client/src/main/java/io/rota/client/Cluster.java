@@ -12,7 +12,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The cluster API: each member's status, its health, and the member list. Obtain it from
@@ -24,10 +23,12 @@ public final class Cluster {
     /** The key a health check reads (it need not exist: the read proves a ReadIndex round, as etcd's). */
     private static final ByteString HEALTH_KEY = ByteString.copyFrom("health", StandardCharsets.UTF_8);
 
-    private final RotaClient client;
+    private final Calls calls;
+    private final ConnectionPool pool;
 
-    Cluster(RotaClient client) {
-        this.client = client;
+    Cluster(Calls calls, ConnectionPool pool) {
+        this.calls = calls;
+        this.pool = pool;
     }
 
     /**
@@ -49,7 +50,7 @@ public final class Cluster {
      * @throws RotaException UNAVAILABLE if it cannot be reached, TIMEOUT if it does not answer in time
      */
     public MemberStatus status(String endpoint) {
-        return RotaClient.await(statusAsync(endpoint));
+        return Errors.await(statusAsync(endpoint));
     }
 
     /**
@@ -75,7 +76,7 @@ public final class Cluster {
      * @throws RotaException the member's error, UNAVAILABLE or TIMEOUT
      */
     public Duration health(String endpoint) {
-        return RotaClient.await(healthAsync(endpoint));
+        return Errors.await(healthAsync(endpoint));
     }
 
     /**
@@ -84,7 +85,7 @@ public final class Cluster {
      * @return the members, by id
      */
     public CompletableFuture<List<Member>> membersAsync() {
-        return client.execute(Frame.newBuilder().setStatusRequest(StatusRequest.getDefaultInstance()), false)
+        return calls.execute(Frame.newBuilder().setStatusRequest(StatusRequest.getDefaultInstance()), false)
                 .thenApply(f -> f.getStatusResponse().getMembersList().stream().map(Member::of)
                         .sorted(Comparator.comparingLong(Member::id)).toList());
     }
@@ -96,7 +97,7 @@ public final class Cluster {
      * @throws RotaException on failure
      */
     public List<Member> members() {
-        return RotaClient.await(membersAsync());
+        return Errors.await(membersAsync());
     }
 
     /**
@@ -104,8 +105,8 @@ public final class Cluster {
      * {@code onSend} runs once connected, just before the request goes out.
      */
     private CompletableFuture<Frame> ask(String endpoint, Frame.Builder request, Runnable onSend) {
-        long timeoutNanos = client.callTimeout().toNanos();
-        return client.connection(endpoint)
+        long timeoutNanos = calls.callTimeout().toNanos();
+        return pool.connection(endpoint)
                 .thenCompose(c -> {
                     onSend.run();
                     return c.call(request);
@@ -113,15 +114,11 @@ public final class Cluster {
                 .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
                 .handle((frame, e) -> {
                     if (e != null) {
-                        Throwable cause = RotaClient.unwrap(e);
-                        throw cause instanceof TimeoutException
-                                ? new RotaException(RotaException.Code.TIMEOUT, endpoint + " did not answer within "
-                                        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms")
-                                : cause instanceof RotaException r ? r
-                                : new RotaException(RotaException.Code.UNAVAILABLE, endpoint + ": " + cause, cause);
+                        throw Errors.of(e, endpoint, endpoint + " did not answer within "
+                                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
                     }
                     if (frame.hasError()) {
-                        throw RotaException.fromError(frame.getError());
+                        throw Errors.of(frame.getError());
                     }
                     return frame;
                 });

@@ -172,7 +172,7 @@ final class Connection {
         protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
             if (frame.getCallId() == 0 && frame.hasError()) {
                 // A connection-level error (e.g. a frame too large): the server closes the channel next.
-                closeCause = RotaException.fromError(frame.getError());
+                closeCause = Errors.of(frame.getError());
                 return;
             }
             Stream s = streams.get(frame.getCallId());

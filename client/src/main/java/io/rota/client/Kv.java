@@ -19,10 +19,10 @@ public final class Kv {
 
     private static final byte[] ALL = {0};
 
-    private final RotaClient client;
+    private final Calls calls;
 
-    Kv(RotaClient client) {
-        this.client = client;
+    Kv(Calls calls) {
+        this.calls = calls;
     }
 
     // ----- get -----
@@ -45,7 +45,7 @@ public final class Kv {
      * @throws RotaException on failure
      */
     public GetResult get(byte[] key) {
-        return RotaClient.await(getAsync(key));
+        return Errors.await(getAsync(key));
     }
 
     /**
@@ -78,7 +78,7 @@ public final class Kv {
      * @throws RotaException on failure
      */
     public GetResult getPrefix(byte[] prefix) {
-        return RotaClient.await(getPrefixAsync(prefix));
+        return Errors.await(getPrefixAsync(prefix));
     }
 
     /**
@@ -103,7 +103,7 @@ public final class Kv {
      * @return the result with the new revision and the previous key
      */
     public CompletableFuture<PutResult> putAsync(byte[] key, byte[] value, long lease) {
-        return client.execute(Frame.newBuilder().setPutRequest(putRequest(key, value, lease)), true)
+        return calls.execute(Frame.newBuilder().setPutRequest(putRequest(key, value, lease)), true)
                 .thenApply(f -> PutResult.of(f.getPutResponse()));
     }
 
@@ -117,7 +117,7 @@ public final class Kv {
      * @throws RotaException on failure
      */
     public PutResult put(byte[] key, byte[] value, long lease) {
-        return RotaClient.await(putAsync(key, value, lease));
+        return Errors.await(putAsync(key, value, lease));
     }
 
     /**
@@ -177,7 +177,7 @@ public final class Kv {
      * @throws RotaException on failure
      */
     public DeleteResult delete(byte[] key) {
-        return RotaClient.await(deleteAsync(key));
+        return Errors.await(deleteAsync(key));
     }
 
     /**
@@ -210,7 +210,7 @@ public final class Kv {
      * @throws RotaException on failure
      */
     public DeleteResult deletePrefix(byte[] prefix) {
-        return RotaClient.await(deletePrefixAsync(prefix));
+        return Errors.await(deletePrefixAsync(prefix));
     }
 
     /**
@@ -232,7 +232,7 @@ public final class Kv {
      * @return a new transaction builder; send it with {@link Txn#commit()}
      */
     public Txn txn() {
-        return new Txn(client);
+        return new Txn(calls);
     }
 
     // ----- internals -----
@@ -255,12 +255,12 @@ public final class Kv {
     }
 
     private CompletableFuture<GetResult> range(RangeRequest.Builder request) {
-        return client.execute(Frame.newBuilder().setRangeRequest(request), false)
+        return calls.execute(Frame.newBuilder().setRangeRequest(request), false)
                 .thenApply(f -> GetResult.of(f.getRangeResponse()));
     }
 
     private CompletableFuture<DeleteResult> delete(DeleteRangeRequest.Builder request) {
-        return client.execute(Frame.newBuilder().setDeleteRangeRequest(request.setPrevKv(true)), true)
+        return calls.execute(Frame.newBuilder().setDeleteRangeRequest(request.setPrevKv(true)), true)
                 .thenApply(f -> DeleteResult.of(f.getDeleteRangeResponse()));
     }
 
@@ -295,6 +295,6 @@ public final class Kv {
      * @throws RotaException on failure (COMPACTED for a revision older than the history)
      */
     public GetResult get(String key, GetOptions options) {
-        return RotaClient.await(getAsync(Op.utf8(key), options));
+        return Errors.await(getAsync(Op.utf8(key), options));
     }
 }

@@ -34,11 +34,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Leases {
 
-    private final RotaClient client;
+    private final Calls calls;
+    private final ClientThreads threads;
     private final Set<KeepAliveTask> running = ConcurrentHashMap.newKeySet();
 
-    Leases(RotaClient client) {
-        this.client = client;
+    Leases(Calls calls, ClientThreads threads) {
+        this.calls = calls;
+        this.threads = threads;
     }
 
     /**
@@ -49,7 +51,7 @@ public final class Leases {
      */
     public CompletableFuture<Lease> grantAsync(Duration ttl) {
         long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
-        return client.execute(Frame.newBuilder().setLeaseGrantRequest(LeaseGrantRequest.newBuilder().setTTL(seconds)),
+        return calls.execute(Frame.newBuilder().setLeaseGrantRequest(LeaseGrantRequest.newBuilder().setTTL(seconds)),
                 true).thenApply(f -> new Lease(f.getLeaseGrantResponse().getID(),
                         Duration.ofSeconds(f.getLeaseGrantResponse().getTTL())));
     }
@@ -62,7 +64,7 @@ public final class Leases {
      * @throws RotaException on failure
      */
     public Lease grant(Duration ttl) {
-        return RotaClient.await(grantAsync(ttl));
+        return Errors.await(grantAsync(ttl));
     }
 
     /**
@@ -72,7 +74,7 @@ public final class Leases {
      * @return completes when revoked; fails with LEASE_NOT_FOUND if it does not exist
      */
     public CompletableFuture<Void> revokeAsync(long id) {
-        return client.execute(Frame.newBuilder().setLeaseRevokeRequest(LeaseRevokeRequest.newBuilder().setID(id)),
+        return calls.execute(Frame.newBuilder().setLeaseRevokeRequest(LeaseRevokeRequest.newBuilder().setID(id)),
                 true).thenApply(f -> null);
     }
 
@@ -83,7 +85,7 @@ public final class Leases {
      * @throws RotaException on failure (LEASE_NOT_FOUND if it does not exist)
      */
     public void revoke(long id) {
-        RotaClient.await(revokeAsync(id));
+        Errors.await(revokeAsync(id));
     }
 
     /**
@@ -94,7 +96,7 @@ public final class Leases {
      * @return the lease's state; fails with LEASE_NOT_FOUND if it does not exist
      */
     public CompletableFuture<LeaseTimeToLive> timeToLiveAsync(long id, boolean withKeys) {
-        return client.execute(Frame.newBuilder().setLeaseTimeToLiveRequest(
+        return calls.execute(Frame.newBuilder().setLeaseTimeToLiveRequest(
                 LeaseTimeToLiveRequest.newBuilder().setID(id).setKeys(withKeys)), false)
                 .thenApply(f -> {
                     LeaseTimeToLiveResponse r = f.getLeaseTimeToLiveResponse();
@@ -113,7 +115,7 @@ public final class Leases {
      * @throws RotaException on failure (LEASE_NOT_FOUND if it does not exist)
      */
     public LeaseTimeToLive timeToLive(long id, boolean withKeys) {
-        return RotaClient.await(timeToLiveAsync(id, withKeys));
+        return Errors.await(timeToLiveAsync(id, withKeys));
     }
 
     /**
@@ -138,7 +140,7 @@ public final class Leases {
      * @return the lease ids, ascending
      */
     public CompletableFuture<List<Long>> listAsync() {
-        return client.execute(Frame.newBuilder().setLeaseLeasesRequest(LeaseLeasesRequest.getDefaultInstance()), false)
+        return calls.execute(Frame.newBuilder().setLeaseLeasesRequest(LeaseLeasesRequest.getDefaultInstance()), false)
                 .thenApply(f -> f.getLeaseLeasesResponse().getLeasesList().stream().map(LeaseStatus::getID)
                         .sorted().toList());
     }
@@ -150,7 +152,7 @@ public final class Leases {
      * @throws RotaException on failure
      */
     public List<Long> list() {
-        return RotaClient.await(listAsync());
+        return Errors.await(listAsync());
     }
 
     void closeAll() {
@@ -183,7 +185,7 @@ public final class Leases {
             long timeout = ttlNanos == 0 ? TimeUnit.SECONDS.toNanos(10)
                     : Math.max(TimeUnit.MILLISECONDS.toNanos(50), lastSuccess + ttlNanos - System.nanoTime());
             long sentAt = System.nanoTime();
-            client.execute(Frame.newBuilder().setLeaseKeepAliveRequest(LeaseKeepAliveRequest.newBuilder().setID(id)),
+            calls.execute(Frame.newBuilder().setLeaseKeepAliveRequest(LeaseKeepAliveRequest.newBuilder().setID(id)),
                     false, timeout).whenComplete((f, e) -> {
                         if (!active.get()) {
                             return;
@@ -198,13 +200,11 @@ public final class Leases {
                             confirmedSentAt = sentAt;
                             confirmed = true;
                             ttlNanos = TimeUnit.SECONDS.toNanos(ttl);
-                            client.callback(() -> listener.onRenewed(id, Duration.ofSeconds(ttl)));
+                            threads.callback(() -> listener.onRenewed(id, Duration.ofSeconds(ttl)));
                             next(TimeUnit.NANOSECONDS.toMillis(ttlNanos) / 3);
                             return;
                         }
-                        Throwable cause = RotaClient.unwrap(e);
-                        RotaException r = cause instanceof RotaException re ? re
-                                : new RotaException(RotaException.Code.UNAVAILABLE, String.valueOf(cause), cause);
+                        RotaException r = Errors.of(e);
                         if (r.code() == RotaException.Code.LEASE_NOT_FOUND || ttlNanos == 0
                                 || System.nanoTime() - lastSuccess >= ttlNanos) {
                             lost(r);
@@ -215,7 +215,7 @@ public final class Leases {
         }
 
         private void next(long delayMs) {
-            if (!client.schedule(this::send, delayMs)) {
+            if (!threads.schedule(this::send, delayMs)) {
                 close();
             }
         }
@@ -223,7 +223,7 @@ public final class Leases {
         private void lost(RotaException reason) {
             if (active.compareAndSet(true, false)) {
                 running.remove(this);
-                client.callback(() -> listener.onLost(id, reason));
+                threads.callback(() -> listener.onLost(id, reason));
             }
         }
 

@@ -1,7 +1,5 @@
 package io.rota.client;
 
-import io.rota.proto.Error;
-
 /**
  * A failed Rota call: a {@link Code} saying what kind of failure it was, and the server's (or the
  * client's) human-readable message. Unchecked; the blocking methods throw it directly, the async ones
@@ -33,6 +31,7 @@ public final class RotaException extends RuntimeException {
 
     private final Code code;
     private final long compactRevision;
+    private final long retryAfterMs;
 
     /**
      * Creates an exception.
@@ -45,20 +44,21 @@ public final class RotaException extends RuntimeException {
     }
 
     /**
-     * Creates a COMPACTED exception naming the revision the history is compacted at.
+     * An exception with the typed facts a server's error carries (built by {@link Errors}, the client's one
+     * error map).
      *
-     * @param message         a human-readable description
-     * @param compactRevision the compact revision (read at it, watch from the next one)
-     * @return the exception
+     * @param compactRevision for COMPACTED, the compact revision (0: not known)
+     * @param retryAfterMs    how long the server asked the client to wait before retrying (0: not said)
      */
-    static RotaException compacted(String message, long compactRevision) {
-        return new RotaException(Code.COMPACTED, message, null, compactRevision);
+    static RotaException of(Code code, String message, long compactRevision, long retryAfterMs) {
+        return new RotaException(code, message, null, compactRevision, retryAfterMs);
     }
 
-    private RotaException(Code code, String message, Throwable cause, long compactRevision) {
+    private RotaException(Code code, String message, Throwable cause, long compactRevision, long retryAfterMs) {
         super(code + ": " + message, cause);
         this.code = code;
         this.compactRevision = compactRevision;
+        this.retryAfterMs = retryAfterMs;
     }
 
     /**
@@ -69,7 +69,7 @@ public final class RotaException extends RuntimeException {
      * @param cause   the underlying failure
      */
     public RotaException(Code code, String message, Throwable cause) {
-        this(code, message, cause, 0);
+        this(code, message, cause, 0, 0);
     }
 
     /**
@@ -82,26 +82,21 @@ public final class RotaException extends RuntimeException {
     }
 
     /**
+     * For UNAVAILABLE from the server: how long it asked clients to wait before trying again (a full table,
+     * no leader yet). The SDK's own retries already wait at least this long.
+     *
+     * @return the wait in milliseconds, or 0 when not said
+     */
+    public long retryAfterMs() {
+        return retryAfterMs;
+    }
+
+    /**
      * The kind of failure.
      *
      * @return the code
      */
     public Code code() {
         return code;
-    }
-
-    /** Maps a server error; an unspecified code counts as UNAVAILABLE. */
-    static RotaException fromError(Error error) {
-        Code code = switch (error.getCode()) {
-            case NOT_LEADER -> Code.NOT_LEADER;
-            case TIMEOUT -> Code.TIMEOUT;
-            case COMPACTED -> Code.COMPACTED;
-            case LEASE_NOT_FOUND -> Code.LEASE_NOT_FOUND;
-            case REQUEST_TOO_LARGE -> Code.REQUEST_TOO_LARGE;
-            case INVALID_ARGUMENT -> Code.INVALID_ARGUMENT;
-            case SESSION_EXPIRED -> Code.SESSION_EXPIRED;
-            default -> Code.UNAVAILABLE;
-        };
-        return new RotaException(code, error.getMessage(), null, error.getCompactRevision());
     }
 }

@@ -24,11 +24,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Txn {
 
-    private final RotaClient client;
+    private final Calls calls;
     private final TxnRequest.Builder request = TxnRequest.newBuilder();
 
-    Txn(RotaClient client) {
-        this.client = client;
+    Txn(Calls calls) {
+        this.calls = calls;
     }
 
     /**
@@ -123,7 +123,7 @@ public final class Txn {
      * @return the result, or a failure with a {@link RotaException}
      */
     public CompletableFuture<TxnResult> commitAsync() {
-        return client.execute(Frame.newBuilder().setTxnRequest(request.build()), true)
+        return calls.execute(Frame.newBuilder().setTxnRequest(request.build()), true)
                 .thenApply(f -> result(f.getTxnResponse()));
     }
 
@@ -134,7 +134,7 @@ public final class Txn {
      * @throws RotaException on failure
      */
     public TxnResult commit() {
-        return RotaClient.await(commitAsync());
+        return Errors.await(commitAsync());
     }
 
     private static TxnResult result(TxnResponse r) {

@@ -8,11 +8,8 @@ import io.rota.proto.WatchCreateRequest;
 import io.rota.proto.WatchRequest;
 import io.rota.proto.WatchResponse;
 
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The watch API: a key or a prefix watched from a revision, its events delivered to a
@@ -29,13 +26,13 @@ import java.util.regex.Pattern;
  */
 public final class Watches {
 
-    private static final Pattern RESUME_FROM = Pattern.compile("re-watch from revision (\\d+)");
-
-    private final RotaClient client;
+    private final ConnectionPool pool;
+    private final ClientThreads threads;
     private final Set<WatchTask> running = ConcurrentHashMap.newKeySet();
 
-    Watches(RotaClient client) {
-        this.client = client;
+    Watches(ConnectionPool pool, ClientThreads threads) {
+        this.pool = pool;
+        this.threads = threads;
     }
 
     /**
@@ -89,7 +86,7 @@ public final class Watches {
         WatchTask task = new WatchTask(ByteString.copyFrom(key), ByteString.copyFrom(rangeEnd), fromRevision, prevKv,
                 listener);
         running.add(task);
-        task.open(client.preferredEndpoint());
+        task.open(pool.preferred());
         return task;
     }
 
@@ -130,7 +127,7 @@ public final class Watches {
                 }
                 endpoint = null;
             }
-            client.connection(target).whenComplete((c, e) -> {
+            pool.connection(target).whenComplete((c, e) -> {
                 if (e != null) {
                     reopenLater(target);
                     return;
@@ -180,9 +177,8 @@ public final class Watches {
                 failures++;
                 delay = Backoff.delayMs(failures);
             }
-            List<String> all = client.endpoints();
-            String target = all.get((all.indexOf(failed) + 1) % all.size());
-            if (!client.schedule(() -> open(target), delay)) {
+            String target = pool.after(failed);
+            if (!threads.schedule(() -> open(target), delay)) {
                 close();
             }
         }
@@ -190,18 +186,16 @@ public final class Watches {
         private void onFrame(Connection c, String target, Frame frame) {
             RotaException end = null;
             boolean reopen = false;
+            long retryAfterMs = 0;
             synchronized (this) {
                 if (!current(c)) {
                     return;
                 }
                 if (frame.hasError()) {
-                    RotaException error = RotaException.fromError(frame.getError());
-                    if (error.code() == RotaException.Code.COMPACTED) {
-                        end = error;
-                    } else if (error.code() == RotaException.Code.UNAVAILABLE
-                            || error.code() == RotaException.Code.TIMEOUT
-                            || error.code() == RotaException.Code.NOT_LEADER) {
+                    RotaException error = Errors.of(frame.getError());
+                    if (Recovery.of(error.code()).retries()) {
                         reopen = true;
+                        retryAfterMs = error.retryAfterMs();
                     } else {
                         end = error;
                     }
@@ -221,7 +215,7 @@ public final class Watches {
                         long rev = e.getKv().getModRevision();
                         if (rev >= next) {
                             WatchEvent event = WatchEvent.of(e);
-                            client.callback(() -> deliver(event));
+                            threads.callback(() -> deliver(event));
                             max = Math.max(max, rev);
                         }
                     }
@@ -229,14 +223,11 @@ public final class Watches {
                         next = max + 1;
                     }
                     if (r.getCanceled()) {
-                        Matcher m = RESUME_FROM.matcher(r.getCancelReason());
-                        if (r.getCompactRevision() > 0 || r.getCancelReason().startsWith("COMPACTED")) {
-                            end = RotaException.compacted(r.getCancelReason(), r.getCompactRevision());
-                        } else if (m.find() && Long.parseLong(m.group(1)) <= Math.max(next, 1)) {
+                        if (r.getCancelCode() == WatchResponse.CancelCode.FELL_BEHIND
+                                && r.getResumeRevision() <= Math.max(next, 1)) {
                             reopen = true;   // a slow-watcher cancel: everything before `next` was delivered
                         } else {
-                            end = new RotaException(RotaException.Code.UNAVAILABLE,
-                                    "watch canceled by the server: " + r.getCancelReason());
+                            end = Errors.ofCanceledWatch(r);
                         }
                     }
                 }
@@ -252,9 +243,10 @@ public final class Watches {
             }
             if (end != null) {
                 RotaException error = end;
-                client.callback(() -> listener.onError(error));
+                threads.callback(() -> listener.onError(error));
             } else if (reopen) {
-                if (!client.schedule(() -> open(target), Backoff.MIN_MS)) {
+                // The member answered, so it is up: reopen there after the shortest backoff (or its retry-after).
+                if (!threads.schedule(() -> open(target), Backoff.delayMs(1, retryAfterMs))) {
                     close();
                 }
             }
@@ -304,7 +296,7 @@ public final class Watches {
             running.remove(this);
             if (c != null) {
                 c.endStream(stream);
-                if (id >= 0 && !client.isClosed() && c.isActive()) {
+                if (id >= 0 && !threads.isClosed() && c.isActive()) {
                     // The answer (and the final `canceled` on the watch's call id) is not needed.
                     c.call(Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder()
                             .setCancelRequest(WatchCancelRequest.newBuilder().setWatchId(id))));

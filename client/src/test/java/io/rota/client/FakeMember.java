@@ -16,16 +16,33 @@ import java.util.function.Function;
 /** A scripted member on 127.0.0.1: answers each request frame with {@code answer} (null: no answer). */
 final class FakeMember implements AutoCloseable {
 
+    /** What a member sends back for one request: any number of frames, in order (none: no answer). */
+    interface Script {
+        List<Frame.Builder> answer(Frame request);
+    }
+
     final List<Frame> received = new CopyOnWriteArrayList<>();
     private final ServerSocket server;
-    private final Function<Frame, Frame.Builder> answer;
+    private final Script script;
 
     FakeMember(Function<Frame, Frame.Builder> answer) throws IOException {
-        this.answer = answer;
+        this((Script) f -> {
+            Frame.Builder one = answer.apply(f);
+            return one == null ? List.of() : List.of(one);
+        });
+    }
+
+    private FakeMember(Script script) throws IOException {
+        this.script = script;
         server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread t = new Thread(this::accept, "fake-member");
         t.setDaemon(true);
         t.start();
+    }
+
+    /** A member that may answer a request with several frames (a watch's stream). */
+    static FakeMember streaming(Script script) throws IOException {
+        return new FakeMember(script);
     }
 
     String endpoint() {
@@ -53,8 +70,7 @@ final class FakeMember implements AutoCloseable {
                 in.readFully(payload);
                 Frame request = Frame.parseFrom(payload);
                 received.add(request);
-                Frame.Builder response = answer.apply(request);
-                if (response != null) {
+                for (Frame.Builder response : script.answer(request)) {
                     byte[] bytes = response.setCallId(request.getCallId()).build().toByteArray();
                     synchronized (out) {
                         out.writeInt(bytes.length);

@@ -39,7 +39,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * <pre>
  *   clients ─► ClientServer ─► RequestRouter ─► RaftDriver ─► CoordinationStateMachine ─► WatchHub ─► clients
  *                                  │ (follower: Forwarder ─► leader's client port)
- *   timer: ClusterView (status, members) ─► LeaseKeeper (leader only), MemberPublisher
+ *   timer: ClusterView (role pushed by the driver; status, members per tick) ─► MemberPublisher
+ *          LeaseKeeper (role pushed by the driver; times leases while leading)
  *   HttpServer ─► NodeReport (/health, /status, /metrics), Dashboard (/, /dashboard/events; lab mode: /lab/...)
  * </pre>
  */
@@ -91,7 +92,6 @@ public final class RotaServer implements AutoCloseable {
         leaseKeeper = new LeaseKeeper(driver, stateMachine::leaseImages, timer, clock, LEASE_CHECKPOINT_INTERVAL,
                 config.requestTimeout());
         stateMachine.setLeaseListener(leaseKeeper);
-        view.addListener(leaseKeeper);
         watchHub.start(driver, stateMachine, timer, config.watchProgressInterval());
         ClientServer clients = null;
         try {

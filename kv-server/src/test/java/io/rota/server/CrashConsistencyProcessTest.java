@@ -10,7 +10,8 @@ import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 import io.rota.proto.Frame;
 import io.rota.proto.RangeRequest;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
+import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

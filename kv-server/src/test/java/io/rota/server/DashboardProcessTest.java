@@ -1,6 +1,7 @@
 package io.rota.server;
 
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
+import io.rota.testkit.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -81,7 +82,7 @@ class DashboardProcessTest {
     void showsTheLeaderALockAndTheFailoverInABrowser() throws Exception {
         cluster = new ClusterScript(dir, 3, Map.of("ROTA_LAB", "1"));
         cluster.run("start");
-        browser = new Browser(install, TestCluster.freePort(), 1400, 1250);
+        browser = new Browser(install, Ports.freePort(), 1400, 1250);
         browser.open("http://127.0.0.1:" + cluster.httpPort(1) + "/");
 
         String leader = awaitSameLeader();
@@ -179,7 +180,7 @@ class DashboardProcessTest {
         cluster.run("start");
         String victim = "n5".equals(cluster.leader()) ? "n4" : "n5";
         cluster.run("kill", victim);
-        browser = new Browser(install, TestCluster.freePort(), 1400, 1250);
+        browser = new Browser(install, Ports.freePort(), 1400, 1250);
         browser.open("http://127.0.0.1:" + cluster.httpPort(1) + "/");
         awaitSameLeader();
         assertEquals("5", browser.eval("return String(document.querySelectorAll('.member').length)"));

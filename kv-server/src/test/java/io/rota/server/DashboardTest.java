@@ -3,7 +3,7 @@ package io.rota.server;
 import io.rota.client.RotaClient;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -2,11 +2,12 @@ package io.rota.server;
 
 import io.rota.client.GetResult;
 import io.rota.client.RotaClient;
-import io.rota.raft.testing.Await;
 import io.rota.server.fuzz.ClientFrames;
 import io.rota.server.fuzz.ClientPortFuzzer;
 import io.rota.server.fuzz.PeerPortFuzzer;
 import io.rota.server.fuzz.Tally;
+import io.rota.testkit.Await;
+import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

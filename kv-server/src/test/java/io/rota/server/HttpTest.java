@@ -1,6 +1,7 @@
 package io.rota.server;
 
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
+import io.rota.testkit.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,7 +60,7 @@ class HttpTest {
     @Test
     void aMemberThatCannotListenExitsWithOne() throws IOException {
         try (ServerSocket taken = new ServerSocket(0)) {
-            int peer = TestCluster.freePort();
+            int peer = Ports.freePort();
             StringWriter err = new StringWriter();
             int code = RotaServer.run(new String[] {"server", "--name", "n1", "--data-dir", dir.resolve("x").toString(),
                     "--listen-client", "127.0.0.1:" + taken.getLocalPort(), "--listen-peer", "127.0.0.1:" + peer,

@@ -2,7 +2,8 @@ package io.rota.server;
 
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
+import io.rota.testkit.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,9 +58,9 @@ class KillLeaderProcessTest {
         int[] httpPort = new int[3];
         StringBuilder cluster = new StringBuilder();
         for (int i = 0; i < 3; i++) {
-            client[i] = TestCluster.freePort();
-            httpPort[i] = TestCluster.freePort();
-            cluster.append(i == 0 ? "" : ",").append("n").append(i + 1).append("=127.0.0.1:").append(TestCluster.freePort());
+            client[i] = Ports.freePort();
+            httpPort[i] = Ports.freePort();
+            cluster.append(i == 0 ? "" : ",").append("n").append(i + 1).append("=127.0.0.1:").append(Ports.freePort());
         }
         for (int i = 0; i < 3; i++) {
             String peer = cluster.toString().split(",")[i].split("=")[1];

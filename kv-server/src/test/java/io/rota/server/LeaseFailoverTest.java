@@ -1,7 +1,7 @@
 package io.rota.server;
 
 import io.rota.proto.Frame;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

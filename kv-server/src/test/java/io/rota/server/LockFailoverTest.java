@@ -4,7 +4,7 @@ import io.rota.client.RotaClient;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
 import io.rota.client.recipes.LockOptions;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -11,7 +11,7 @@ import io.rota.client.recipes.LockLostException;
 import io.rota.client.recipes.LockOptions;
 import io.rota.client.recipes.LockTimeoutException;
 import io.rota.client.recipes.StaleTokenException;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import io.rota.client.recipes.OnceOptions;
 import io.rota.client.recipes.OnceRecord;
 import io.rota.client.recipes.OnceState;
 import io.rota.client.recipes.OnceStatus;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package io.rota.server;
 
-import io.rota.raft.testing.Await;
 import io.rota.server.RotactlRunner.Background;
 import io.rota.server.RotactlRunner.Run;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -219,7 +219,7 @@ class RotactlProcessTest {
     @Test
     @Order(7)
     void theLauncherScriptRunsTheJar() throws Exception {
-        Path jar = Path.of(System.getProperty("rotactl.jar", "../client/target/rotactl.jar"));
+        Path jar = Path.of(System.getProperty("rotactl.jar", "../rotactl/target/rotactl.jar"));
         assertTrue(Files.isRegularFile(jar), "needs the packaged " + jar.toAbsolutePath() + ": run ./mvnw -B verify");
         Path script = Path.of("..", "scripts", "rotactl").toAbsolutePath().normalize();
         Process p = new ProcessBuilder("bash", script.toString(), "--endpoints", CLUSTER.get().endpoints(),

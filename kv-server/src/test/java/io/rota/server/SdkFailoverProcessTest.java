@@ -7,7 +7,8 @@ import io.rota.client.RotaException;
 import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
+import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -16,7 +16,7 @@ import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchCancelRequest;
 import io.rota.proto.WatchRequest;
 import io.rota.proto.WatchResponse;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -250,6 +250,7 @@ class ServerClusterTest {
             assertTrue(canceled.getCanceled());
             assertTrue(canceled.getCompactRevision() >= first, "compact revision " + canceled.getCompactRevision());
             assertTrue(canceled.getCancelReason().contains("COMPACTED"), canceled.getCancelReason());
+            assertEquals(WatchResponse.CancelCode.COMPACTED, canceled.getCancelCode());
         }
     }
 }

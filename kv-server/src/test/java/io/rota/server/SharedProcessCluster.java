@@ -1,5 +1,6 @@
 package io.rota.server;
 
+import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

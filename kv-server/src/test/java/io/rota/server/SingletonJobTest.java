@@ -8,7 +8,7 @@ import io.rota.client.recipes.JobState;
 import io.rota.client.recipes.JobTask;
 import io.rota.client.recipes.MissedRunPolicy;
 import io.rota.client.recipes.SingletonJob;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,16 +1,14 @@
 package io.rota.server;
 
-import io.rota.raft.testing.Await;
-
 import io.rota.client.Op;
 import io.rota.client.RotaClient;
 import io.rota.client.Txn;
 import io.rota.client.TxnResult;
+import io.rota.testkit.Await;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,22 +16,21 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import static io.rota.testkit.Ports.freePort;
+
 /**
  * Three real {@link RotaServer}s in one JVM on 127.0.0.1 (free ports picked right before starting), each
  * with its own data directory. Heartbeat 50 ms, election 500 ms: so leases are at least 1 s.
  */
-public final class TestCluster implements AutoCloseable {
+final class TestCluster implements AutoCloseable {
 
     static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -59,32 +56,6 @@ public final class TestCluster implements AutoCloseable {
             start(i);
         }
     }
-
-    /**
-     * A port that is free now, chosen below the kernel's ephemeral range (32768+ here): a port from that
-     * range, freed and reused a moment later, can meanwhile become the source port of one of the many
-     * outgoing peer connections, and the server's bind then fails. Ports are never handed out twice.
-     * Public for the chaos module (its proxies listen on such ports).
-     *
-     * @return a port on 127.0.0.1 that nobody was listening on a moment ago
-     */
-    public static synchronized int freePort() {
-        for (int attempt = 0; attempt < 1_000; attempt++) {
-            int port = ThreadLocalRandom.current().nextInt(15_000, 32_000);
-            if (!HANDED_OUT.add(port)) {
-                continue;
-            }
-            try (ServerSocket s = new ServerSocket()) {
-                s.bind(new InetSocketAddress("127.0.0.1", port));
-                return port;
-            } catch (IOException taken) {
-                // in use by someone else: try another
-            }
-        }
-        throw new UncheckedIOException(new IOException("no free port found in 15000-31999"));
-    }
-
-    private static final Set<Integer> HANDED_OUT = new HashSet<>();
 
     void start(int index) {
         servers[index] = RotaServer.start(configs.get(index));

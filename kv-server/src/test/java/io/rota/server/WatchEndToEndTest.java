@@ -7,7 +7,7 @@ import io.rota.proto.PutRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchResponse;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -184,6 +184,8 @@ class WatchEndToEndTest {
             } while (!last.getCanceled());
             assertTrue(last.getCancelReason().contains("fell behind")
                     && last.getCancelReason().contains("re-watch from revision"), last.getCancelReason());
+            assertEquals(WatchResponse.CancelCode.FELL_BEHIND, last.getCancelCode());
+            assertTrue(last.getResumeRevision() > 0, "a typed revision to resume from");
             // The connection itself is still fine.
             ok(slow.call(Requests.get("flood/start")));
         }

@@ -1,7 +1,6 @@
 package io.rota.chaos.nemesis;
 
-import io.rota.server.ProcessCluster;
-
+import io.rota.testkit.ProcessCluster;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.rota.chaos.nemesis;
 
 import io.rota.chaos.net.Network;
-import io.rota.server.ProcessCluster;
+import io.rota.testkit.ProcessCluster;
 
 import java.util.Random;
 

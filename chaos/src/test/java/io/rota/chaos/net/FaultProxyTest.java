@@ -1,7 +1,7 @@
 package io.rota.chaos.net;
 
-import io.rota.raft.testing.Await;
-import io.rota.server.TestCluster;
+import io.rota.testkit.Await;
+import io.rota.testkit.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +32,7 @@ class FaultProxyTest {
         Thread t = new Thread(this::echoLoop, "echo");
         t.setDaemon(true);
         t.start();
-        proxy = new FaultProxy("test", TestCluster.freePort(), echo::getLocalPort);
+        proxy = new FaultProxy("test", Ports.freePort(), echo::getLocalPort);
     }
 
     @AfterEach

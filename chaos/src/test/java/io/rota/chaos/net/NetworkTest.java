@@ -4,7 +4,7 @@ import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.Member;
 import io.rota.proto.StatusResponse;
-import io.rota.server.TestCluster;
+import io.rota.testkit.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,7 +41,7 @@ class NetworkTest {
             t.setDaemon(true);
             t.start();
         }
-        network = new Network(3, TestCluster::freePort);
+        network = new Network(3, Ports::freePort);
         network.start(i -> members[i].getLocalPort());
         network.startClients(i -> members[i].getLocalPort());
     }

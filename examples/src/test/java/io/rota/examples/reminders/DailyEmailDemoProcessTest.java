@@ -1,6 +1,6 @@
 package io.rota.examples.reminders;
 
-import io.rota.server.ProcessCluster;
+import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

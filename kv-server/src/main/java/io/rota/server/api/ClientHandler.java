@@ -78,8 +78,7 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
         callsInFlight++;
         router.handle(frame).whenComplete((answer, e) -> ctx.executor().execute(() -> {
             callsInFlight--;
-            ctx.writeAndFlush(e == null ? answer : Frames.error(frame.getCallId(),
-                    Frames.error(Error.Code.UNAVAILABLE, "internal error: " + e)));
+            ctx.writeAndFlush(e == null ? answer : Frames.error(frame.getCallId(), Errors.internal(e)));
         }));
     }
 

@@ -6,28 +6,39 @@ import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.StoreException;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 
-/** Every failure a call can meet, as the typed {@link Error} the client gets. */
+/**
+ * The server's one error map: every failure a call can meet becomes here the typed {@link Error} the client
+ * gets. Facts a client acts on travel in {@code Error}'s fields (leader hint, compact revision, retry-after),
+ * never only in the message. A {@link StoreException} already carries its {@code Error} (the state machine
+ * builds it with the proto code), so the only table is {@link #fromRaft} from the driver's codes.
+ */
 final class Errors {
 
     private Errors() {
     }
 
+    /** The failure a future failed with: {@link CompletionException}'s cause (the one unwrap on this side). */
+    static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /** Whether {@code failure} is the driver's {@code code}. */
+    static boolean isRaft(Throwable failure, RaftException.Code code) {
+        return unwrap(failure) instanceof RaftException re && re.code() == code;
+    }
+
     static Error of(Throwable failure, ClusterView view) {
-        Throwable e = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable e = unwrap(failure);
         if (e instanceof StoreException se) {
             return se.error();
         }
         if (e instanceof RaftException re) {
-            return switch (re.code()) {
-                case NOT_LEADER -> notLeader(re.getMessage(), view);
-                case UNAVAILABLE -> Frames.error(Error.Code.UNAVAILABLE, re.getMessage());
-                case TIMEOUT -> Frames.error(Error.Code.TIMEOUT, re.getMessage());
-                case BUSY -> Frames.error(Error.Code.UNAVAILABLE, "busy: " + re.getMessage());
-                case STOPPED -> Frames.error(Error.Code.UNAVAILABLE, re.getMessage() + "; use another member");
-            };
+            Error.Builder error = fromRaft(re);
+            return error.getCode() == Error.Code.NOT_LEADER ? withLeaderHint(error, view) : error.build();
         }
         if (e instanceof Forwarder.Unreachable) {
             return Frames.error(Error.Code.UNAVAILABLE, e.getMessage() + "; retry shortly (not applied)");
@@ -36,14 +47,53 @@ final class Errors {
             return Frames.error(Error.Code.TIMEOUT, "the leader did not answer the forwarded request ("
                     + e.getMessage() + "); it may or may not have been applied");
         }
+        return internal(e);
+    }
+
+    /**
+     * The driver's failure codes as the protocol's, one row each. Exhaustive with no default: a new
+     * {@link RaftException.Code} does not compile until it has a row here.
+     */
+    static Error.Builder fromRaft(RaftException e) {
+        return switch (e.code()) {
+            case NOT_LEADER -> builder(Error.Code.NOT_LEADER, e.getMessage());
+            case UNAVAILABLE -> builder(Error.Code.UNAVAILABLE, e.getMessage());
+            case TIMEOUT -> builder(Error.Code.TIMEOUT, e.getMessage());
+            case BUSY -> builder(Error.Code.UNAVAILABLE, "busy: " + e.getMessage());
+            case STOPPED -> builder(Error.Code.UNAVAILABLE, e.getMessage() + "; use another member");
+        };
+    }
+
+    /** A bug or an unexpected failure: UNAVAILABLE, so a client may try another member. */
+    static Error internal(Throwable e) {
         return Frames.error(Error.Code.UNAVAILABLE, "internal error: " + e);
     }
 
-    /** NOT_LEADER with the leader's id and client address when this member knows them. */
+    /** NOT_LEADER with the leader hint: the leader's id and client address when this member knows them. */
     static Error notLeader(String message, ClusterView view) {
+        return withLeaderHint(builder(Error.Code.NOT_LEADER, message), view);
+    }
+
+    /**
+     * The answer of a member that retried {@code error} itself until its deadline: an UNAVAILABLE one (no
+     * leader yet, the leader busy or unreachable) tells the client to wait at least {@code retryInterval},
+     * the interval the member itself was retrying at, before trying again.
+     */
+    static Error gaveUp(Error error, Duration retryInterval) {
+        if (error.getCode() != Error.Code.UNAVAILABLE || error.getRetryAfterMs() > 0) {
+            return error;
+        }
+        return error.toBuilder().setRetryAfterMs(Math.max(1, retryInterval.toMillis())).build();
+    }
+
+    private static Error withLeaderHint(Error.Builder error, ClusterView view) {
         long leader = view.leaderId();
-        Error.Builder b = Error.newBuilder().setCode(Error.Code.NOT_LEADER).setMessage(message).setLeaderId(leader);
-        view.clientAddress(leader).ifPresent(b::setLeaderEndpoint);
-        return b.build();
+        error.setLeaderId(leader);
+        view.clientAddress(leader).ifPresent(error::setLeaderEndpoint);
+        return error.build();
+    }
+
+    private static Error.Builder builder(Error.Code code, String message) {
+        return Error.newBuilder().setCode(code).setMessage(message);
     }
 }

@@ -14,11 +14,10 @@ import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.CoordinationStateMachine;
-import io.rota.server.kv.LogClock;
+import io.rota.server.lease.LogClock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -52,13 +51,21 @@ public final class RequestRouter {
     private final long minLeaseTtlSeconds;
     private final String version;
 
-    /** An attempt that may be repeated: {@code answer} is what the caller gets if the deadline passes. */
-    private static final class RetryLater extends RuntimeException {
-        private final transient Error answer;
+    /**
+     * What one attempt of a call came to: {@link #done} with the answer, or {@link #retry} — not applied,
+     * worth trying again after one tick — with the error the caller gets if the deadline passes first.
+     */
+    private record Attempt(Frame answer, Error retry) {
+        static Attempt done(Frame answer) {
+            return new Attempt(answer, null);
+        }
 
-        RetryLater(Error answer) {
-            super(answer.getMessage(), null, false, false);
-            this.answer = answer;
+        static Attempt retry(Error error) {
+            return new Attempt(null, error);
+        }
+
+        boolean isDone() {
+            return answer != null;
         }
     }
 
@@ -113,48 +120,48 @@ public final class RequestRouter {
                 .setCallId(callId).build());
     }
 
-    private CompletableFuture<Frame> write(Frame request, long deadline) {
+    private CompletableFuture<Attempt> write(Frame request, long deadline) {
         if (view.isLeader()) {
             if (request.hasPublishMemberRequest() && !inConfiguration(request.getPublishMemberRequest().getMember().getId())) {
-                return CompletableFuture.completedFuture(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
+                return done(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
                         "member id " + request.getPublishMemberRequest().getMember().getId() + " is not in the"
                                 + " cluster's configuration; only members publish their addresses")));
             }
             return driver.propose(command(request).toByteArray(), remaining(deadline)).handle((result, e) -> {
                 if (e == null) {
                     metrics.proposalsOk.increment();
-                    return Frames.response(result);
+                    return Attempt.done(Frames.response(result));
                 }
                 if (!request.getForwarded() && definitelyNotApplied(e)) {
-                    throw new RetryLater(Errors.of(e, view));
+                    return Attempt.retry(Errors.of(e, view));
                 }
                 metrics.proposalsFailed.increment();
-                return Frames.error(0, Errors.of(e, view));
+                return Attempt.done(Frames.error(0, Errors.of(e, view)));
             });
         }
         if (request.getForwarded()) {
-            return CompletableFuture.completedFuture(Frames.error(0, Errors.notLeader("member " + view.memberId()
+            return done(Frames.error(0, Errors.notLeader("member " + view.memberId()
                     + " is not the leader (the forwarding member's view was stale); retry", view)));
         }
         long leader = view.leaderId();
         if (leader == RaftNode.NONE) {
-            return CompletableFuture.failedFuture(new RetryLater(Frames.error(Error.Code.UNAVAILABLE,
-                    "no leader is known; the cluster may be electing one or may have lost its majority")));
+            return retry(Frames.error(Error.Code.UNAVAILABLE,
+                    "no leader is known; the cluster may be electing one or may have lost its majority"));
         }
         String address = view.clientAddress(leader).orElse(null);
         if (address == null) {
-            return CompletableFuture.failedFuture(new RetryLater(Frames.error(Error.Code.UNAVAILABLE,
-                    "the leader (member " + leader + ") has not published its client address yet")));
+            return retry(Frames.error(Error.Code.UNAVAILABLE,
+                    "the leader (member " + leader + ") has not published its client address yet"));
         }
         metrics.forwarded.increment();
         return forwarder.forward(address, request, remaining(deadline)).handle((answer, e) -> {
             if (e == null && !(answer.hasError() && answer.getError().getCode() == Error.Code.NOT_LEADER)) {
-                return answer;
+                return Attempt.done(answer);
             }
-            if (e == null || unwrap(e) instanceof Forwarder.Unreachable) {
-                throw new RetryLater(e == null ? answer.getError() : Errors.of(e, view));
+            if (e == null || Errors.unwrap(e) instanceof Forwarder.Unreachable) {
+                return Attempt.retry(e == null ? answer.getError() : Errors.of(e, view));
             }
-            return Frames.error(0, Errors.of(e, view));
+            return Attempt.done(Frames.error(0, Errors.of(e, view)));
         });
     }
 
@@ -172,10 +179,10 @@ public final class RequestRouter {
         return command.toBuilder().setLeaseGrant(raised).build();
     }
 
-    private CompletableFuture<Frame> range(RangeRequest request, long deadline) {
+    private CompletableFuture<Attempt> range(RangeRequest request, long deadline) {
         Supplier<Frame> query = () -> Frame.newBuilder().setRangeResponse(stateMachine.range(request)).build();
         if (request.getSerializable()) {
-            return countRead(driver.readLocal(query));
+            return countRead(driver.readLocal(query)).thenApply(Attempt::done);
         }
         return read(query, deadline);
     }
@@ -185,16 +192,16 @@ public final class RequestRouter {
      * also a TIMEOUT: a follower's ReadIndex request to a leader that just died is never answered, and the
      * next attempt goes to the new leader. Each attempt is bounded by {@code readAttemptTimeout}.
      */
-    private CompletableFuture<Frame> read(Supplier<Frame> query, long deadline) {
+    private CompletableFuture<Attempt> read(Supplier<Frame> query, long deadline) {
         Duration attempt = Duration.ofNanos(Math.min(readAttemptTimeout.toNanos(), remaining(deadline).toNanos()));
         return countRead(driver.read(query, attempt)).handle((frame, e) -> {
             if (e == null) {
-                return frame;
+                return Attempt.done(frame);
             }
-            if (unwrap(e) instanceof RaftException) {
-                throw new RetryLater(Errors.of(e, view));
+            if (Errors.unwrap(e) instanceof RaftException) {
+                return Attempt.retry(Errors.of(e, view));
             }
-            return Frames.error(0, Errors.of(e, view));
+            return Attempt.done(Frames.error(0, Errors.of(e, view)));
         });
     }
 
@@ -217,27 +224,37 @@ public final class RequestRouter {
         }).exceptionally(e -> Frames.error(0, Errors.of(e, view)));
     }
 
-    /** Run {@code attempt}; on {@link RetryLater} run it again after one tick, until the deadline. */
-    private CompletableFuture<Frame> retrying(long deadline, Supplier<CompletableFuture<Frame>> attempt) {
+    /**
+     * Run {@code attempt}; while it asks for a {@linkplain Attempt#retry retry}, run it again after one tick,
+     * until the deadline. Past it the caller gets the last attempt's error (with a retry-after, see
+     * {@link Errors#gaveUp}).
+     */
+    private CompletableFuture<Frame> retrying(long deadline, Supplier<CompletableFuture<Attempt>> attempt) {
         CompletableFuture<Frame> out = new CompletableFuture<>();
         run(deadline, attempt, out);
         return out;
     }
 
-    private void run(long deadline, Supplier<CompletableFuture<Frame>> attempt, CompletableFuture<Frame> out) {
-        attempt.get().whenComplete((frame, e) -> {
-            if (e == null) {
-                out.complete(frame);
-            } else if (unwrap(e) instanceof RetryLater retry) {
-                if (clock.nanoTime() + retryInterval.toNanos() - deadline < 0) {
-                    timer.schedule(() -> run(deadline, attempt, out), retryInterval.toMillis(), TimeUnit.MILLISECONDS);
-                } else {
-                    out.complete(Frames.error(0, retry.answer));
-                }
-            } else {
+    private void run(long deadline, Supplier<CompletableFuture<Attempt>> attempt, CompletableFuture<Frame> out) {
+        attempt.get().whenComplete((a, e) -> {
+            if (e != null) {
                 out.complete(Frames.error(0, Errors.of(e, view)));
+            } else if (a.isDone()) {
+                out.complete(a.answer());
+            } else if (clock.nanoTime() + retryInterval.toNanos() - deadline < 0) {
+                timer.schedule(() -> run(deadline, attempt, out), retryInterval.toMillis(), TimeUnit.MILLISECONDS);
+            } else {
+                out.complete(Frames.error(0, Errors.gaveUp(a.retry(), retryInterval)));
             }
         });
+    }
+
+    private static CompletableFuture<Attempt> done(Frame answer) {
+        return CompletableFuture.completedFuture(Attempt.done(answer));
+    }
+
+    private static CompletableFuture<Attempt> retry(Error error) {
+        return CompletableFuture.completedFuture(Attempt.retry(error));
     }
 
     /**
@@ -251,15 +268,7 @@ public final class RequestRouter {
 
     /** NOT_LEADER (this member does not lead, or a new leader overwrote the entry) and BUSY: not applied. */
     private static boolean definitelyNotApplied(Throwable e) {
-        return isCode(e, RaftException.Code.NOT_LEADER) || isCode(e, RaftException.Code.BUSY);
-    }
-
-    private static boolean isCode(Throwable e, RaftException.Code code) {
-        return unwrap(e) instanceof RaftException re && re.code() == code;
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return Errors.isRaft(e, RaftException.Code.NOT_LEADER) || Errors.isRaft(e, RaftException.Code.BUSY);
     }
 
     private Duration remaining(long deadline) {

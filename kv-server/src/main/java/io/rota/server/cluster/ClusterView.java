@@ -5,6 +5,7 @@ import io.rota.raft.core.RaftNode;
 import io.rota.raft.core.Role;
 import io.rota.raft.node.NodeStatus;
 import io.rota.raft.node.RaftDriver;
+import io.rota.raft.node.RoleChange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,10 +23,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * This member's picture of the cluster, refreshed once per Raft tick from the driver: its role, term,
- * leader and indexes ({@link NodeStatus}), and the published members (their client addresses, where
- * writes are forwarded). Readable from any thread without touching Raft state; listeners run on the
- * timer thread after each refresh, which is where role changes are logged.
+ * This member's picture of the cluster, readable from any thread without touching Raft state:
+ * <ul>
+ *   <li>its role, term and leader, pushed by the driver the moment a Ready reports a change
+ *       ({@link RaftDriver#addRoleListener}, on the timer thread, where each change is logged);</li>
+ *   <li>its indexes and replication progress ({@link NodeStatus}) and the published members (their client
+ *       addresses, where writes are forwarded), refreshed once per Raft tick: they change with every
+ *       entry, too often to be worth a push. Listeners run on the timer thread after each refresh.</li>
+ * </ul>
+ * So {@link #status()} may lag {@link #isLeader()}, {@link #leaderId()} and {@link #term()} by one tick.
  */
 public final class ClusterView implements AutoCloseable {
 
@@ -42,6 +48,8 @@ public final class ClusterView implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final Duration interval;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    /** The role the driver last pushed, or null before the first push. */
+    private volatile RoleChange role;
     private volatile NodeStatus status;
     private volatile Map<Long, Member> members = Map.of();
     private ScheduledFuture<?> task;
@@ -59,6 +67,7 @@ public final class ClusterView implements AutoCloseable {
     }
 
     public void start() {
+        driver.addRoleListener(this::onRoleChange, timer);
         task = timer.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -66,7 +75,7 @@ public final class ClusterView implements AutoCloseable {
         listeners.add(listener);
     }
 
-    /** The latest status, or {@code null} before the first refresh. */
+    /** The latest refreshed status, or {@code null} before the first refresh. */
     public NodeStatus status() {
         return status;
     }
@@ -76,19 +85,19 @@ public final class ClusterView implements AutoCloseable {
     }
 
     public boolean isLeader() {
-        NodeStatus s = status;
-        return s != null && s.role() == Role.LEADER;
+        RoleChange r = role;
+        return r != null && r.isLeader();
     }
 
-    /** The leader's id as last seen, or {@link RaftNode#NONE}. */
+    /** The leader's id as last pushed, or {@link RaftNode#NONE}. */
     public long leaderId() {
-        NodeStatus s = status;
-        return s == null ? RaftNode.NONE : s.leaderId();
+        RoleChange r = role;
+        return r == null ? RaftNode.NONE : r.leaderId();
     }
 
     public long term() {
-        NodeStatus s = status;
-        return s == null ? 0 : s.term();
+        RoleChange r = role;
+        return r == null ? 0 : r.term();
     }
 
     /** Published members, sorted by id. */
@@ -120,22 +129,30 @@ public final class ClusterView implements AutoCloseable {
     private void update(NodeStatus current) {
         NodeStatus previous = status;
         status = current;
-        if (previous == null || previous.role() != current.role() || previous.leaderId() != current.leaderId()) {
-            logRole(current);
-        }
         for (Listener l : listeners) {
             l.onRefresh(previous, current);
         }
     }
 
-    private void logRole(NodeStatus s) {
-        if (s.role() == Role.LEADER) {
-            log.info("{} (id {}) became the leader in term {}", name, s.id(), s.term());
-        } else if (s.leaderId() != RaftNode.NONE) {
-            log.info("{} (id {}) is a follower of {} in term {}", name, s.id(), describe(s.leaderId()), s.term());
+    /** Timer thread: pushed by the driver. A term change alone (same role, same leader) is not logged. */
+    private void onRoleChange(RoleChange change) {
+        RoleChange previous = role;
+        role = change;
+        if (previous == null || previous.role() != change.role() || previous.leaderId() != change.leaderId()) {
+            logRole(change);
+        }
+    }
+
+    /** DEBUG: the driver's EventLog already says each role and leader change at INFO (design H9); this adds names. */
+    private void logRole(RoleChange r) {
+        long id = driver.id();
+        if (r.role() == Role.LEADER) {
+            log.debug("{} (id {}) became the leader in term {}", name, id, r.term());
+        } else if (r.leaderId() != RaftNode.NONE) {
+            log.debug("{} (id {}) is a follower of {} in term {}", name, id, describe(r.leaderId()), r.term());
         } else {
-            log.info("{} (id {}) knows no leader in term {} ({})", name, s.id(), s.term(),
-                    s.role().name().toLowerCase().replace('_', '-'));
+            log.debug("{} (id {}) knows no leader in term {} ({})", name, id, r.term(),
+                    r.role().name().toLowerCase().replace('_', '-'));
         }
     }
 

@@ -40,6 +40,7 @@ import io.rota.raft.node.StateMachine;
 import io.rota.server.lease.Lease;
 import io.rota.server.lease.LeaseListener;
 import io.rota.server.lease.LeaseTable;
+import io.rota.server.lease.LogClock;
 import io.rota.server.session.Session;
 import io.rota.server.session.SessionTable;
 
@@ -60,9 +61,11 @@ import java.util.TreeMap;
  * advance (no member's wall clock or flags take part), ids come from entry indexes, and everything is
  * bounded by {@link Limits}.
  *
- * <p>Not thread-safe: the Raft driver's thread calls {@link #apply}, {@link #snapshot}, {@link #restore}
+ * <p>Not thread-safe: the Raft driver's thread calls {@link #apply}, {@link #capture}, {@link #restore}
  * and the read-side methods ({@link #range}, {@link #timeToLive}, {@link #leases}, {@link #history}),
- * which the server uses for linearizable reads after a ReadIndex and which are not replicated.
+ * which the server uses for linearizable reads after a ReadIndex and which are not replicated. Only a
+ * capture's {@code serialize} runs on another thread (the driver's snapshot thread), and it reads nothing
+ * of this object.
  */
 public final class CoordinationStateMachine implements StateMachine<CommandResult> {
 
@@ -253,7 +256,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             throw StoreException.invalid("lease " + req.getID() + " already exists");
         }
         if (leases.isFull()) {
-            throw new StoreException(Error.Code.UNAVAILABLE, "too many leases (" + limits.maxLeases() + ")");
+            throw StoreException.full("too many leases (" + limits.maxLeases() + ")");
         }
         // The TTL is taken as logged: the leader raised it to its minimum before proposing, so no member's
         // own flags decide a replicated value (issue 11, hole 3).
@@ -282,9 +285,10 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (leases.remove(id) == null) {
             throw StoreException.leaseNotFound(id);
         }
-        leaseListener.ended(id);
+        List<ByteString> keys = store.keysOf(id);
+        leaseListener.ended(id, keys.size());
         WriteTxn txn = store.begin(leases::contains);
-        for (ByteString key : store.keysOf(id)) {
+        for (ByteString key : keys) {
             txn.deleteKey(store.get(key));
         }
         commit(txn);
@@ -353,9 +357,19 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
      * The whole state: keys, revision, the log clock, leases (remaining TTL relative to that time), sessions
      * with their remembered responses, and the watch history. Sorted, no map fields: equal states give
      * equal bytes.
+     *
+     * <p>The capture is the {@link StoreSnapshot} message itself, built here on the driver thread. Building
+     * it copies references — keys, events and remembered responses are immutable protobuf messages, and the
+     * lease and session images are made now — so it costs a pointer per key, not a byte per key, and later
+     * applies cannot change it. The expensive part, {@code toByteArray}, runs on the snapshot thread
+     * (docs/design.md H7 has the measurements).
      */
     @Override
-    public byte[] snapshot() {
+    public Capture capture() {
+        return image()::toByteArray;
+    }
+
+    private StoreSnapshot image() {
         StoreSnapshot.Builder out = StoreSnapshot.newBuilder()
                 .setRevision(store.revision())
                 .setLogTimeMs(clock.nowMs())
@@ -375,11 +389,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             s.responses().forEach((seq, result) -> image.addSequences(seq).addResponses(result));
             out.addSessions(image);
         }
-        return out.build().toByteArray();
+        return out.build();
     }
 
     /**
-     * Replace the whole state. The image comes from {@link #snapshot()} through checksummed storage or
+     * Replace the whole state. The image comes from {@link #capture()} through checksummed storage or
      * transport, so a malformed one is a bug or corruption: it is refused before anything changes.
      */
     @Override

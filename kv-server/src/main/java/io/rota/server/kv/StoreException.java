@@ -9,6 +9,13 @@ import io.rota.proto.Error;
  */
 public final class StoreException extends RuntimeException {
 
+    /**
+     * How long a client is told to wait when a bounded table is full: a table drains as leases expire or
+     * keys are deleted, and leases count in whole seconds, so retrying sooner only adds load. A constant, as
+     * the state machine's results must be the same on every member.
+     */
+    static final long FULL_RETRY_AFTER_MS = 1_000;
+
     private final transient Error error;
 
     StoreException(Error.Code code, String message) {
@@ -33,6 +40,12 @@ public final class StoreException extends RuntimeException {
 
     static StoreException tooLarge(String message) {
         return new StoreException(Error.Code.REQUEST_TOO_LARGE, message);
+    }
+
+    /** A bounded table is full: UNAVAILABLE, with a retry-after the client's backoff honours. */
+    static StoreException full(String message) {
+        return new StoreException(Error.newBuilder().setCode(Error.Code.UNAVAILABLE).setMessage(message)
+                .setRetryAfterMs(FULL_RETRY_AFTER_MS).build());
     }
 
     static StoreException leaseNotFound(long id) {

@@ -3,7 +3,6 @@ package io.rota.server.kv;
 import com.google.protobuf.ByteString;
 import io.rota.proto.DeleteRangeRequest;
 import io.rota.proto.DeleteRangeResponse;
-import io.rota.proto.Error;
 import io.rota.proto.Event;
 import io.rota.proto.KeyValue;
 import io.rota.proto.PutRequest;
@@ -72,7 +71,7 @@ final class WriteTxn {
             throw StoreException.leaseNotFound(lease);
         }
         if (prev == null && store.size() >= limits.maxKeys()) {
-            throw new StoreException(Error.Code.UNAVAILABLE, "store full (" + limits.maxKeys() + " keys)");
+            throw StoreException.full("store full (" + limits.maxKeys() + " keys)");
         }
         if (!putKeys.add(key)) {
             // Two puts of one key in one revision would give watchers two events for the same (key, revision).

@@ -5,12 +5,10 @@ import io.rota.proto.CommandResult;
 import io.rota.proto.LeaseCheckpointRequest;
 import io.rota.proto.LeaseExpireRequest;
 import io.rota.proto.StoreSnapshot;
-import io.rota.raft.core.Role;
 import io.rota.raft.node.Clock;
-import io.rota.raft.node.NodeStatus;
 import io.rota.raft.node.RaftDriver;
-import io.rota.server.cluster.ClusterView;
-import io.rota.server.kv.LogClock;
+import io.rota.raft.node.RoleChange;
+import io.rota.raft.node.RoleListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,16 +46,22 @@ import java.util.function.Supplier;
  * while there is no leader, so a new leader's deadline lands up to (the election's duration) + one
  * checkpoint interval after t0 + TTL: late, never early (docs/design.md S7, S8).
  *
+ * <p>Leadership is pushed, not polled: the driver tells this keeper of every role change
+ * ({@link RoleListener}, on the timer thread). The keeper still ticks, to time the leases.
+ *
  * <p>All state lives on the timer thread: driver callbacks only post to it.
  */
-public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, AutoCloseable {
+public final class LeaseKeeper implements RoleListener, LeaseListener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
     /** Checkpoints per LeaseCheckpoint command: bounds the size of one log entry. */
     static final int MAX_CHECKPOINTS_PER_COMMAND = 1_000;
 
-    /** A lease's deadline on this member's monotonic clock, and the renewal (log index) it stems from. */
-    private record Timed(long deadlineNanos, long renewal) {
+    /**
+     * A lease's deadline on this member's monotonic clock, the renewal (log index) it stems from, and its
+     * granted TTL (for the expiry's log line).
+     */
+    private record Timed(long deadlineNanos, long renewal, long ttlSeconds) {
     }
 
     private final RaftDriver<CommandResult> driver;
@@ -73,7 +77,13 @@ public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, A
     /** Lease id → deadline. Empty unless leading. */
     private final Map<Long, Timed> deadlines = new HashMap<>();
     private final Set<Long> expiring = new HashSet<>();
+    /** Keys each applied expiry deleted, from {@link #ended} to the expiry's answer, queued right behind it. */
+    private final Map<Long, Integer> keysDeletedByExpiry = new HashMap<>();
+    /** The role the driver last pushed, or null before the first. */
+    private RoleChange role;
     private boolean leading;
+    /** The term this keeper times leases for, while {@link #leading}. */
+    private long leadingTerm;
     /** +1 per leadership gained, so a late lease read from an older term is ignored. */
     private long epoch;
     private long lastCheckpoint;
@@ -93,22 +103,22 @@ public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, A
         this.requestTimeout = requestTimeout;
     }
 
-    /** Check deadlines every {@code checkEvery}. */
+    /** Hear of role changes from the driver, and check deadlines every {@code checkEvery}. */
     public void start(Duration checkEvery) {
+        driver.addRoleListener(this, timer);
         task = timer.scheduleWithFixedDelay(this::check, checkEvery.toMillis(), checkEvery.toMillis(),
                 TimeUnit.MILLISECONDS);
     }
 
-    /** Runs on the timer thread after each status refresh. */
+    /** Timer thread: pushed by the driver when this member's role, term or leader changes. */
     @Override
-    public void onRefresh(NodeStatus previous, NodeStatus current) {
-        boolean leaderNow = current.role() == Role.LEADER;
-        boolean newTerm = previous != null && previous.term() != current.term();
-        if (leaderNow && (!leading || newTerm)) {
-            becomeLeader();
-        } else if (!leaderNow && leading) {
+    public void onRoleChange(RoleChange change) {
+        role = change;
+        if (change.isLeader() && (!leading || change.term() != leadingTerm)) {
+            becomeLeader(change.term());
+        } else if (!change.isLeader() && leading) {
             stopLeading();
-            log.info("stopped timing leases: no longer the leader");
+            log.info("stopped timing leases: no longer the leader (term {})", change.term());
         }
     }
 
@@ -117,11 +127,13 @@ public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, A
         leadingHint = false;
         deadlines.clear();
         expiring.clear();
+        keysDeletedByExpiry.clear();
     }
 
-    private void becomeLeader() {
+    private void becomeLeader(long term) {
         stopLeading();
         leading = true;
+        leadingTerm = term;
         leadingHint = true;
         long myEpoch = ++epoch;
         // A linearizable read: it runs once this leader has applied everything committed before it. Renewals
@@ -131,15 +143,15 @@ public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, A
                 return;
             }
             if (e != null) {
-                // Not timing anything yet: the next status refresh (one tick) tries again.
+                // Not timing anything yet: the next check (one tick) tries again.
                 log.warn("could not read the leases after becoming leader ({}); retrying", e.toString());
                 stopLeading();
                 return;
             }
             long now = clock.nanoTime();
             for (StoreSnapshot.LeaseImage l : images) {
-                deadlines.putIfAbsent(l.getID(),
-                        new Timed(now + TimeUnit.MILLISECONDS.toNanos(l.getRemainingMs()), l.getRenewal()));
+                deadlines.putIfAbsent(l.getID(), new Timed(now + TimeUnit.MILLISECONDS.toNanos(l.getRemainingMs()),
+                        l.getRenewal(), l.getTTL()));
             }
             lastCheckpoint = now;
             log.info("timing {} leases as the new leader", images.size());
@@ -155,7 +167,7 @@ public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, A
         long deadline = clock.nanoTime() + TimeUnit.SECONDS.toNanos(ttlSeconds);
         timer.execute(() -> {
             if (leading) {
-                deadlines.put(id, new Timed(deadline, renewal));
+                deadlines.put(id, new Timed(deadline, renewal, ttlSeconds));
                 expiring.remove(id); // an expiry in flight for the old renewal will be dropped by the log
             }
         });
@@ -163,24 +175,32 @@ public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, A
 
     /** A revoke or expiry was applied (driver thread). */
     @Override
-    public void ended(long id) {
+    public void ended(long id, int keysDeleted) {
         if (!leadingHint) {
             return;
         }
         timer.execute(() -> {
             deadlines.remove(id);
-            expiring.remove(id);
+            if (expiring.remove(id)) {
+                keysDeletedByExpiry.put(id, keysDeleted);
+            }
         });
     }
 
     private void check() {
-        if (!leading || !driver.isRunning()) {
+        if (!driver.isRunning()) {
+            return;
+        }
+        if (!leading && role != null && role.isLeader()) {
+            becomeLeader(role.term()); // the lease read after the last push failed: try again
+        }
+        if (!leading) {
             return;
         }
         long now = clock.nanoTime();
         deadlines.forEach((id, timed) -> {
             if (now - timed.deadlineNanos() >= 0 && expiring.add(id)) {
-                expire(id, timed.renewal());
+                expire(id, timed);
             }
         });
         if (now - lastCheckpoint >= checkpointInterval.toNanos() && !deadlines.isEmpty()) {
@@ -189,15 +209,20 @@ public final class LeaseKeeper implements ClusterView.Listener, LeaseListener, A
         }
     }
 
-    private void expire(long id, long renewal) {
-        Command c = stamped().setLeaseExpire(LeaseExpireRequest.newBuilder().setID(id).setRenewal(renewal)).build();
+    private void expire(long id, Timed timed) {
+        Command c = stamped().setLeaseExpire(LeaseExpireRequest.newBuilder().setID(id).setRenewal(timed.renewal()))
+                .build();
         long myEpoch = epoch;
         driver.propose(c.toByteArray(), requestTimeout).whenCompleteAsync((r, e) -> {
             if (myEpoch != epoch) {
                 return;
             }
+            Integer keysDeleted = keysDeletedByExpiry.remove(id);
             if (e == null && r.hasLeaseExpire() && !r.getLeaseExpire().getRenewedSince()) {
-                log.info("lease {} expired", id); // ended() forgets it
+                // ended() has forgotten it, and counted the keys its revoke deleted.
+                log.info("lease {} expired: TTL {} s, renewal {}, {} keys deleted at revision {}", id,
+                        timed.ttlSeconds(), timed.renewal(), keysDeleted == null ? "?" : keysDeleted,
+                        r.getLeaseExpire().getHeader().getRevision());
             } else if (e != null) {
                 expiring.remove(id); // not applied (or unknown): the next check proposes it again
             }

@@ -10,8 +10,8 @@ public interface LeaseListener {
     /** A grant or keep-alive at log index {@code renewal} restarted the lease at its full TTL. */
     void renewed(long id, long ttlSeconds, long renewal);
 
-    /** A revoke or an expiry removed the lease. */
-    void ended(long id);
+    /** A revoke or an expiry removed the lease and deleted its {@code keysDeleted} keys. */
+    void ended(long id, int keysDeleted);
 
     LeaseListener NONE = new LeaseListener() {
         @Override
@@ -19,7 +19,7 @@ public interface LeaseListener {
         }
 
         @Override
-        public void ended(long id) {
+        public void ended(long id, int keysDeleted) {
         }
     };
 }

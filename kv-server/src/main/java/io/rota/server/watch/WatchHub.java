@@ -105,6 +105,7 @@ public final class WatchHub implements StoreListener, AutoCloseable {
         }).whenComplete((ignored, e) -> {
             if (e != null) {
                 w.cancel(response(0).setWatchId(w.id).setCanceled(true)
+                        .setCancelCode(WatchResponse.CancelCode.MEMBER_STOPPING)
                         .setCancelReason("this member is stopping: " + e.getMessage()).build());
             }
             stream.scheduleDrain();
@@ -116,7 +117,7 @@ public final class WatchHub implements StoreListener, AutoCloseable {
         HistoryRead h = stateMachine.history(w.next);
         if (h.compacted()) {
             w.cancel(response(stateMachine.revision()).setWatchId(w.id).setCanceled(true)
-                    .setCompactRevision(h.compactRevision())
+                    .setCancelCode(WatchResponse.CancelCode.COMPACTED).setCompactRevision(h.compactRevision())
                     .setCancelReason("COMPACTED: revision " + w.next + " is no longer in the history, which starts"
                             + " after " + h.compactRevision() + "; read at " + h.compactRevision()
                             + " and watch from " + (h.compactRevision() + 1)).build());

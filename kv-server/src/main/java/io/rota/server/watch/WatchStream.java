@@ -78,7 +78,8 @@ public final class WatchStream {
         }
         hub.unregister(w);
         WatchResponse canceled = hub.response(w.next - 1).setWatchId(w.id).setCanceled(true)
-                .setCancelReason("canceled by the client").build();
+                .setCancelCode(WatchResponse.CancelCode.CANCELED_BY_CLIENT).setCancelReason("canceled by the client")
+                .build();
         w.cancel(canceled); // written after what is still queued; drain then forgets the watch
         if (callId != w.callId) {
             channel.writeAndFlush(Frame.newBuilder().setCallId(callId).setWatchResponse(canceled).build());

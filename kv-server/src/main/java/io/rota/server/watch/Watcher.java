@@ -84,6 +84,7 @@ final class Watcher {
             queue.clear();
             queuedEvents = 0;
             cancel(WatchResponse.newBuilder().setHeader(response.getHeader()).setWatchId(id).setCanceled(true)
+                    .setCancelCode(WatchResponse.CancelCode.FELL_BEHIND).setResumeRevision(resumeFrom)
                     .setCancelReason("watcher fell behind: more than " + maxQueuedEvents
                             + " events waiting to be sent; re-watch from revision " + resumeFrom).build());
             return false;

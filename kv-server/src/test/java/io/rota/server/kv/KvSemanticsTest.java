@@ -154,6 +154,8 @@ class KvSemanticsTest {
         small.put("a", "1");
         small.put("b", "1");
         small.put("a", "2");    // replacing is fine
-        assertError(Error.Code.UNAVAILABLE, small.put("c", "1"));
+        CommandResult full = small.put("c", "1");
+        assertError(Error.Code.UNAVAILABLE, full);
+        assertEquals(StoreException.FULL_RETRY_AFTER_MS, full.getError().getRetryAfterMs(), "a typed retry-after");
     }
 }

@@ -208,8 +208,9 @@ class LeaseTest {
         Harness small = new Harness(Harness.LIMITS.toBuilder().maxLeases(2).build());
         small.grant(5);
         small.grant(5);
-        assertError(Error.Code.UNAVAILABLE,
-                small.run(Command.newBuilder().setLeaseGrant(LeaseGrantRequest.newBuilder().setTTL(5))));
+        CommandResult full = small.run(Command.newBuilder().setLeaseGrant(LeaseGrantRequest.newBuilder().setTTL(5)));
+        assertError(Error.Code.UNAVAILABLE, full);
+        assertEquals(StoreException.FULL_RETRY_AFTER_MS, full.getError().getRetryAfterMs(), "a typed retry-after");
         assertError(Error.Code.INVALID_ARGUMENT,
                 small.run(Command.newBuilder().setLeaseGrant(LeaseGrantRequest.newBuilder().setTTL(3601))));
     }

@@ -34,7 +34,7 @@ class MembersTest {
         assertEquals(revision, h.sm.revision(), "publishing writes no revision");
 
         Harness copy = new Harness();
-        copy.sm.restore(h.sm.snapshot());
+        copy.sm.restore(h.sm.capture().serialize());
         assertEquals(h.sm.members(), copy.sm.members());
     }
 

@@ -19,6 +19,7 @@ import io.rota.proto.SessionKeepAliveRequest;
 import io.rota.proto.SessionRef;
 import io.rota.proto.TxnRequest;
 import io.rota.raft.core.Entry;
+import io.rota.raft.node.StateMachine;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -137,6 +138,32 @@ class SnapshotTest {
     }
 
     /** Every read the server can make, rendered to compare two machines. */
+    /** Capture and serialise at once, as the driver does in two steps on two threads. */
+    private static byte[] image(CoordinationStateMachine sm) {
+        return sm.capture().serialize();
+    }
+
+    /**
+     * The driver serialises a capture on its snapshot thread while later entries are applied: the bytes
+     * must be those of the state at capture time, whatever the applies change meanwhile (docs/design.md H7).
+     */
+    @Test
+    void aCaptureIsNotChangedByLaterApplies() {
+        for (int run = 0; run < RUNS; run++) {
+            long seed = seed(run);
+            List<Entry> log = randomLog(seed);
+            int cut = new Random(seed).nextInt(log.size());
+            CoordinationStateMachine sm = new CoordinationStateMachine(Harness.LIMITS);
+            sm.apply(log.subList(0, cut));
+            StateMachine.Capture capture = sm.capture();
+            sm.apply(log.subList(cut, log.size()));
+
+            CoordinationStateMachine atCut = new CoordinationStateMachine(Harness.LIMITS);
+            atCut.apply(log.subList(0, cut));
+            assertArrayEquals(image(atCut), capture.serialize(), "seed " + seed + ": capture at entry " + cut);
+        }
+    }
+
     private static String answers(CoordinationStateMachine sm) {
         StringBuilder out = new StringBuilder();
         out.append(sm.range(RangeRequest.newBuilder().setKey(b("\0")).setRangeEnd(b("\0")).build()));
@@ -157,7 +184,7 @@ class SnapshotTest {
             CoordinationStateMachine original = new CoordinationStateMachine(Harness.LIMITS);
             original.apply(log.subList(0, cut));
             CoordinationStateMachine copy = new CoordinationStateMachine(Harness.LIMITS);
-            copy.restore(original.snapshot());
+            copy.restore(image(original));
             assertEquals(answers(original), answers(copy), "seed " + seed + " right after restore");
 
             List<CommandResult> fromOriginal = original.apply(log.subList(cut, log.size()));
@@ -177,10 +204,10 @@ class SnapshotTest {
             // Batching must not matter: one machine gets the log in one call, the other entry by entry.
             a.apply(log);
             log.forEach(e -> b.apply(List.of(e)));
-            assertArrayEquals(a.snapshot(), b.snapshot(), "seed " + seed);
+            assertArrayEquals(image(a), image(b), "seed " + seed);
             CoordinationStateMachine c = new CoordinationStateMachine(Harness.LIMITS);
-            c.restore(a.snapshot());
-            assertArrayEquals(a.snapshot(), c.snapshot(), "seed " + seed + ": snapshot of a restored copy");
+            c.restore(image(a));
+            assertArrayEquals(image(a), image(c), "seed " + seed + ": snapshot of a restored copy");
         }
     }
 
@@ -190,7 +217,7 @@ class SnapshotTest {
         long client = h.register();
         CommandResult first = h.put(client, 1, "k", "v");
         Harness restored = new Harness();
-        restored.sm.restore(h.sm.snapshot());
+        restored.sm.restore(image(h.sm));
         restored.index = h.index;
         restored.nowMs = h.nowMs;
         assertEquals(first, restored.put(client, 1, "k", "v"));

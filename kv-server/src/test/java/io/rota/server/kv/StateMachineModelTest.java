@@ -534,7 +534,7 @@ class StateMachineModelTest {
             assertEquals(model.leases(), sm.leases(), () -> context.get() + ": leases afterwards");
             if (op % 50 == 0) {
                 CoordinationStateMachine restored = new CoordinationStateMachine(LIMITS);
-                restored.restore(sm.snapshot());
+                restored.restore(sm.capture().serialize());
                 assertEquals(fullRange(sm), fullRange(restored), () -> context.get() + ": right after restore");
                 assertEquals(sm.leases(), restored.leases(), () -> context.get() + ": leases right after restore");
                 sm = restored; // the rest of the run must be answered identically by the restored copy

@@ -88,13 +88,14 @@ final class SimMember {
         NodeConfig config = NodeConfig.builder(RaftOptions.builder(id, configuration)
                         .electionTicks(electionTicks).heartbeatTicks(1).build())
                 .tick(TICK).snapshotCount(300).memberAddresses(addresses).build();
+        // Snapshots are persisted by tasks on the member's own scheduler: a crash drops one in flight, a pause
+        // holds it, and each runs between two driver turns, as the real snapshot thread may.
         driver = RaftDriver.startOn(config, disk, new Transport(), new Observed(stateMachine),
-                new SplittableRandom(seed * 31 + incarnation), DriverMetrics.NONE, clock, scheduler);
+                new SplittableRandom(seed * 31 + incarnation), DriverMetrics.NONE, clock, scheduler, scheduler);
         view = new ClusterView("n" + id, driver, stateMachine::members, scheduler, TICK);
         LeaseKeeper keeper = new LeaseKeeper(driver, stateMachine::leaseImages, scheduler, clock, CHECKPOINT_INTERVAL,
                 REQUEST_TIMEOUT);
         stateMachine.setLeaseListener(keeper);
-        view.addListener(keeper);
         ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress(0)).maxFrameBytes(1 << 20)
                 .requestTimeout(REQUEST_TIMEOUT).retryInterval(TICK)
                 .readAttemptTimeout(TICK.multipliedBy(electionTicks * 2L)).minLeaseTtlSeconds(minLeaseTtlSeconds())
@@ -176,8 +177,8 @@ final class SimMember {
         }
 
         @Override
-        public byte[] snapshot() {
-            return inner.snapshot();
+        public Capture capture() {
+            return inner.capture();
         }
 
         @Override

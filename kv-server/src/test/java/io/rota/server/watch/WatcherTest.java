@@ -56,6 +56,8 @@ class WatcherTest {
         WatchResponse last = w.poll();
         assertTrue(last.getCanceled());
         assertTrue(last.getCancelReason().contains("re-watch from revision 5"), last.getCancelReason());
+        assertEquals(WatchResponse.CancelCode.FELL_BEHIND, last.getCancelCode(), "the client acts on the code");
+        assertEquals(5, last.getResumeRevision(), "and on the typed revision, never on the reason text");
         assertNull(w.poll());
         assertFalse(w.offer(8, List.of(put("a/4", 8)), at(8)), "a canceled watcher takes nothing");
     }

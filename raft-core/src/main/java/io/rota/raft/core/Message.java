@@ -6,6 +6,14 @@ import java.util.List;
  * The messages Raft servers exchange. Every message carries the sender's {@code term}: a server that
  * sees a larger term adopts it and steps down (§5.1). Protobuf lives at the transport edge; inside the
  * core messages are plain records.
+ *
+ * <h2>Adding a message type</h2>
+ * Every concern that treats the types differently — dispatch to a handler, the higher-term and lower-term
+ * rules (§5.1), whether a leader may send it before its own write (§10.2.1), the wire codec both ways —
+ * is a {@link Visitor}, not a chain of {@code instanceof}. A new record must implement
+ * {@link #accept}, which needs a new {@code visit} method, and then every visitor fails to compile until
+ * it says what the new type means for its concern. Nothing is silently dropped by a forgotten branch
+ * (design decision H8).
  */
 public sealed interface Message {
 
@@ -15,6 +23,39 @@ public sealed interface Message {
 
     long to();
 
+    /** Calls the {@code visit} method of {@code visitor} for this record's type and returns its result. */
+    <R> R accept(Visitor<R> visitor);
+
+    /**
+     * One method per message type: an implementation is one per-type concern, written out for every type
+     * (Java 17 has no exhaustive pattern switch over a sealed interface; this is its checked equivalent).
+     * Deliberately no default methods and no {@code visit(Message)}: either would let a new type through
+     * unhandled.
+     *
+     * @param <R> what the concern computes ({@link Void} when it only acts)
+     */
+    interface Visitor<R> {
+        R visit(RequestVote m);
+
+        R visit(RequestVoteResponse m);
+
+        R visit(AppendEntries m);
+
+        R visit(AppendEntriesResponse m);
+
+        R visit(Heartbeat m);
+
+        R visit(HeartbeatResponse m);
+
+        R visit(InstallSnapshot m);
+
+        R visit(TimeoutNow m);
+
+        R visit(ReadIndexRequest m);
+
+        R visit(ReadIndexResponse m);
+    }
+
     /**
      * RequestVote RPC (§5.2, Figure 2). With {@code preVote} set it is the PreVote of §9.6: "would you
      * vote for me in {@code term}?", which changes no one's term or vote. {@code leadershipTransfer}
@@ -23,11 +64,19 @@ public sealed interface Message {
      */
     record RequestVote(long term, long from, long to, long lastLogIndex, long lastLogTerm,
                        boolean preVote, boolean leadershipTransfer) implements Message {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
+        }
     }
 
     /** Reply to {@link RequestVote}; a granted pre-vote echoes the proposed term. */
     record RequestVoteResponse(long term, long from, long to, boolean voteGranted, boolean preVote)
             implements Message {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
+        }
     }
 
     /**
@@ -56,6 +105,11 @@ public sealed interface Message {
             return "AppendEntries{t" + term + " " + from + "->" + to + " prev=" + prevLogIndex + "@" + prevLogTerm
                     + " n=" + entries.size() + " commit=" + leaderCommit + "}";
         }
+
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
+        }
     }
 
     /**
@@ -66,6 +120,10 @@ public sealed interface Message {
      */
     record AppendEntriesResponse(long term, long from, long to, boolean success, long matchIndex,
                                  long rejectedIndex, long conflictIndex, long conflictTerm) implements Message {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
+        }
     }
 
     /**
@@ -74,6 +132,10 @@ public sealed interface Message {
      * {@code readRound} lets one round of heartbeats confirm leadership for a batch of reads (§6.4).
      */
     record Heartbeat(long term, long from, long to, long commitIndex, long readRound) implements Message {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
+        }
     }
 
     /**
@@ -82,6 +144,10 @@ public sealed interface Message {
      * disk was wiped or replaced) and repair it, by log or by snapshot.
      */
     record HeartbeatResponse(long term, long from, long to, long readRound, long lastLogIndex) implements Message {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
+        }
     }
 
     /**
@@ -90,16 +156,29 @@ public sealed interface Message {
      * {@link AppendEntriesResponse}.
      */
     record InstallSnapshot(long term, long from, long to, Snapshot snapshot) implements Message {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
+        }
     }
 
     /** Start an election now, skipping PreVote: the last step of leadership transfer (§3.10). */
     record TimeoutNow(long term, long from, long to) implements Message {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
+        }
     }
 
     /** A follower asks the leader for a read index on behalf of its clients (§6.4 "followers too"). */
     record ReadIndexRequest(long term, long from, long to, List<Long> contexts) implements Message {
         public ReadIndexRequest {
             contexts = List.copyOf(contexts);
+        }
+
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
         }
     }
 
@@ -108,6 +187,11 @@ public sealed interface Message {
             implements Message {
         public ReadIndexResponse {
             contexts = List.copyOf(contexts);
+        }
+
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.visit(this);
         }
     }
 }

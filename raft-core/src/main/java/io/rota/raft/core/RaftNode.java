@@ -13,6 +13,18 @@ import io.rota.raft.core.Message.TimeoutNow;
 import io.rota.raft.core.ProposalResult.Accepted;
 import io.rota.raft.core.ProposalResult.Reason;
 import io.rota.raft.core.ProposalResult.Rejected;
+import io.rota.raft.core.RaftEvent.BecameFollower;
+import io.rota.raft.core.RaftEvent.BecameLeader;
+import io.rota.raft.core.RaftEvent.ElectionLost;
+import io.rota.raft.core.RaftEvent.ElectionStarted;
+import io.rota.raft.core.RaftEvent.LeaderChanged;
+import io.rota.raft.core.RaftEvent.ProposalsRefused;
+import io.rota.raft.core.RaftEvent.SnapshotInstalled;
+import io.rota.raft.core.RaftEvent.SteppedDown;
+import io.rota.raft.core.RaftEvent.TransferAborted;
+import io.rota.raft.core.RaftEvent.TransferStarted;
+import io.rota.raft.core.RaftEvent.VoteDenied;
+import io.rota.raft.core.RaftEvent.VoteGranted;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,9 +42,15 @@ import java.util.random.RandomGenerator;
  * no clock and logs nothing: time arrives as {@link #tick()}, the network as {@link #step(Message)},
  * clients as {@link #propose} and {@link #readIndex(long)}, and every effect leaves through a
  * {@link Ready}, which the runtime carries out and acknowledges with {@link #advance(Ready)}. The same
- * inputs, with the same seeded {@link RandomGenerator}, always produce the same outputs.
+ * inputs, with the same seeded {@link RandomGenerator}, always produce the same outputs. What an operator
+ * would want in a log — elections, votes, role and leader changes — leaves as {@link RaftEvent}s in the
+ * Ready too.
  *
  * <p>Fields are grouped as in Figure 2: persistent state, volatile state, leader-only state.
+ *
+ * <p>Messages are told apart by {@link Message.Visitor}s, one per concern ({@link Dispatch},
+ * {@link HigherTerm}, {@link LowerTerm}, {@link #MAY_SEND_BEFORE_PERSIST}), never by {@code instanceof}:
+ * a new message type does not compile until each of them handles it.
  */
 public final class RaftNode {
 
@@ -69,6 +87,10 @@ public final class RaftNode {
     private final Map<Long, Boolean> votes = new HashMap<>();
     /** Latest snapshot this node holds: taken locally via {@link #compact} or received (§7). */
     private Snapshot latestSnapshot;
+    /** Pre-vote rounds since this node last followed a leader; reported in {@link BecameLeader} only. */
+    private int preVoteRounds;
+    /** {@link #reportPeerDown} shortened the election timer; reported as the election's cause only. */
+    private boolean leaderReportedDown;
 
     // --- Volatile state on leaders (Figure 2: nextIndex[], matchIndex[], kept per follower) ---
     private final Map<Long, Progress> progress = new TreeMap<>();
@@ -78,16 +100,29 @@ public final class RaftNode {
     private final ReadOnly readOnly = new ReadOnly();
     /** Bytes of entries appended by this leader and not yet committed (bounded). */
     private long uncommittedBytes;
+    /** Proposals are being refused for the byte limit; reported once per episode ({@link ProposalsRefused}). */
+    private boolean refusingProposals;
 
     // --- Output not yet handed out in a Ready ---
     private final List<Message> leaderMessages = new ArrayList<>();
     private final List<Message> messages = new ArrayList<>();
     private final List<ReadState> readStates = new ArrayList<>();
+    private final List<RaftEvent> events = new ArrayList<>();
     /** A snapshot received from the leader, to be persisted and restored through the next Ready. */
     private Snapshot pendingSnapshot;
     private HardState persistedHardState;
+    /**
+     * The soft state the runtime last acknowledged (etcd's {@code prevSoftSt}): a role, leader or term
+     * change is a Ready by itself, so the runtime learns of a step-down that sends and writes nothing.
+     */
+    private SoftState reportedSoftState;
     /** The Ready handed out and not yet advanced; no input is accepted meanwhile. */
     private Ready outstanding;
+
+    // --- The per-type concerns of messages (see Message.Visitor) ---
+    private final Dispatch dispatch = new Dispatch();
+    private final HigherTerm higherTerm = new HigherTerm();
+    private final LowerTerm lowerTerm = new LowerTerm();
 
     /**
      * A node starting from what it finds on disk ({@link PersistentState#EMPTY} for a brand-new one).
@@ -105,6 +140,7 @@ public final class RaftNode {
         this.votedFor = state.hardState().votedFor();
         this.persistedHardState = new HardState(currentTerm, votedFor, log.commitIndex());
         becomeFollower(currentTerm, NONE);
+        this.reportedSoftState = softState();
     }
 
     // =====================================================================================
@@ -132,14 +168,14 @@ public final class RaftNode {
             return;
         }
         if (m.term() > currentTerm) {
-            if (!stepHigherTerm(m)) {
+            if (!m.accept(higherTerm)) {
                 return;
             }
         } else if (m.term() < currentTerm) {
-            stepLowerTerm(m);
+            m.accept(lowerTerm);
             return;
         }
-        dispatch(m);
+        m.accept(dispatch);
     }
 
     /** Propose one command; see {@link #propose(List)}. */
@@ -172,8 +208,13 @@ public final class RaftNode {
             batch.add(e);
         }
         if (uncommittedBytes > 0 && uncommittedBytes + bytes > options.maxUncommittedBytes()) {
+            if (!refusingProposals) {
+                refusingProposals = true;
+                report(new ProposalsRefused(currentTerm, uncommittedBytes, options.maxUncommittedBytes()));
+            }
             return new Rejected(Reason.TOO_MUCH_UNCOMMITTED, leaderId);
         }
+        refusingProposals = false;
         uncommittedBytes += bytes;
         log.appendAtEnd(batch);
         broadcastAppend(false);
@@ -217,6 +258,7 @@ public final class RaftNode {
         }
         leadTransferee = target;
         electionElapsed = 0; // the transfer gets one election timeout to finish
+        report(new TransferStarted(currentTerm, target));
         Progress pr = progress.get(target);
         if (pr.matchIndex == log.lastIndex()) {
             send(new TimeoutNow(currentTerm, id, target));
@@ -285,6 +327,8 @@ public final class RaftNode {
             }
         }
         leaderId = NONE; // no longer "in lease": our pre-vote grants are now open to the survivors
+        leaderReportedDown = true;
+        report(new LeaderChanged(currentTerm, NONE, peer));
         electionElapsed = 0;
         randomizedElectionTimeout = Math.min(1 + 2 * rank, randomizedElectionTimeout);
     }
@@ -302,9 +346,10 @@ public final class RaftNode {
     // Output: Ready / advance
     // =====================================================================================
 
-    /** Whether {@link #ready()} has anything for the runtime. */
+    /** Whether {@link #ready()} has anything for the runtime, a changed soft state included. */
     public boolean hasReady() {
-        return !leaderMessages.isEmpty() || !messages.isEmpty() || !readStates.isEmpty()
+        return !softState().equals(reportedSoftState) || !leaderMessages.isEmpty() || !messages.isEmpty()
+                || !readStates.isEmpty() || !events.isEmpty()
                 || pendingSnapshot != null || log.persistedIndex() < log.lastIndex()
                 || log.appliedIndex() < log.commitIndex() || !currentHardState().equals(persistedHardState);
     }
@@ -318,7 +363,7 @@ public final class RaftNode {
                 || hs.currentTerm() != persistedHardState.currentTerm() || hs.votedFor() != persistedHardState.votedFor();
         outstanding = new Ready(softState(), hs.equals(persistedHardState) ? null : hs, pendingSnapshot,
                 entries, log.unappliedCommittedEntries(options.maxCommittedBytesPerReady()),
-                leaderMessages, messages, readStates, mustSync);
+                leaderMessages, messages, readStates, mustSync, events);
         return outstanding;
     }
 
@@ -344,9 +389,11 @@ public final class RaftNode {
         if (ready.hardState() != null) {
             persistedHardState = ready.hardState();
         }
+        reportedSoftState = ready.softState();
         leaderMessages.subList(0, ready.leaderMessages().size()).clear();
         messages.subList(0, ready.messages().size()).clear();
         readStates.subList(0, ready.readStates().size()).clear();
+        events.subList(0, ready.events().size()).clear();
         if (role == Role.LEADER) {
             Progress self = progress.get(id);
             if (self.maybeUpdate(log.persistedIndex()) && maybeCommit()) {
@@ -356,76 +403,236 @@ public final class RaftNode {
     }
 
     // =====================================================================================
-    // Terms (§5.1)
+    // Terms (§5.1) and dispatch: one Message.Visitor per concern
     // =====================================================================================
 
     /**
-     * A message from a higher term. Returns whether to go on and handle it.
+     * A message from a higher term; {@code accept} returns whether to go on and handle it.
      * "If RPC request or response contains term T > currentTerm: set currentTerm = T, convert to
      * follower" (Figure 2, Rules for Servers), except for the cases PreVote and CheckQuorum carve out.
      */
-    private boolean stepHigherTerm(Message m) {
-        if (m instanceof RequestVote rv) {
+    private final class HigherTerm implements Message.Visitor<Boolean> {
+
+        @Override
+        public Boolean visit(RequestVote m) {
             boolean inLease = options.checkQuorum() && leaderId != NONE
                     && electionElapsed < options.electionTicks();
-            if (inLease && !rv.leadershipTransfer()) {
+            if (inLease && !m.leadershipTransfer()) {
                 // §4.2.3 / §9.6: we heard from a live leader within the minimum election timeout, so
                 // this candidate is disruptive (partitioned, or removed); do not even raise our term.
+                report(new VoteDenied(m.term(), m.from(), m.preVote(), VoteDenied.Reason.LEADER_LEASE));
                 return false;
             }
-            if (rv.preVote()) {
+            if (m.preVote()) {
                 return true; // a pre-vote changes no term (§9.6)
             }
+            return adoptTerm(m, NONE);
         }
-        if (m instanceof RequestVoteResponse r && r.preVote() && r.voteGranted()) {
-            return true; // a granted pre-vote carries the term we would campaign in, not a real term
+
+        @Override
+        public Boolean visit(RequestVoteResponse m) {
+            if (m.preVote() && m.voteGranted()) {
+                return true; // a granted pre-vote carries the term we would campaign in, not a real term
+            }
+            return adoptTerm(m, NONE);
         }
-        boolean fromLeader = m instanceof AppendEntries || m instanceof Heartbeat || m instanceof InstallSnapshot;
+
+        // Only the leader of a term sends these three: their sender leads the term we adopt.
+
+        @Override
+        public Boolean visit(AppendEntries m) {
+            return adoptTerm(m, m.from());
+        }
+
+        @Override
+        public Boolean visit(Heartbeat m) {
+            return adoptTerm(m, m.from());
+        }
+
+        @Override
+        public Boolean visit(InstallSnapshot m) {
+            return adoptTerm(m, m.from());
+        }
+
+        // The rest name no leader: we adopt the term and know of no leader in it yet.
+
+        @Override
+        public Boolean visit(AppendEntriesResponse m) {
+            return adoptTerm(m, NONE);
+        }
+
+        @Override
+        public Boolean visit(HeartbeatResponse m) {
+            return adoptTerm(m, NONE);
+        }
+
+        @Override
+        public Boolean visit(TimeoutNow m) {
+            return adoptTerm(m, NONE);
+        }
+
+        @Override
+        public Boolean visit(ReadIndexRequest m) {
+            return adoptTerm(m, NONE);
+        }
+
+        @Override
+        public Boolean visit(ReadIndexResponse m) {
+            return adoptTerm(m, NONE);
+        }
+    }
+
+    /**
+     * Adopt {@code m}'s higher term as a follower of {@code leader} ({@link #NONE} unless {@code m} came
+     * from that term's leader) and report what changed. Returns true: {@code m} is handled next.
+     */
+    private boolean adoptTerm(Message m, long leader) {
+        Role before = role;
+        long leaderBefore = leaderId;
+        long transferee = leadTransferee;
         int elapsed = electionElapsed;
         int timeout = randomizedElectionTimeout;
-        becomeFollower(m.term(), fromLeader ? m.from() : NONE);
-        if (!fromLeader) {
+        becomeFollower(m.term(), leader);
+        if (leader == NONE) {
             // Adopting a newer term is not hearing from a leader: only AppendEntries from the leader or a
             // granted vote reset the election timer (Figure 2, Rules for Followers). Otherwise a candidate
             // with a stale log could keep up-to-date servers from ever timing out.
             electionElapsed = elapsed;
             randomizedElectionTimeout = timeout;
         }
+        report(switch (before) {
+            case LEADER -> new SteppedDown(currentTerm, m.from() == transferee
+                    ? SteppedDown.Cause.TRANSFER_COMPLETED : SteppedDown.Cause.HIGHER_TERM, m.from());
+            case PRE_CANDIDATE, CANDIDATE -> new BecameFollower(currentTerm, leader, before);
+            case FOLLOWER -> new LeaderChanged(currentTerm, leader, leaderBefore);
+        });
         return true;
     }
 
     /** A message from a lower term: "reply false" to requests (§5.1) so a stale sender learns the term. */
-    private void stepLowerTerm(Message m) {
-        if (m instanceof AppendEntries || m instanceof Heartbeat || m instanceof InstallSnapshot) {
-            // A deposed leader (or one cut off and healed) learns our term and steps down.
+    private final class LowerTerm implements Message.Visitor<Void> {
+
+        // A deposed leader (or one cut off and healed) learns our term from the rejection and steps down.
+
+        @Override
+        public Void visit(AppendEntries m) {
             send(new AppendEntriesResponse(currentTerm, id, m.from(), false, 0, 0, 0, 0));
-        } else if (m instanceof RequestVote rv) {
-            send(new RequestVoteResponse(currentTerm, id, m.from(), false, rv.preVote()));
+            return null;
         }
-        // Stale responses and other messages are dropped.
+
+        @Override
+        public Void visit(Heartbeat m) {
+            send(new AppendEntriesResponse(currentTerm, id, m.from(), false, 0, 0, 0, 0));
+            return null;
+        }
+
+        @Override
+        public Void visit(InstallSnapshot m) {
+            send(new AppendEntriesResponse(currentTerm, id, m.from(), false, 0, 0, 0, 0));
+            return null;
+        }
+
+        @Override
+        public Void visit(RequestVote m) {
+            report(new VoteDenied(m.term(), m.from(), m.preVote(), VoteDenied.Reason.STALE_TERM));
+            send(new RequestVoteResponse(currentTerm, id, m.from(), false, m.preVote()));
+            return null;
+        }
+
+        // Stale responses and the rest are dropped: they answer, or ask about, a term that is over.
+
+        @Override
+        public Void visit(RequestVoteResponse m) {
+            return null;
+        }
+
+        @Override
+        public Void visit(AppendEntriesResponse m) {
+            return null;
+        }
+
+        @Override
+        public Void visit(HeartbeatResponse m) {
+            return null;
+        }
+
+        @Override
+        public Void visit(TimeoutNow m) {
+            return null;
+        }
+
+        @Override
+        public Void visit(ReadIndexRequest m) {
+            return null;
+        }
+
+        @Override
+        public Void visit(ReadIndexResponse m) {
+            return null;
+        }
     }
 
-    private void dispatch(Message m) {
-        if (m instanceof RequestVote rv) {
-            handleRequestVote(rv);
-        } else if (m instanceof RequestVoteResponse r) {
-            handleVoteResponse(r);
-        } else if (m instanceof AppendEntries ae) {
-            handleAppendEntries(ae);
-        } else if (m instanceof Heartbeat hb) {
-            handleHeartbeat(hb);
-        } else if (m instanceof InstallSnapshot is) {
-            handleInstallSnapshot(is);
-        } else if (m instanceof TimeoutNow tn) {
-            handleTimeoutNow(tn);
-        } else if (m instanceof AppendEntriesResponse r) {
-            handleAppendEntriesResponse(r);
-        } else if (m instanceof HeartbeatResponse r) {
-            handleHeartbeatResponse(r);
-        } else if (m instanceof ReadIndexRequest r) {
-            handleReadIndexRequest(r);
-        } else if (m instanceof ReadIndexResponse r) {
-            handleReadIndexResponse(r);
+    /** A message of the current term (or one {@link HigherTerm} let through) to its handler. */
+    private final class Dispatch implements Message.Visitor<Void> {
+
+        @Override
+        public Void visit(RequestVote m) {
+            handleRequestVote(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(RequestVoteResponse m) {
+            handleVoteResponse(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(AppendEntries m) {
+            handleAppendEntries(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(AppendEntriesResponse m) {
+            handleAppendEntriesResponse(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(Heartbeat m) {
+            handleHeartbeat(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(HeartbeatResponse m) {
+            handleHeartbeatResponse(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(InstallSnapshot m) {
+            handleInstallSnapshot(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(TimeoutNow m) {
+            handleTimeoutNow(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(ReadIndexRequest m) {
+            handleReadIndexRequest(m);
+            return null;
+        }
+
+        @Override
+        public Void visit(ReadIndexResponse m) {
+            handleReadIndexResponse(m);
+            return null;
         }
     }
 
@@ -438,7 +645,8 @@ public final class RaftNode {
         if (isPromotable() && electionElapsed >= randomizedElectionTimeout) {
             // §5.2: "If election timeout elapses without receiving AppendEntries RPC from current leader
             // or granting vote to candidate: convert to candidate".
-            campaign(options.preVote(), false);
+            campaign(options.preVote(), leaderReportedDown ? ElectionStarted.Cause.LEADER_DOWN
+                    : ElectionStarted.Cause.ELECTION_TIMEOUT);
         }
     }
 
@@ -457,15 +665,18 @@ public final class RaftNode {
     }
 
     /** Start a pre-election (§9.6) or an election (§5.2). */
-    private void campaign(boolean preVote, boolean leadershipTransfer) {
+    private void campaign(boolean preVote, ElectionStarted.Cause cause) {
         long voteTerm;
         if (preVote) {
             becomePreCandidate();
             voteTerm = currentTerm + 1;
+            preVoteRounds++;
         } else {
             becomeCandidate();
             voteTerm = currentTerm;
         }
+        report(new ElectionStarted(voteTerm, preVote, cause));
+        boolean leadershipTransfer = cause == ElectionStarted.Cause.LEADERSHIP_TRANSFER;
         votes.put(id, true); // vote for self
         if (configuration.voteResult(votes) == Configuration.VoteResult.WON) {
             onElectionWon(preVote);
@@ -481,7 +692,7 @@ public final class RaftNode {
 
     private void onElectionWon(boolean preVote) {
         if (preVote) {
-            campaign(false, false);
+            campaign(false, ElectionStarted.Cause.PRE_VOTE_WON);
         } else {
             becomeLeader();
         }
@@ -489,7 +700,7 @@ public final class RaftNode {
 
     /**
      * RequestVote receiver (Figure 2): "1. Reply false if term < currentTerm" (done in
-     * {@link #stepLowerTerm}); "2. If votedFor is null or candidateId, and candidate's log is at least as
+     * {@link LowerTerm}); "2. If votedFor is null or candidateId, and candidate's log is at least as
      * up-to-date as receiver's log, grant vote" (§5.2, §5.4.1).
      */
     private void handleRequestVote(RequestVote m) {
@@ -502,8 +713,12 @@ public final class RaftNode {
                 votedFor = m.from();
                 electionElapsed = 0; // §5.2: granting a vote resets the election timer
             }
+            report(new VoteGranted(m.term(), m.from(), m.preVote()));
         } else {
             send(new RequestVoteResponse(currentTerm, id, m.from(), false, m.preVote()));
+            VoteDenied.Reason why = canVote ? VoteDenied.Reason.LOG_NOT_UP_TO_DATE
+                    : votedFor != NONE ? VoteDenied.Reason.ALREADY_VOTED : VoteDenied.Reason.LEADER_KNOWN;
+            report(new VoteDenied(m.term(), m.from(), m.preVote(), why));
         }
     }
 
@@ -515,15 +730,27 @@ public final class RaftNode {
         votes.put(m.from(), m.voteGranted());
         switch (configuration.voteResult(votes)) {
             case WON -> onElectionWon(role == Role.PRE_CANDIDATE);
-            case LOST -> becomeFollower(currentTerm, NONE); // §5.2: wait for a new timeout and retry
+            case LOST -> loseElection();
             case PENDING -> { }
         }
+    }
+
+    /** §5.2: a majority refused; wait for a leader or a new timeout, and retry. */
+    private void loseElection() {
+        boolean preVote = role == Role.PRE_CANDIDATE;
+        int granted = 0;
+        for (boolean vote : votes.values()) {
+            granted += vote ? 1 : 0;
+        }
+        report(new ElectionLost(preVote ? currentTerm + 1 : currentTerm, preVote, granted,
+                configuration.voters().size()));
+        becomeFollower(currentTerm, NONE);
     }
 
     /** Last step of a leadership transfer (§3.10): start a real election at once, no PreVote. */
     private void handleTimeoutNow(TimeoutNow m) {
         if (isPromotable() && role != Role.LEADER) {
-            campaign(false, true);
+            campaign(false, ElectionStarted.Cause.LEADERSHIP_TRANSFER);
         }
     }
 
@@ -561,6 +788,8 @@ public final class RaftNode {
         role = Role.LEADER;
         leaderId = id;
         resetVolatileRoleState();
+        report(new BecameLeader(currentTerm, preVoteRounds));
+        preVoteRounds = 0;
         // Figure 2: "nextIndex initialized to leader last log index + 1, matchIndex to 0".
         syncProgress();
         progress.get(id).matchIndex = log.persistedIndex();
@@ -579,11 +808,31 @@ public final class RaftNode {
         leadTransferee = NONE;
         readOnly.reset();
         uncommittedBytes = 0;
+        refusingProposals = false;
+        leaderReportedDown = false;
     }
 
     // =====================================================================================
     // Log replication, follower side (§5.3)
     // =====================================================================================
+
+    /**
+     * The leader of the current term spoke (AppendEntries, heartbeat or snapshot): a candidate yields to it
+     * (§5.2), and the election timer restarts (Figure 2, Rules for Followers).
+     */
+    private void followLeader(long leader) {
+        if (role != Role.FOLLOWER) {
+            Role before = role;
+            becomeFollower(currentTerm, leader);
+            report(new BecameFollower(currentTerm, leader, before));
+        } else if (leaderId != leader) {
+            report(new LeaderChanged(currentTerm, leader, leaderId));
+        }
+        leaderId = leader;
+        electionElapsed = 0;
+        preVoteRounds = 0;
+        leaderReportedDown = false;
+    }
 
     /**
      * AppendEntries receiver (Figure 2):
@@ -593,11 +842,7 @@ public final class RaftNode {
      * The reply leaves only after the entries are durable (Ready contract).
      */
     private void handleAppendEntries(AppendEntries m) {
-        if (role != Role.FOLLOWER) {
-            becomeFollower(currentTerm, m.from()); // §5.2: a candidate that hears from the leader yields
-        }
-        leaderId = m.from();
-        electionElapsed = 0;
+        followLeader(m.from());
         if (m.prevLogIndex() < log.commitIndex()) {
             // Everything up to our commit index already matches the leader's log (§5.4.3); answer from
             // there, dropping the part of the message we know to be applied.
@@ -643,11 +888,7 @@ public final class RaftNode {
     }
 
     private void handleHeartbeat(Heartbeat m) {
-        if (role != Role.FOLLOWER) {
-            becomeFollower(currentTerm, m.from());
-        }
-        leaderId = m.from();
-        electionElapsed = 0;
+        followLeader(m.from());
         // The leader caps the heartbeat's commit index at what it knows we hold, so this is safe.
         log.commitTo(Math.min(m.commitIndex(), log.lastIndex()));
         send(new HeartbeatResponse(currentTerm, id, m.from(), m.readRound(), log.lastIndex()));
@@ -658,11 +899,7 @@ public final class RaftNode {
      * the entries after it; otherwise discard the whole log and restore from the snapshot.
      */
     private void handleInstallSnapshot(InstallSnapshot m) {
-        if (role != Role.FOLLOWER) {
-            becomeFollower(currentTerm, m.from());
-        }
-        leaderId = m.from();
-        electionElapsed = 0;
+        followLeader(m.from());
         SnapshotMetadata meta = m.snapshot().metadata();
         long match;
         if (meta.lastIncludedIndex() <= log.commitIndex()) {
@@ -677,6 +914,7 @@ public final class RaftNode {
             configurations.restore(meta);
             configuration = configurations.latest();
             match = meta.lastIncludedIndex();
+            report(new SnapshotInstalled(currentTerm, m.from(), meta.lastIncludedIndex()));
         }
         send(new AppendEntriesResponse(currentTerm, id, m.from(), true, match, 0, 0, 0));
     }
@@ -697,7 +935,11 @@ public final class RaftNode {
                 // CheckQuorum (§6.2): a leader cut off from a majority steps down rather than serving
                 // stale reads or accepting writes it can never commit.
                 becomeFollower(currentTerm, NONE);
+                report(new SteppedDown(currentTerm, SteppedDown.Cause.QUORUM_LOST, NONE));
                 return;
+            }
+            if (leadTransferee != NONE) {
+                report(new TransferAborted(currentTerm, leadTransferee));
             }
             leadTransferee = NONE; // §3.10: abort a transfer that did not finish within an election timeout
         }
@@ -1095,6 +1337,7 @@ public final class RaftNode {
             send(new TimeoutNow(currentTerm, id, successor));
         }
         becomeFollower(currentTerm, NONE);
+        report(new SteppedDown(currentTerm, SteppedDown.Cause.REMOVED_FROM_CONFIGURATION, successor));
         return true;
     }
 
@@ -1103,10 +1346,78 @@ public final class RaftNode {
     // =====================================================================================
 
     private void send(Message m) {
-        boolean early = role == Role.LEADER && m.term() == currentTerm
-                && (m instanceof AppendEntries || m instanceof Heartbeat || m instanceof InstallSnapshot
-                || m instanceof TimeoutNow);
+        boolean early = role == Role.LEADER && m.term() == currentTerm && m.accept(MAY_SEND_BEFORE_PERSIST);
         (early ? leaderMessages : messages).add(m);
+    }
+
+    /** Record what happened, for the runtime's log ({@link Ready#events()}). */
+    private void report(RaftEvent event) {
+        events.add(event);
+    }
+
+    /**
+     * Which of a leader's messages may leave before its own write finishes ({@link Ready#leaderMessages()},
+     * §10.2.1): those that promise nothing about the leader's disk. Votes and acknowledgements promise what
+     * the write makes durable (Figure 2: "updated on stable storage before responding to RPCs").
+     */
+    private static final Message.Visitor<Boolean> MAY_SEND_BEFORE_PERSIST = new SendBeforePersist();
+
+    /** See {@link #MAY_SEND_BEFORE_PERSIST}. */
+    private static final class SendBeforePersist implements Message.Visitor<Boolean> {
+
+        // Replication: the leader counts its own copy toward commitment only after advance().
+
+        @Override
+        public Boolean visit(AppendEntries m) {
+            return true;
+        }
+
+        @Override
+        public Boolean visit(Heartbeat m) {
+            return true;
+        }
+
+        @Override
+        public Boolean visit(InstallSnapshot m) {
+            return true;
+        }
+
+        @Override
+        public Boolean visit(TimeoutNow m) {
+            return true; // it asks for an election and promises nothing about the leader's disk
+        }
+
+        // Promises about this node's disk, or never sent by a leader: after the write.
+
+        @Override
+        public Boolean visit(RequestVote m) {
+            return false;
+        }
+
+        @Override
+        public Boolean visit(RequestVoteResponse m) {
+            return false;
+        }
+
+        @Override
+        public Boolean visit(AppendEntriesResponse m) {
+            return false;
+        }
+
+        @Override
+        public Boolean visit(HeartbeatResponse m) {
+            return false;
+        }
+
+        @Override
+        public Boolean visit(ReadIndexRequest m) {
+            return false;
+        }
+
+        @Override
+        public Boolean visit(ReadIndexResponse m) {
+            return false; // nothing gained by sending early: the follower waits to apply up to its index
+        }
     }
 
     private HardState currentHardState() {

@@ -38,10 +38,13 @@ import java.util.List;
  *                         without waiting for the disk: commitIndex is volatile state in Figure 2 (a
  *                         node that loses it learns it again from the leader), so nothing is promised
  *                         on it.
+ * @param events           what the node did since the last Ready — elections, votes, role and leader
+ *                         changes — in order, for the runtime to log ({@link RaftEvent}); not part of the
+ *                         contract above, so it may be read at any step
  */
 public record Ready(SoftState softState, HardState hardState, Snapshot snapshot, List<Entry> entries,
                    List<Entry> committedEntries, List<Message> leaderMessages, List<Message> messages,
-                   List<ReadState> readStates, boolean mustSync) {
+                   List<ReadState> readStates, boolean mustSync, List<RaftEvent> events) {
 
     public Ready {
         entries = List.copyOf(entries);
@@ -49,6 +52,7 @@ public record Ready(SoftState softState, HardState hardState, Snapshot snapshot,
         leaderMessages = List.copyOf(leaderMessages);
         messages = List.copyOf(messages);
         readStates = List.copyOf(readStates);
+        events = List.copyOf(events);
     }
 
     /** Whether step 2 has anything to write at all. */

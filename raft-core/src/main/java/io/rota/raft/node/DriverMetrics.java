@@ -21,14 +21,14 @@ public interface DriverMetrics {
     default void applied(int entries) {
     }
 
-    /** A snapshot was taken and the log compacted. */
+    /** A snapshot was taken, made durable, and the log compacted to it. */
     default void snapshotted() {
     }
 
     /**
      * The node's role, term, known leader or vote changed (and once at start): for a timeline of elections.
-     * Seen after each tick batch and each message, so a pre-vote that starts and ends within one step is
-     * seen only by its outcome.
+     * Seen once per Ready (its soft and hard state), so a role that comes and goes within one driver turn
+     * is seen only by its outcome.
      *
      * @param votedFor the candidate this node voted for in {@code term} (§5.2), or {@code RaftNode.NONE}
      */

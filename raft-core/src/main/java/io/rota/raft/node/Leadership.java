@@ -7,8 +7,8 @@ package io.rota.raft.node;
  * time", which advances only by what one leader measured on its own monotonic clock since it began to
  * lead. A command stamped with {@link #elapsedMillis} counts only if it lands in a log entry of the same
  * term — and only this term's leader appends entries of this term — so no member's wall clock, and no
- * gap between two leaders, ever shortens a duration. {@code sinceNanos} is read after the core became
- * leader, so elapsed time is never over-counted.
+ * gap between two leaders, ever shortens a duration. {@code sinceNanos} is read when the driver sees the
+ * core lead (the first Ready after it won), so elapsed time is never over-counted.
  */
 public record Leadership(long term, long sinceNanos) {
 

@@ -7,10 +7,14 @@ import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.ProposalResult;
+import io.rota.raft.core.RaftEvent;
 import io.rota.raft.core.RaftNode;
 import io.rota.raft.core.ReadState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Role;
+import io.rota.raft.core.Snapshot;
+import io.rota.raft.core.SnapshotMetadata;
+import io.rota.raft.core.SoftState;
 import io.rota.raft.storage.LogStore;
 import io.rota.raft.transport.PeerTransport;
 import org.slf4j.Logger;
@@ -27,12 +31,18 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -45,16 +55,21 @@ import java.util.random.RandomGenerator;
  *                         │ drain a batch
  *                         ▼
  *   driver thread:  tick × n, step(messages), propose(batch), readIndex(...)
- *                   while hasReady:  send leader messages ─► persist (one fsync) ─► send the rest
+ *                   while hasReady:  soft state changed? ─► push to role listeners
+ *                                    send leader messages ─► persist (one fsync) ─► send the rest
  *                                    ─► apply committed entries, complete futures ─► advance
- *                   snapshot every snapshotCount entries; fail what passed its deadline
+ *                   every snapshotCount entries: capture the state machine ──────────┐
+ *                   a snapshot persisted? ─► compact the core and the log            │
+ *                   fail what passed its deadline                                    ▼
+ *   snapshot thread:                                       serialise ─► write + fsync the file
  * </pre>
  *
  * <p>Futures are completed on the driver thread: callers must not block in their continuations (use the
  * {@code *Async} variants to move work elsewhere).
  *
- * <p>Time and threads come from outside: {@link #start} gives the driver a thread of its own and the JVM's
- * clock (production); {@link #startOn} runs each turn as a task on a caller's single-threaded scheduler and
+ * <p>Time and threads come from outside: {@link #start} builds the production ones — a driver thread, a
+ * ticker, a snapshot thread and the JVM's clock — and is the only place that does; {@link #startOn} runs
+ * each turn as a task on a caller's single-threaded scheduler, persists snapshots on a caller's executor and
  * reads a caller's {@link Clock}, so the deterministic simulator runs this very class.
  *
  * @param <R> result type of the state machine's commands
@@ -66,6 +81,18 @@ public final class RaftDriver<R> implements AutoCloseable {
     /** What the driver thread consumes. Netty handlers and callers only ever enqueue these. */
     private sealed interface Input permits PeerMessage, PeerDown, Proposal, Read, LocalRead, Transfer, StatusQuery,
             MembershipChange, Wakeup {
+    }
+
+    /** A role listener and the executor it is told on. */
+    private record Subscription(RoleListener listener, Executor executor) {
+    }
+
+    /**
+     * What the snapshot thread hands back to the driver thread: the snapshot it made durable, or why it
+     * could not. Passed through a slot of its own, not the inbox, which drops inputs when full.
+     */
+    private record SnapshotDone(SnapshotMetadata metadata, byte[] data, long captureNanos, long persistNanos,
+                                Throwable failure) {
     }
 
     private record PeerMessage(Message message) implements Input {
@@ -114,8 +141,14 @@ public final class RaftDriver<R> implements AutoCloseable {
     private final Clock clock;
     /** Runs the ticks, and in {@link #startOn} mode the turns too. */
     private final ScheduledExecutorService ticker;
+    /** Serialises and writes snapshots, off the driver thread (§7; hashicorp's FSMSnapshot.Persist). */
+    private final Executor snapshotExecutor;
     /** The driver's own thread, or null when its turns run on the caller's scheduler. */
     private final Thread thread;
+    /** Role listeners registered since the last turn; the driver thread moves them to {@link #subscriptions}. */
+    private final ConcurrentLinkedQueue<Subscription> newSubscriptions = new ConcurrentLinkedQueue<>();
+    /** Set by the snapshot thread, taken by the driver thread at the start of a turn. */
+    private final AtomicReference<SnapshotDone> snapshotDone = new AtomicReference<>();
     /** Scheduler mode: a turn is queued on the scheduler and has not started yet. */
     private final AtomicBoolean turnQueued = new AtomicBoolean();
     private ScheduledFuture<?> tickTask;
@@ -135,20 +168,33 @@ public final class RaftDriver<R> implements AutoCloseable {
      */
     private long nextReadContext;
     private long knownLeader = RaftNode.NONE;
-    /** What {@link DriverMetrics#roleChanged} was last told: role, term, leader, vote (null: nothing yet). */
-    private Role reportedRole;
-    private long reportedTerm = -1;
-    private long reportedLeader = -1;
-    private long reportedVote = -1;
+    /** The soft state of the last Ready (at start, the core's initial one): what listeners were last told. */
+    private SoftState softState;
+    /** The vote {@link DriverMetrics#roleChanged} was last told. */
+    private long reportedVote;
+    private final List<Subscription> subscriptions = new ArrayList<>();
     private long appliedIndex;
+    /** Index of the snapshot the log is compacted to: the latest durable one, taken here or installed. */
     private long snapshotIndex;
+    /** A capture is being persisted on the snapshot thread; at most one at a time. */
+    private boolean snapshotInFlight;
+    /** Index of the last snapshot whose persist failed: the next attempt waits snapshotCount entries past it. */
+    private long failedSnapshotIndex;
     private long lastDeadlineSweep;
 
+    /**
+     * @param driverThread makes the driver's own thread (production), or null to run each turn as a task on
+     *                     {@code ticker} ({@link #startOn})
+     */
     private RaftDriver(NodeConfig config, RaftNode core, LogStore store, PeerTransport transport,
                        StateMachine<R> stateMachine, DriverMetrics metrics, long appliedIndex, long firstReadContext,
-                       Clock clock, ScheduledExecutorService scheduler) {
+                       Clock clock, ScheduledExecutorService ticker, Executor snapshotExecutor,
+                       ThreadFactory driverThread) {
         this.config = config;
         this.clock = clock;
+        this.ticker = ticker;
+        this.snapshotExecutor = snapshotExecutor;
+        this.thread = driverThread == null ? null : driverThread.newThread(this::loop);
         this.nextReadContext = firstReadContext;
         this.metrics = metrics;
         this.core = core;
@@ -158,18 +204,10 @@ public final class RaftDriver<R> implements AutoCloseable {
         this.appliedIndex = appliedIndex;
         this.snapshotIndex = appliedIndex;
         this.inbox = new ArrayBlockingQueue<>(config.inboxCapacity());
-        long id = config.raft().id();
-        if (scheduler != null) {
-            this.thread = null;
-            this.ticker = scheduler;
-        } else {
-            this.thread = new Thread(this::loop, "raft-driver-" + id);
-            this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "raft-ticker-" + id);
-                t.setDaemon(true);
-                return t;
-            });
-        }
+        // The starting role, reported once before the first turn; after that only Readies change it.
+        this.softState = new SoftState(core.role(), core.leaderId(), core.currentTerm());
+        this.reportedVote = core.votedFor();
+        metrics.roleChanged(softState.role(), softState.currentTerm(), softState.leaderId(), reportedVote);
     }
 
     /**
@@ -189,28 +227,49 @@ public final class RaftDriver<R> implements AutoCloseable {
         return start(config, store, transport, stateMachine, random, metrics, Clock.SYSTEM);
     }
 
-    /** As above, with the driver's deadlines read from {@code clock}. */
+    /**
+     * As above, with the driver's deadlines read from {@code clock}. This is where the production threads
+     * are made, and the only place in the driver that makes any: the driver thread, a ticker and a
+     * snapshot thread, all closed by {@link #close()}.
+     */
     public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
                                           StateMachine<R> stateMachine, RandomGenerator random,
                                           DriverMetrics metrics, Clock clock) {
-        return start(config, store, transport, stateMachine, random, metrics, clock, null);
+        long id = config.raft().id();
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon("raft-ticker-" + id));
+        ExecutorService snapshots = Executors.newSingleThreadExecutor(daemon("raft-snapshot-" + id));
+        return start(config, store, transport, stateMachine, random, metrics, clock, ticker, snapshots,
+                r -> new Thread(r, "raft-driver-" + id));
     }
 
     /**
      * As {@link #start}, but every turn runs as a task on {@code scheduler}, which must run its tasks one at
-     * a time (a single thread, or the simulator's event loop); ticks are scheduled on it too, and all
-     * deadlines are read from {@code clock}. {@link #close()} must then be called from that scheduler's
-     * thread (or once it has stopped).
+     * a time (a single thread, or the simulator's event loop); ticks are scheduled on it too, all deadlines
+     * are read from {@code clock}, and snapshots are serialised and written by tasks on
+     * {@code snapshotExecutor} (which may be {@code scheduler} itself where blocking it does not matter, as
+     * in the simulator). {@link #close()} must then be called from that scheduler's thread (or once it has
+     * stopped); the executors stay the caller's to shut down.
      */
     public static <R> RaftDriver<R> startOn(NodeConfig config, LogStore store, PeerTransport transport,
                                             StateMachine<R> stateMachine, RandomGenerator random,
-                                            DriverMetrics metrics, Clock clock, ScheduledExecutorService scheduler) {
-        return start(config, store, transport, stateMachine, random, metrics, clock, scheduler);
+                                            DriverMetrics metrics, Clock clock, ScheduledExecutorService scheduler,
+                                            Executor snapshotExecutor) {
+        return start(config, store, transport, stateMachine, random, metrics, clock, scheduler, snapshotExecutor,
+                null);
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     private static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
                                            StateMachine<R> stateMachine, RandomGenerator random,
-                                           DriverMetrics metrics, Clock clock, ScheduledExecutorService scheduler) {
+                                           DriverMetrics metrics, Clock clock, ScheduledExecutorService ticker,
+                                           Executor snapshotExecutor, ThreadFactory driverThread) {
         PersistentState state = store.load();
         long applied = 0;
         if (state.snapshot() != null) {
@@ -222,7 +281,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         log.info("node {} starting: term {}, log [{}..{}], commit {}, snapshot at {}", config.raft().id(),
                 core.currentTerm(), core.firstIndex(), core.lastIndex(), core.commitIndex(), applied);
         RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, metrics, applied,
-                firstReadContext, clock, scheduler);
+                firstReadContext, clock, ticker, snapshotExecutor, driverThread);
         transport.start(driver::onPeerMessage, driver::onPeerDown);
         if (driver.thread != null) {
             driver.thread.start();
@@ -308,6 +367,20 @@ public final class RaftDriver<R> implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Tell {@code listener} this member's role, term and leader now, then every change, in order, each as
+     * a task on {@code executor} (in order as long as the executor runs its tasks one at a time). Changes
+     * are seen per Ready: a role that comes and goes within one turn is seen only by its outcome.
+     *
+     * <p>Why an executor, and not the driver thread: the driver thread runs no listener code, so a slow
+     * listener cannot delay a heartbeat; and a listener (the cluster view, the lease keeper) keeps its state
+     * on its own thread anyway. Call from any thread; nothing is told after the driver stops.
+     */
+    public void addRoleListener(RoleListener listener, Executor executor) {
+        newSubscriptions.add(new Subscription(listener, executor));
+        offer(WAKEUP);
+    }
+
     public long id() {
         return config.raft().id();
     }
@@ -346,8 +419,18 @@ public final class RaftDriver<R> implements AutoCloseable {
         } else {
             ticker.shutdownNow();
             inbox.offer(WAKEUP);
+            ExecutorService snapshots = (ExecutorService) snapshotExecutor;
             try {
                 thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                // After the loop, which may still hand it a capture. A snapshot being written is abandoned:
+                // the log never referred to it, so a restart ignores it.
+                snapshots.shutdownNow();
+            }
+            try {
+                snapshots.awaitTermination(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -454,6 +537,11 @@ public final class RaftDriver<R> implements AutoCloseable {
     }
 
     private void turn(List<Input> batch) {
+        subscribeNew();
+        SnapshotDone done = snapshotDone.getAndSet(null);
+        if (done != null) {
+            finishSnapshot(done);
+        }
         for (int ticks = pendingTicks.getAndSet(0); ticks > 0; ticks--) {
             core.tick();
         }
@@ -493,16 +581,10 @@ public final class RaftDriver<R> implements AutoCloseable {
 
     /**
      * Reads forwarded to a leader that has since been replaced will never be answered: let their callers
-     * retry now rather than at their deadline. Reads started after the change go to the new leader.
+     * retry now rather than at their deadline. Checked after every step rather than once per Ready, so that
+     * reads started later in the same batch, which go to the new leader, are kept.
      */
     private void noticeLeaderChange() {
-        noticeRoleChange();
-        Leadership l = leadership;
-        if (core.role() != Role.LEADER) {
-            leadership = null;
-        } else if (l == null || l.term() != core.currentTerm()) {
-            leadership = new Leadership(core.currentTerm(), clock.nanoTime());
-        }
         if (core.leaderId() != knownLeader) {
             knownLeader = core.leaderId();
             if (core.role() != Role.LEADER && !reads.isEmpty()) {
@@ -512,14 +594,50 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
     }
 
-    private void noticeRoleChange() {
-        if (core.role() != reportedRole || core.currentTerm() != reportedTerm || core.leaderId() != reportedLeader
-                || core.votedFor() != reportedVote) {
-            reportedRole = core.role();
-            reportedTerm = core.currentTerm();
-            reportedLeader = core.leaderId();
-            reportedVote = core.votedFor();
-            metrics.roleChanged(reportedRole, reportedTerm, reportedLeader, reportedVote);
+    /**
+     * etcd's soft-state check: the core makes a changed role, leader or term a Ready by itself, and here the
+     * driver compares it with the last one and acts on a change — the {@link Leadership} that stamps
+     * commands, the metrics' timeline, and the role listeners.
+     */
+    private void observe(Ready rd) {
+        SoftState now = rd.softState();
+        long vote = rd.hardState() != null ? rd.hardState().votedFor() : reportedVote;
+        boolean changed = !now.equals(softState);
+        if (!changed && vote == reportedVote) {
+            return;
+        }
+        reportedVote = vote;
+        metrics.roleChanged(now.role(), now.currentTerm(), now.leaderId(), vote);
+        if (!changed) {
+            return;
+        }
+        softState = now;
+        Leadership l = leadership;
+        if (now.role() != Role.LEADER) {
+            leadership = null;
+        } else if (l == null || l.term() != now.currentTerm()) {
+            // Read after the core became leader, so no command is stamped with time it did not lead.
+            leadership = new Leadership(now.currentTerm(), clock.nanoTime());
+        }
+        RoleChange change = RoleChange.of(now);
+        for (Subscription s : subscriptions) {
+            tell(s, change);
+        }
+    }
+
+    /** New listeners hear the current role first, so each sees one unbroken sequence. */
+    private void subscribeNew() {
+        for (Subscription s; (s = newSubscriptions.poll()) != null; ) {
+            subscriptions.add(s);
+            tell(s, RoleChange.of(softState));
+        }
+    }
+
+    private void tell(Subscription s, RoleChange change) {
+        try {
+            s.executor().execute(() -> s.listener().onRoleChange(change));
+        } catch (RejectedExecutionException e) {
+            log.debug("node {}: a role listener's executor is shut down; not told {}", id(), change);
         }
     }
 
@@ -597,6 +715,8 @@ public final class RaftDriver<R> implements AutoCloseable {
         Set<Long> unreachable = new TreeSet<>();
         while (core.hasReady()) {
             Ready rd = core.ready();
+            observe(rd);
+            logEvents(rd);
             send(rd.leaderMessages(), unreachable);       // 1. may overlap our own write (§10.2.1)
             if (rd.hasWrites()) {
                 persist(rd);                               // 2. one fsync (none for a commit index alone)
@@ -609,6 +729,13 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
         for (long peer : unreachable) {
             core.reportUnreachable(peer);
+        }
+    }
+
+    /** One line per event the core reported: elections, votes, role and leader changes ({@link EventLog}). */
+    private void logEvents(Ready rd) {
+        for (RaftEvent event : rd.events()) {
+            EventLog.write(log, id(), event);
         }
     }
 
@@ -684,16 +811,85 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
     }
 
-    /** §7: snapshot the state machine every {@code snapshotCount} entries and compact the log. */
+    /**
+     * §7, first half: every {@code snapshotCount} entries, capture the state machine here — cheap, between
+     * two applies — and hand the capture to the snapshot thread, which serialises it and makes it durable
+     * while this thread goes on. At most one is in flight; after a failure the next attempt waits another
+     * {@code snapshotCount} entries.
+     */
     private void maybeSnapshot() {
-        if (appliedIndex - snapshotIndex < config.snapshotCount()) {
+        if (snapshotInFlight
+                || appliedIndex - Math.max(snapshotIndex, failedSnapshotIndex) < config.snapshotCount()) {
             return;
         }
-        long newFirst = core.compact(appliedIndex, stateMachine.snapshot());
-        store.compact(core.latestSnapshot(), newFirst);
-        snapshotIndex = appliedIndex;
+        long start = clock.nanoTime();
+        StateMachine.Capture capture = stateMachine.capture();
+        SnapshotMetadata metadata = new SnapshotMetadata(appliedIndex, core.term(appliedIndex), core.configuration());
+        long captureNanos = clock.nanoTime() - start;
+        snapshotInFlight = true;
+        try {
+            snapshotExecutor.execute(() -> persistSnapshot(metadata, capture, captureNanos));
+        } catch (RejectedExecutionException e) {
+            finishSnapshot(new SnapshotDone(metadata, null, captureNanos, 0, e));
+        }
+    }
+
+    /** Snapshot thread: serialise and write; then tell the driver thread, which alone touches the core. */
+    private void persistSnapshot(SnapshotMetadata metadata, StateMachine.Capture capture, long captureNanos) {
+        long start = clock.nanoTime();
+        SnapshotDone done;
+        try {
+            byte[] data = capture.serialize();
+            store.saveSnapshot(new Snapshot(metadata, data));
+            done = new SnapshotDone(metadata, data, captureNanos, clock.nanoTime() - start, null);
+        } catch (RuntimeException e) {
+            done = new SnapshotDone(metadata, null, captureNanos, clock.nanoTime() - start, e);
+        }
+        snapshotDone.set(done);
+        offer(WAKEUP);
+    }
+
+    /**
+     * §7, second half, on the driver thread: only now that the snapshot is durable may the core and the
+     * stored log drop the entries it covers — the log is never compacted past a snapshot a crash could lose.
+     */
+    private void finishSnapshot(SnapshotDone done) {
+        snapshotInFlight = false;
+        long index = done.metadata().lastIncludedIndex();
+        if (done.failure() != null) {
+            failedSnapshotIndex = index;
+            log.warn("node {}: snapshot at index {} was not persisted ({}); the log is not compacted, and the next "
+                    + "attempt comes after {} more entries", id(), index, done.failure().toString(),
+                    config.snapshotCount(), done.failure());
+            return;
+        }
+        log.info("node {}: snapshot at index {} (term {}): {} bytes, captured in {} ms on the driver thread, "
+                        + "serialised and written in {} ms on the snapshot thread", id(), index,
+                done.metadata().lastIncludedTerm(), done.data().length, millis(done.captureNanos()),
+                millis(done.persistNanos()));
+        if (index <= snapshotIndex) {
+            // A snapshot from the leader was installed meanwhile; it covers this one.
+            log.info("node {}: snapshot at index {} superseded by the installed one at {}; log unchanged", id(),
+                    index, snapshotIndex);
+            return;
+        }
+        long start = clock.nanoTime();
+        long newFirst = core.compact(index, done.data());
+        Snapshot taken = core.latestSnapshot();
+        if (!taken.metadata().equals(done.metadata())) {
+            // The configuration changes only by an installed snapshot, which supersedes this one (above).
+            throw new IllegalStateException("snapshot at " + index + " was written as " + done.metadata()
+                    + " but the core recorded " + taken.metadata());
+        }
+        store.compact(taken, newFirst);
+        snapshotIndex = index;
         metrics.snapshotted();
-        log.debug("node {} snapshot at {}, log now starts at {}", id(), appliedIndex, newFirst);
+        log.info("node {}: log compacted to the snapshot at index {}: entries before {} dropped, in {} ms", id(),
+                index, newFirst, millis(clock.nanoTime() - start));
+    }
+
+    private static String millis(long nanos) {
+        return String.format("%.1f", nanos / 1e6);
     }
 
     private void sweepDeadlines() {

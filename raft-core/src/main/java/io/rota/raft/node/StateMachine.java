@@ -12,6 +12,10 @@ import java.util.List;
  * no clock, no randomness, no I/O in {@link #apply} — time, when needed, travels inside the entry — so
  * that every replica that applies the same entries reaches the same state (State Machine Safety).
  *
+ * <p>Snapshots (§7) come in two halves, as hashicorp/raft's {@code FSM.Snapshot} and
+ * {@code FSMSnapshot.Persist}: {@link #capture} on the driver thread, between two applies, and
+ * {@link Capture#serialize} later on the driver's snapshot thread while applies go on.
+ *
  * @param <R> the result of applying one command, handed to the proposer
  */
 public interface StateMachine<R> {
@@ -23,9 +27,22 @@ public interface StateMachine<R> {
      */
     List<R> apply(List<Entry> committed);
 
-    /** An image of the whole state as of the last applied entry (§7). */
-    byte[] snapshot();
+    /**
+     * A point-in-time image of the whole state as of the last applied entry. It runs on the driver
+     * thread, which does nothing else meanwhile — no heartbeat, no vote, no apply — so it must be cheap:
+     * copy references to immutable values, not bytes. The image must not share anything a later
+     * {@link #apply} changes, because it is serialised while those applies run.
+     */
+    Capture capture();
 
-    /** Replace the whole state by an image from {@link #snapshot()}, possibly taken on another replica. */
+    /** Replace the whole state by an image from {@link Capture#serialize()}, possibly taken on another replica. */
     void restore(byte[] snapshot);
+
+    /** A state captured by {@link #capture()}, to be turned into bytes off the driver thread. */
+    @FunctionalInterface
+    interface Capture {
+
+        /** The image as bytes for {@link #restore}; runs on the snapshot thread and may take long. */
+        byte[] serialize();
+    }
 }

@@ -35,9 +35,19 @@ public interface LogStore extends AutoCloseable {
     void persist(Ready ready);
 
     /**
+     * Writes the image of a snapshot this node took itself, durably, without referring to it yet: until
+     * {@link #compact} records it, a restart ignores it (and may delete it). Unlike every other method it
+     * is called on the driver's snapshot thread, possibly while the driver thread is inside {@link #persist}
+     * or {@link #compact}; it touches nothing of theirs but the snapshot files, whose writes are safe
+     * against each other (see {@link SnapshotStore}).
+     */
+    void saveSnapshot(Snapshot snapshot);
+
+    /**
      * Records {@code snapshot}, taken locally by {@link io.rota.raft.core.RaftNode#compact}, then drops the
      * entries below {@code newFirstIndex} (the value {@code compact} returned) — in that order, so that a
-     * crash never leaves a compacted log without the snapshot that replaces it (§7).
+     * crash never leaves a compacted log without the snapshot that replaces it (§7). The image is written
+     * here unless {@link #saveSnapshot} already wrote it.
      *
      * @throws IllegalArgumentException if {@code newFirstIndex - 1} is beyond the snapshot or the log, or
      *                                  the snapshot is older than the stored one

@@ -68,6 +68,14 @@ public final class MemoryLogStore implements LogStore {
         }
     }
 
+    /**
+     * Nothing to write ahead: the image becomes part of this "disk" when {@link #compact} records it, and a
+     * crash before that loses it — as a crash before the durable store's record would orphan its file.
+     */
+    @Override
+    public void saveSnapshot(Snapshot snapshot) {
+    }
+
     @Override
     public void compact(Snapshot latest, long newFirstIndex) {
         LogStores.checkCompact(latest, newFirstIndex, snapshot, compactedIndex, compactedIndex + entries.size());

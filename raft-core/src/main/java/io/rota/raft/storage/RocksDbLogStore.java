@@ -17,9 +17,12 @@ import org.rocksdb.Status;
 import org.rocksdb.WALRecoveryMode;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,8 +38,16 @@ import java.util.List;
  * <p>On {@link #load()} every record's checksum is verified. A bad entry above the persisted commit index
  * is treated as a tail that never became durable: it and everything after it are deleted, with a warning.
  * A bad entry at or below it, a gap, or damaged hard state is fail-stop ({@link CorruptLogException}).
+ *
+ * <p>A synced write slower than {@link #SLOW_SYNC} leaves a WARN line with its duration and size: while it
+ * lasts the node sends no vote or acknowledgement, so a slow disk looks like a slow or absent member.
  */
 public final class RocksDbLogStore implements LogStore {
+
+    /** A synced write (one fsync) that takes at least this long is logged as slow. */
+    public static final Duration SLOW_SYNC = Duration.ofMillis(500);
+
+    private static final Logger logger = LoggerFactory.getLogger(RocksDbLogStore.class);
 
     private static final byte[] CF_ENTRIES = "entries".getBytes(StandardCharsets.UTF_8);
     private static final byte[] CF_STATE = "state".getBytes(StandardCharsets.UTF_8);
@@ -202,23 +213,30 @@ public final class RocksDbLogStore implements LogStore {
             if (ready.hardState() != null) {
                 batch.put(state, HARD_STATE, Codec.encodeHardState(ready.hardState()));
             }
-            db.write(ready.mustSync() ? syncWrites : unsyncedWrites, batch);
+            write(ready.mustSync() ? syncWrites : unsyncedWrites, batch, ready.entries().size() + " entries");
         } catch (RocksDBException e) {
             throw failure(dataDir, "cannot persist to the log", e);
         }
         if (snapshot != null) {
             snapshotMetadata = snapshot.metadata();
+            snapshots.protect(snapshotMetadata);
             compactedIndex = snapshot.index();
             compactedTerm = snapshot.term();
         }
         lastIndex = last;
     }
 
+    /** Only the file: the snapshot thread writes it while the driver thread goes on with the log. */
+    @Override
+    public void saveSnapshot(Snapshot snapshot) {
+        snapshots.save(snapshot.metadata(), snapshot.data());
+    }
+
     @Override
     public void compact(Snapshot snapshot, long newFirstIndex) {
         LogStores.checkCompact(snapshot, newFirstIndex, currentSnapshot(), compactedIndex, lastIndex);
         boolean newSnapshot = snapshotMetadata == null || !snapshotMetadata.equals(snapshot.metadata());
-        if (newSnapshot) {
+        if (newSnapshot && !snapshots.contains(snapshot.metadata())) {
             snapshots.save(snapshot.metadata(), snapshot.data());
         }
         long newCompacted = Math.max(compactedIndex, newFirstIndex - 1);
@@ -230,13 +248,26 @@ public final class RocksDbLogStore implements LogStore {
                 batch.deleteRange(entries, Codec.key(0), Codec.key(newCompacted + 1));
                 batch.put(state, COMPACTED, Codec.encodeCompacted(newCompacted, newTerm));
             }
-            db.write(syncWrites, batch);
+            write(syncWrites, batch, "compaction");
             compactedTerm = newTerm;
         } catch (RocksDBException e) {
             throw failure(dataDir, "cannot compact the log", e);
         }
         compactedIndex = newCompacted;
         snapshotMetadata = snapshot.metadata();
+        snapshots.protect(snapshotMetadata);
+    }
+
+    /** One WriteBatch to RocksDB; a synced one slower than {@link #SLOW_SYNC} is logged. */
+    private void write(WriteOptions options, WriteBatch batch, String what) throws RocksDBException {
+        long start = System.nanoTime();
+        db.write(options, batch);
+        long nanos = System.nanoTime() - start;
+        if (options == syncWrites && nanos >= SLOW_SYNC.toNanos()) {
+            logger.warn("slow fsync in {}: writing {} ({} bytes) took {} ms, over the {} ms threshold; the node "
+                            + "sent no votes or acknowledgements meanwhile", dataDir, what, batch.getDataSize(),
+                    nanos / 1_000_000, SLOW_SYNC.toMillis());
+        }
     }
 
     @Override
@@ -270,6 +301,7 @@ public final class RocksDbLogStore implements LogStore {
             throw failure(dataDir, "cannot read the log metadata", e);
         }
         snapshots.discardNewerThan(snapshotMetadata == null ? 0 : snapshotMetadata.lastIncludedIndex());
+        snapshots.protect(snapshotMetadata);
         try (RocksIterator it = db.newIterator(entries)) {
             it.seekToLast();
             lastIndex = it.isValid() ? Math.max(compactedIndex, Codec.index(it.key())) : compactedIndex;

@@ -26,8 +26,14 @@ import java.util.regex.Pattern;
  * {@code magic (4) | version (1) | metadata | data length (4) | data | crc32c of all before (4)}, with the
  * metadata as in {@link Codec}; the checksum is verified on every read. Version 2 (issue 13) added the
  * configuration's learners to the metadata; version 1 files are still read, as configurations without
- * learners. The newest {@value #KEEP} files are
- * kept, older ones pruned.
+ * learners. The newest {@value #KEEP} files are kept, older ones pruned — except the one the log refers to
+ * ({@link #protect}), which is never pruned.
+ *
+ * <p>Two threads may save at once: the driver's snapshot thread writes a local snapshot while the driver
+ * thread writes one received from the leader. Their files have different names (a leader's snapshot is
+ * newer than anything this member applied), and pruning is serialised. Between the two, up to two files
+ * newer than the log's own may exist for a moment; protecting the referenced file keeps a crash in that
+ * moment from leaving the log pointing at a pruned file.
  *
  * <p>The whole image is one {@code byte[]} here. Streaming it to followers in bounded chunks (§7's
  * InstallSnapshot "offset"/"done") is not done yet; when it is, reads should become a channel over the file.
@@ -44,6 +50,8 @@ public final class SnapshotStore {
     private static final String TMP_SUFFIX = ".tmp";
 
     private final Path dir;
+    /** File name of the snapshot the log refers to, or null: never pruned. */
+    private volatile String referenced;
 
     /** Opens (creating if missing) {@code dir}, removing temporary files a crash left behind. */
     public SnapshotStore(Path dir) {
@@ -81,14 +89,30 @@ public final class SnapshotStore {
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             forceDirectory();
-            List<Path> files = files();
-            for (Path old : files.subList(Math.min(KEEP, files.size()), files.size())) {
-                Files.delete(old);
-            }
+            prune();
         } catch (IOException e) {
             throw new StorageException("cannot write snapshot " + file, e);
         }
         return file;
+    }
+
+    /** Whether the file of the snapshot named by {@code metadata} exists (whole: files appear by rename). */
+    public boolean contains(SnapshotMetadata metadata) {
+        return Files.exists(dir.resolve(name(metadata.lastIncludedIndex(), metadata.lastIncludedTerm())));
+    }
+
+    /** The log now refers to the snapshot named by {@code metadata} (null: to none): never prune its file. */
+    public void protect(SnapshotMetadata metadata) {
+        referenced = metadata == null ? null : name(metadata.lastIncludedIndex(), metadata.lastIncludedTerm());
+    }
+
+    private synchronized void prune() throws IOException {
+        List<Path> files = files();
+        for (Path old : files.subList(Math.min(KEEP, files.size()), files.size())) {
+            if (!old.getFileName().toString().equals(referenced)) {
+                Files.deleteIfExists(old);
+            }
+        }
     }
 
     /**

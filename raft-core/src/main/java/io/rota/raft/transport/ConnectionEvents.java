@@ -20,4 +20,7 @@ interface ConnectionEvents {
 
     /** A message from {@code peerId} arrived; hand it to the inbound sink. */
     void delivered(long peerId, Message message);
+
+    /** A frame from {@code peerId} made no valid message ({@link InvalidFrameException}, or too long): count it. */
+    void rejected(long peerId);
 }

@@ -27,7 +27,9 @@ import java.util.NoSuchElementException;
 /**
  * Converts between the core's {@link Message} records and the wire's {@link RaftMessage} envelope.
  * Lossless for every type: {@code fromProto(toProto(m))} equals {@code m} (entry and snapshot bytes compared
- * by content).
+ * by content). Both directions are exhaustive at compile time: encoding is a {@link Message.Visitor},
+ * decoding a switch without default over the envelope's payload case. A frame that makes no valid message
+ * is an {@link InvalidFrameException}, never silently dropped.
  *
  * <p>InstallSnapshot is the exception to one-message-one-frame: the core carries a whole snapshot, the wire
  * carries it in chunks ({@link #snapshotChunks}); {@link SnapshotAssembler} puts them back together.
@@ -38,24 +40,38 @@ import java.util.NoSuchElementException;
 public final class MessageCodec {
 
     /** Rough fixed cost of a message, for the per-peer queue's byte budget. */
-    private static final int MESSAGE_OVERHEAD_BYTES = 64;
+    private static final long MESSAGE_OVERHEAD_BYTES = 64;
 
     private MessageCodec() {
     }
 
     /** Encodes every message type except InstallSnapshot, which travels as {@link #snapshotChunks}. */
     public static RaftMessage toProto(Message message) {
-        RaftMessage.Builder envelope = RaftMessage.newBuilder();
-        if (message instanceof Message.RequestVote m) {
-            envelope.setRequestVote(RequestVote.newBuilder()
+        return message.accept(ENCODER);
+    }
+
+    /** One encoder per message type (a {@link Message.Visitor}: a new type does not compile until it has one). */
+    private static final Message.Visitor<RaftMessage> ENCODER = new Encoder();
+
+    private static final class Encoder implements Message.Visitor<RaftMessage> {
+
+        @Override
+        public RaftMessage visit(Message.RequestVote m) {
+            return RaftMessage.newBuilder().setRequestVote(RequestVote.newBuilder()
                     .setTerm(m.term()).setFrom(m.from()).setTo(m.to())
                     .setLastLogIndex(m.lastLogIndex()).setLastLogTerm(m.lastLogTerm())
-                    .setPreVote(m.preVote()).setLeadershipTransfer(m.leadershipTransfer()));
-        } else if (message instanceof Message.RequestVoteResponse m) {
-            envelope.setRequestVoteResponse(RequestVoteResponse.newBuilder()
+                    .setPreVote(m.preVote()).setLeadershipTransfer(m.leadershipTransfer())).build();
+        }
+
+        @Override
+        public RaftMessage visit(Message.RequestVoteResponse m) {
+            return RaftMessage.newBuilder().setRequestVoteResponse(RequestVoteResponse.newBuilder()
                     .setTerm(m.term()).setFrom(m.from()).setTo(m.to())
-                    .setVoteGranted(m.voteGranted()).setPreVote(m.preVote()));
-        } else if (message instanceof Message.AppendEntries m) {
+                    .setVoteGranted(m.voteGranted()).setPreVote(m.preVote())).build();
+        }
+
+        @Override
+        public RaftMessage visit(Message.AppendEntries m) {
             AppendEntries.Builder b = AppendEntries.newBuilder()
                     .setTerm(m.term()).setFrom(m.from()).setTo(m.to())
                     .setPrevLogIndex(m.prevLogIndex()).setPrevLogTerm(m.prevLogTerm())
@@ -63,46 +79,79 @@ public final class MessageCodec {
             for (Entry e : m.entries()) {
                 b.addEntries(toProto(e));
             }
-            envelope.setAppendEntries(b);
-        } else if (message instanceof Message.AppendEntriesResponse m) {
-            envelope.setAppendEntriesResponse(AppendEntriesResponse.newBuilder()
+            return RaftMessage.newBuilder().setAppendEntries(b).build();
+        }
+
+        @Override
+        public RaftMessage visit(Message.AppendEntriesResponse m) {
+            return RaftMessage.newBuilder().setAppendEntriesResponse(AppendEntriesResponse.newBuilder()
                     .setTerm(m.term()).setFrom(m.from()).setTo(m.to())
                     .setSuccess(m.success()).setMatchIndex(m.matchIndex())
                     .setRejectedIndex(m.rejectedIndex()).setConflictIndex(m.conflictIndex())
-                    .setConflictTerm(m.conflictTerm()));
-        } else if (message instanceof Message.Heartbeat m) {
-            envelope.setHeartbeat(Heartbeat.newBuilder()
-                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to())
-                    .setCommitIndex(m.commitIndex()).setReadRound(m.readRound()));
-        } else if (message instanceof Message.HeartbeatResponse m) {
-            envelope.setHeartbeatResponse(HeartbeatResponse.newBuilder()
-                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).setReadRound(m.readRound())
-                    .setLastLogIndex(m.lastLogIndex()));
-        } else if (message instanceof Message.TimeoutNow m) {
-            envelope.setTimeoutNow(TimeoutNow.newBuilder()
-                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()));
-        } else if (message instanceof Message.ReadIndexRequest m) {
-            envelope.setReadIndexRequest(ReadIndexRequest.newBuilder()
-                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).addAllContexts(m.contexts()));
-        } else if (message instanceof Message.ReadIndexResponse m) {
-            envelope.setReadIndexResponse(ReadIndexResponse.newBuilder()
-                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).addAllContexts(m.contexts())
-                    .setReadIndex(m.readIndex()));
-        } else if (message instanceof Message.InstallSnapshot m) {
-            throw new IllegalArgumentException("InstallSnapshot travels in chunks; use snapshotChunks: " + m);
-        } else {
-            throw new IllegalArgumentException("unknown message type " + message.getClass().getName());
+                    .setConflictTerm(m.conflictTerm())).build();
         }
-        return envelope.build();
+
+        @Override
+        public RaftMessage visit(Message.Heartbeat m) {
+            return RaftMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder()
+                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to())
+                    .setCommitIndex(m.commitIndex()).setReadRound(m.readRound())).build();
+        }
+
+        @Override
+        public RaftMessage visit(Message.HeartbeatResponse m) {
+            return RaftMessage.newBuilder().setHeartbeatResponse(HeartbeatResponse.newBuilder()
+                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).setReadRound(m.readRound())
+                    .setLastLogIndex(m.lastLogIndex())).build();
+        }
+
+        @Override
+        public RaftMessage visit(Message.InstallSnapshot m) {
+            throw new IllegalArgumentException("InstallSnapshot travels in chunks; use snapshotChunks: " + m);
+        }
+
+        @Override
+        public RaftMessage visit(Message.TimeoutNow m) {
+            return RaftMessage.newBuilder().setTimeoutNow(TimeoutNow.newBuilder()
+                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to())).build();
+        }
+
+        @Override
+        public RaftMessage visit(Message.ReadIndexRequest m) {
+            return RaftMessage.newBuilder().setReadIndexRequest(ReadIndexRequest.newBuilder()
+                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).addAllContexts(m.contexts())).build();
+        }
+
+        @Override
+        public RaftMessage visit(Message.ReadIndexResponse m) {
+            return RaftMessage.newBuilder().setReadIndexResponse(ReadIndexResponse.newBuilder()
+                    .setTerm(m.term()).setFrom(m.from()).setTo(m.to()).addAllContexts(m.contexts())
+                    .setReadIndex(m.readIndex())).build();
+        }
     }
 
     /**
      * Decodes every payload except the handshake (handled before any message) and InstallSnapshot chunks
-     * (see {@link SnapshotAssembler}).
+     * (see {@link SnapshotAssembler}). The switch over the payload case has no default, so a new case in
+     * raft.proto does not compile until it is decoded here.
      *
-     * @throws IllegalArgumentException if the frame does not describe a valid core message
+     * @throws InvalidFrameException if the frame does not describe a valid core message:
+     *                               {@link InvalidFrameException.Reason#UNKNOWN_TYPE} for a message or entry
+     *                               type this version does not know (a newer peer), else
+     *                               {@link InvalidFrameException.Reason#MALFORMED}
      */
     public static Message fromProto(RaftMessage frame) {
+        try {
+            return decode(frame);
+        } catch (InvalidFrameException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            // A record's own checks (e.g. AppendEntries' entries must follow prevLogIndex in order).
+            throw InvalidFrameException.malformed("invalid " + frame.getPayloadCase() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Message decode(RaftMessage frame) {
         return switch (frame.getPayloadCase()) {
             case REQUEST_VOTE -> {
                 RequestVote m = frame.getRequestVote();
@@ -151,10 +200,18 @@ public final class MessageCodec {
                 yield new Message.ReadIndexResponse(m.getTerm(), m.getFrom(), m.getTo(), m.getContextsList(),
                         m.getReadIndex());
             }
-            case INSTALL_SNAPSHOT -> throw new IllegalArgumentException(
-                    "an InstallSnapshot chunk must go through the SnapshotAssembler");
-            case HANDSHAKE -> throw new IllegalArgumentException("a second handshake on an established connection");
-            case PAYLOAD_NOT_SET -> throw new IllegalArgumentException("a frame without a payload");
+            case INSTALL_SNAPSHOT -> throw InvalidFrameException.malformed(
+                    "an InstallSnapshot chunk must go through the SnapshotAssembler", null);
+            case HANDSHAKE -> throw InvalidFrameException.malformed(
+                    "a second handshake on an established connection", null);
+            case PAYLOAD_NOT_SET -> {
+                // protobuf keeps a oneof case it does not know as an unknown field: a newer peer's message.
+                if (!frame.getUnknownFields().asMap().isEmpty()) {
+                    throw InvalidFrameException.unknownType("a message type this version does not know (field "
+                            + frame.getUnknownFields().asMap().keySet() + "); is the peer running a newer version?");
+                }
+                throw InvalidFrameException.malformed("a frame without a payload", null);
+            }
         };
     }
 
@@ -201,13 +258,67 @@ public final class MessageCodec {
 
     /** Bytes a message is charged in the per-peer queue's byte budget (an estimate, not its frame size). */
     public static long estimatedBytes(Message message) {
-        if (message instanceof Message.AppendEntries m) {
-            return MESSAGE_OVERHEAD_BYTES + m.entries().stream().mapToLong(Entry::sizeBytes).sum();
+        return message.accept(ESTIMATED_BYTES);
+    }
+
+    /** A fixed cost per message, plus the payload of the two types that carry entries or snapshot data. */
+    private static final Message.Visitor<Long> ESTIMATED_BYTES = new EstimatedBytes();
+
+    private static final class EstimatedBytes implements Message.Visitor<Long> {
+
+        @Override
+        public Long visit(Message.AppendEntries m) {
+            long bytes = MESSAGE_OVERHEAD_BYTES;
+            for (Entry e : m.entries()) {
+                bytes += e.sizeBytes();
+            }
+            return bytes;
         }
-        if (message instanceof Message.InstallSnapshot m) {
+
+        @Override
+        public Long visit(Message.InstallSnapshot m) {
             return MESSAGE_OVERHEAD_BYTES + m.snapshot().data().length;
         }
-        return MESSAGE_OVERHEAD_BYTES;
+
+        @Override
+        public Long visit(Message.RequestVote m) {
+            return MESSAGE_OVERHEAD_BYTES;
+        }
+
+        @Override
+        public Long visit(Message.RequestVoteResponse m) {
+            return MESSAGE_OVERHEAD_BYTES;
+        }
+
+        @Override
+        public Long visit(Message.AppendEntriesResponse m) {
+            return MESSAGE_OVERHEAD_BYTES;
+        }
+
+        @Override
+        public Long visit(Message.Heartbeat m) {
+            return MESSAGE_OVERHEAD_BYTES;
+        }
+
+        @Override
+        public Long visit(Message.HeartbeatResponse m) {
+            return MESSAGE_OVERHEAD_BYTES;
+        }
+
+        @Override
+        public Long visit(Message.TimeoutNow m) {
+            return MESSAGE_OVERHEAD_BYTES;
+        }
+
+        @Override
+        public Long visit(Message.ReadIndexRequest m) {
+            return MESSAGE_OVERHEAD_BYTES;
+        }
+
+        @Override
+        public Long visit(Message.ReadIndexResponse m) {
+            return MESSAGE_OVERHEAD_BYTES;
+        }
     }
 
     static io.rota.proto.Entry toProto(Entry entry) {
@@ -228,7 +339,8 @@ public final class MessageCodec {
             case COMMAND -> Entry.Type.COMMAND;
             case NO_OP -> Entry.Type.NO_OP;
             case CONFIGURATION -> Entry.Type.CONFIGURATION;
-            case UNRECOGNIZED -> throw new IllegalArgumentException("unknown entry type " + entry.getTypeValue());
+            case UNRECOGNIZED -> throw InvalidFrameException.unknownType("an entry type this version does not know ("
+                    + entry.getTypeValue() + "); is the peer running a newer version?");
         };
         return new Entry(entry.getIndex(), entry.getTerm(), type, entry.getData().toByteArray());
     }

@@ -41,13 +41,17 @@ import java.util.stream.Collectors;
  *
  * <p>This class only bootstraps and keeps the per-peer bookkeeping; {@link PeerChannelInitializer} builds
  * each connection's pipeline.
+ *
+ * <p>Log lines follow a peer's state, not its retries: one when a connection is established or
+ * re-established, one when it is lost, one when the peer's port refuses connections, and one when dialling
+ * starts to fail — then silence until it answers again.
  */
 public final class NettyPeerTransport implements PeerTransport {
 
     private static final Logger log = LoggerFactory.getLogger(NettyPeerTransport.class);
 
-    /** Log the first failed dial of a streak, then every this many. */
-    private static final int LOG_EVERY_NTH_FAILURE = 10;
+    /** Lines about peers' connections; a peer that flaps cannot flood the log. */
+    private static final LogLimiter linkChanges = new LogLimiter(log, 10);
 
     private final TransportConfig config;
     private final ConcurrentMap<Long, Peer> peers = new ConcurrentHashMap<>();
@@ -186,6 +190,7 @@ public final class NettyPeerTransport implements PeerTransport {
             return;
         }
         peer.countDialAttempt();
+        long connectionsBefore = peer.connections();
         ChannelFuture connect;
         try {
             connect = dialer.clone()
@@ -196,25 +201,31 @@ public final class NettyPeerTransport implements PeerTransport {
         }
         connect.addListener((ChannelFuture f) -> {
             if (f.isSuccess()) {
-                // Handshake refusals and later disconnects both end here.
-                f.channel().closeFuture().addListener(c -> redialLater(peer, address, null));
+                // Handshake refusals and later disconnects both end here; a disconnect was logged already.
+                f.channel().closeFuture().addListener(c -> redialLater(peer, address,
+                        peer.connections() > connectionsBefore ? null
+                                : "the connection closed before the handshake completed (see that node's log)"));
             } else {
-                redialLater(peer, address, f.cause());
+                redialLater(peer, address, String.valueOf(f.cause().getMessage()));
             }
         });
     }
 
-    /** Ends a dial cycle: dial again after an exponential backoff with jitter. */
-    private void redialLater(Peer peer, InetSocketAddress address, Throwable cause) {
+    /**
+     * Ends a dial cycle: dial again after an exponential backoff with jitter. {@code failure} says why the
+     * dial failed, or is null when a handshaken connection ended; the first failure since the peer was last
+     * connected is logged, the retries are not.
+     */
+    private void redialLater(Peer peer, InetSocketAddress address, String failure) {
         if (closed) {
             return;
         }
         int failures = peer.failedDials.incrementAndGet();
         long delayMillis = backoffMillis(failures);
-        if (failures == 1 || failures % LOG_EVERY_NTH_FAILURE == 0) {
-            log.info("Node {} will dial peer {} at {} again in {} ms ({} consecutive attempt(s) ended{})",
-                    config.selfId(), peer.id, address, delayMillis, failures,
-                    cause == null ? " by a close" : ": " + cause.getMessage());
+        if (failure != null && peer.unreachableReported.compareAndSet(false, true)) {
+            linkChanges.info("Node {} cannot reach peer {} at {}: {}; dialling again with backoff (up to {} ms), "
+                            + "quietly until it answers", config.selfId(), peer.id, address, failure,
+                    config.reconnectBackoffMax().toMillis());
         }
         try {
             group.schedule(() -> {
@@ -243,8 +254,9 @@ public final class NettyPeerTransport implements PeerTransport {
                 if (f.isSuccess()) {
                     f.channel().close();
                 } else if (f.cause() instanceof ConnectException && !closed) {
-                    log.info("Node {}: peer {} refuses connections at {}; its process is gone", config.selfId(),
-                            peerId, address);
+                    peer(peerId).unreachableReported.set(true); // this line says it; the redials need not
+                    linkChanges.info("Node {}: peer {} refuses connections at {}; its process is gone",
+                            config.selfId(), peerId, address);
                     peerDown.accept(peerId);
                 }
             });
@@ -272,20 +284,23 @@ public final class NettyPeerTransport implements PeerTransport {
                 return;
             }
             Peer peer = peer(peerId);
+            boolean again = peer.connections() > 0;
             Channel replaced = peer.attach(channel);
             if (replaced != null && replaced != channel) {
-                log.info("Node {}: peer {} reconnected; closing its previous connection", config.selfId(), peerId);
+                linkChanges.info("Node {}: peer {} reconnected; closing its previous connection", config.selfId(),
+                        peerId);
                 replaced.close();
             }
-            log.info("Node {} connected to peer {} ({} {})", config.selfId(), peerId,
-                    peerId > config.selfId() ? "dialled" : "accepted from", channel.remoteAddress());
+            linkChanges.info("Node {} {} peer {} ({} {})", config.selfId(), again ? "reconnected to" : "connected to",
+                    peerId, peerId > config.selfId() ? "dialled" : "accepted from", channel.remoteAddress());
             peer.scheduleDrain();
         }
 
         @Override
         public void disconnected(long peerId, Channel channel) {
             if (peer(peerId).detach(channel) && !closed) {
-                log.info("Node {} disconnected from peer {} ({})", config.selfId(), peerId, channel.remoteAddress());
+                linkChanges.info("Node {} lost its connection to peer {} ({})", config.selfId(), peerId,
+                        channel.remoteAddress());
                 probe(peerId);
             }
         }
@@ -299,6 +314,11 @@ public final class NettyPeerTransport implements PeerTransport {
         public void delivered(long peerId, Message message) {
             peer(peerId).countReceived();
             inbound.accept(message);
+        }
+
+        @Override
+        public void rejected(long peerId) {
+            peer(peerId).countRejected();
         }
     }
 }

@@ -49,12 +49,15 @@ final class Peer {
     final AtomicBoolean dialling = new AtomicBoolean();
     /** Consecutive failed dials, for the backoff; reset by a successful handshake. */
     final AtomicInteger failedDials = new AtomicInteger();
+    /** The current streak of failed dials has been logged; reset by a successful handshake. */
+    final AtomicBoolean unreachableReported = new AtomicBoolean();
 
     private final LongAdder sent = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder received = new LongAdder();
     private final LongAdder connections = new LongAdder();
     private final LongAdder dialAttempts = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
 
     Peer(long id, TransportConfig config) {
         this.id = id;
@@ -85,6 +88,7 @@ final class Peer {
     Channel attach(Channel ch) {
         connections.increment();
         failedDials.set(0);
+        unreachableReported.set(false);
         return channel.getAndSet(ch);
     }
 
@@ -103,6 +107,15 @@ final class Peer {
 
     void countReceived() {
         received.increment();
+    }
+
+    void countRejected() {
+        rejected.increment();
+    }
+
+    /** Handshaken connections so far; 0 until the first one. */
+    long connections() {
+        return connections.sum();
     }
 
     /** Asks the current connection's event loop to write the queue, unless a drain is already pending. */
@@ -176,6 +189,6 @@ final class Peer {
 
     PeerStats stats() {
         return new PeerStats(sent.sum(), dropped.sum(), received.sum(), queuedMessages.get(), connections.sum(),
-                dialAttempts.sum());
+                dialAttempts.sum(), rejected.sum());
     }
 }

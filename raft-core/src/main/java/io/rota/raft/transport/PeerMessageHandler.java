@@ -2,6 +2,7 @@ package io.rota.raft.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.rota.proto.RaftMessage;
 import io.rota.raft.core.Message;
 import io.rota.raft.core.RaftNode;
@@ -12,8 +13,11 @@ import java.io.IOException;
 
 /**
  * The last handler of a peer connection: turns frames into core messages and reports them through
- * {@link ConnectionEvents}; reassembles snapshot chunks; closes the connection on anything malformed.
- * One instance per channel (it holds the peer's id and a partial snapshot).
+ * {@link ConnectionEvents}; reassembles snapshot chunks. A frame that makes no valid message
+ * ({@link InvalidFrameException}) is logged and counted: one of a type this version does not know is
+ * skipped and the connection kept (a newer peer must not be cut off from the messages both understand);
+ * anything malformed closes the connection. One instance per channel (it holds the peer's id and a partial
+ * snapshot).
  */
 final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
 
@@ -62,11 +66,21 @@ final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
             }
             message = complete.message();
         } else {
-            message = MessageCodec.fromProto(frame);
+            try {
+                message = MessageCodec.fromProto(frame);
+            } catch (InvalidFrameException e) {
+                if (e.reason() != InvalidFrameException.Reason.UNKNOWN_TYPE) {
+                    throw e; // exceptionCaught closes the connection
+                }
+                events.rejected(peerId);
+                connectionFaults.warn("Node {} skipped a message from peer {}: {}", config.selfId(), peerId,
+                        e.getMessage());
+                return;
+            }
         }
         if (message.from() != peerId || message.to() != config.selfId()) {
-            throw new IllegalArgumentException("message " + message.from() + "->" + message.to()
-                    + " on the connection between " + peerId + " and " + config.selfId());
+            throw InvalidFrameException.malformed("message " + message.from() + "->" + message.to()
+                    + " on the connection between " + peerId + " and " + config.selfId(), null);
         }
         events.delivered(peerId, message);
     }
@@ -91,12 +105,17 @@ final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         String peer = peerId == RaftNode.NONE ? "not yet handshaken" : "peer " + peerId;
-        if (cause instanceof IOException) {
+        // A decoder's own exception arrives wrapped; name what went wrong, not the wrapper.
+        Throwable reason = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (reason instanceof IOException) {
             connectionFaults.info("Peer connection {} ({}) failed: {}", ctx.channel().remoteAddress(), peer,
-                    cause.toString());
+                    reason.toString());
         } else {
+            if (peerId != RaftNode.NONE) {
+                events.rejected(peerId);
+            }
             connectionFaults.warn("Closing peer connection {} ({}) on node {}: malformed or oversized frame: {}",
-                    ctx.channel().remoteAddress(), peer, config.selfId(), cause.toString());
+                    ctx.channel().remoteAddress(), peer, config.selfId(), reason.toString());
         }
         ctx.close();
     }

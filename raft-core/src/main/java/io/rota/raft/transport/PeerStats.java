@@ -9,8 +9,12 @@ package io.rota.raft.transport;
  * @param queued       messages waiting in the per-peer queue right now
  * @param connections  handshaken connections established with the peer (either side dialled)
  * @param dialAttempts connection attempts this node made (only the lower id dials)
+ * @param rejected     frames from the peer that made no valid message: a message type this version does not
+ *                     know (skipped; is the peer newer?) or a malformed or oversized frame (the connection
+ *                     was closed); see {@link InvalidFrameException}
  */
-public record PeerStats(long sent, long dropped, long received, long queued, long connections, long dialAttempts) {
+public record PeerStats(long sent, long dropped, long received, long queued, long connections, long dialAttempts,
+                        long rejected) {
 
     /** Connections established after the first one. */
     public long reconnects() {

@@ -256,6 +256,9 @@ class MembershipTest {
         assertTrue(net.node(1).commitIndex() >= a.index(), "it stepped down after the commit, which it announced");
         assertEquals(term + 1, net.node(net.leader()).currentTerm(),
                 "handed over with TimeoutNow (§3.10): one election, without waiting for a timeout");
+        assertTrue(net.events(1).stream().anyMatch(e -> e instanceof RaftEvent.SteppedDown d
+                        && d.cause() == RaftEvent.SteppedDown.Cause.REMOVED_FROM_CONFIGURATION && d.term() == term),
+                "the step-down is reported for the operator's log: " + net.events(1));
 
         long newLeader = net.leader();
         long campaigns = requestVotesFrom(net, 1);

@@ -40,6 +40,8 @@ final class Network {
         TreeMap<Long, String> stateMachine;
         List<Entry> applied;
         List<ReadState> readStates;
+        /** What the node reported in its Readies since it (re)started ({@link Ready#events()}). */
+        List<RaftEvent> events;
 
         Server(MemoryLogStore disk) {
             this.disk = disk;
@@ -113,6 +115,7 @@ final class Network {
         s.stateMachine = onDisk.snapshot() == null ? new TreeMap<>() : decode(onDisk.snapshot().data());
         s.applied = new ArrayList<>();
         s.readStates = new ArrayList<>();
+        s.events = new ArrayList<>();
     }
 
     // ------------------------------------------------------------------ access
@@ -142,6 +145,11 @@ final class Network {
 
     List<ReadState> readStates(long id) {
         return servers.get(id).readStates;
+    }
+
+    /** Events node {@code id} reported since it (re)started, in order. */
+    List<RaftEvent> events(long id) {
+        return servers.get(id).events;
     }
 
     /** Messages sent and not yet delivered; tests may inspect, remove or reorder them. */
@@ -262,6 +270,7 @@ final class Network {
         }
         s.applied.addAll(r.committedEntries());
         s.readStates.addAll(r.readStates());
+        s.events.addAll(r.events());
     }
 
     // ------------------------------------------------------------------ time and clients

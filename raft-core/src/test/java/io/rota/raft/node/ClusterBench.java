@@ -37,8 +37,8 @@ public final class ClusterBench {
         }
 
         @Override
-        public byte[] snapshot() {
-            return new byte[0];
+        public Capture capture() {
+            return () -> new byte[0];
         }
 
         @Override

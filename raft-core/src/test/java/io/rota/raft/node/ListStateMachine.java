@@ -10,9 +10,9 @@ import java.util.List;
 /**
  * A test state machine: the list of applied commands. Each command's result is its position in the
  * list, so a command applied twice would show up twice. Touched only on the driver thread; tests read it
- * through {@link RaftDriver#read}.
+ * through {@link RaftDriver#read}. Open for tests that need to watch its snapshots.
  */
-final class ListStateMachine implements StateMachine<Long> {
+class ListStateMachine implements StateMachine<Long> {
 
     private final List<String> commands = new ArrayList<>();
 
@@ -30,9 +30,11 @@ final class ListStateMachine implements StateMachine<Long> {
         return results;
     }
 
+    /** An immutable copy of the list (references only); joined into bytes on the snapshot thread. */
     @Override
-    public byte[] snapshot() {
-        return String.join("\n", commands).getBytes(StandardCharsets.UTF_8);
+    public Capture capture() {
+        List<String> image = List.copyOf(commands);
+        return () -> String.join("\n", image).getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

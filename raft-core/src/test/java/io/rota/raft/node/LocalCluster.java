@@ -3,11 +3,13 @@ package io.rota.raft.node;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.RaftOptions;
 import io.rota.raft.core.Role;
+import io.rota.raft.storage.LogStore;
+import io.rota.raft.storage.MemoryLogStore;
 import io.rota.raft.storage.RocksDbLogStore;
 import io.rota.raft.storage.StorageConfig;
-import io.rota.raft.testing.Await;
 import io.rota.raft.transport.NettyPeerTransport;
 import io.rota.raft.transport.TransportConfig;
+import io.rota.testkit.Await;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -31,7 +33,9 @@ import java.util.stream.Stream;
 
 /**
  * A cluster of real nodes in one JVM: each with its own RocksDB directory, its own Netty transport on
- * 127.0.0.1 (ephemeral ports, kept across restarts) and its own driver thread.
+ * 127.0.0.1 (ephemeral ports, kept across restarts) and its own driver thread. Or, {@link #inMemory}, the
+ * same drivers on {@link MemoryLogStore}s and a {@link MemoryNetwork}: for tests of the driver itself,
+ * where disks and sockets would only add time.
  */
 final class LocalCluster implements AutoCloseable {
 
@@ -47,6 +51,9 @@ final class LocalCluster implements AutoCloseable {
     private final Map<Long, StateMachine<Long>> machines = new HashMap<>();
     private final Supplier<StateMachine<Long>> machineFactory;
     private final Map<Long, TransportConfig> transports = new HashMap<>();
+    /** In-memory mode: the network and each node's disk, which outlives its driver. Null otherwise. */
+    private final MemoryNetwork network;
+    private final Map<Long, MemoryLogStore> disks = new HashMap<>();
     private int starts;
 
     LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak) {
@@ -54,10 +61,22 @@ final class LocalCluster implements AutoCloseable {
     }
 
     LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak, Supplier<StateMachine<Long>> machineFactory) {
+        this(root, null, size, tweak, machineFactory);
+    }
+
+    /** Nodes on in-memory disks and an in-memory network, each still on its own driver threads. */
+    static LocalCluster inMemory(int size, UnaryOperator<NodeConfig> tweak,
+                                 Supplier<StateMachine<Long>> machineFactory) {
+        return new LocalCluster(null, new MemoryNetwork(), size, tweak, machineFactory);
+    }
+
+    private LocalCluster(Path root, MemoryNetwork network, int size, UnaryOperator<NodeConfig> tweak,
+                         Supplier<StateMachine<Long>> machineFactory) {
         this.root = root;
+        this.network = network;
         this.machineFactory = machineFactory;
         this.size = size;
-        this.clusterId = "test-" + root.getFileName();
+        this.clusterId = root == null ? "test-memory" : "test-" + root.getFileName();
         this.tweak = tweak;
         Set<Long> voters = new HashSet<>();
         for (long id = 1; id <= size; id++) {
@@ -71,6 +90,16 @@ final class LocalCluster implements AutoCloseable {
 
     /** Start (or restart) node {@code id} from its data directory, on its old port if it had one. */
     void start(long id) {
+        NodeConfig config = tweak.apply(NodeConfig.builder(RaftOptions.defaults(id, configuration))
+                .tick(Duration.ofMillis(20)).build());
+        StateMachine<Long> machine = machineFactory.get();
+        if (network != null) {
+            LogStore disk = disks.computeIfAbsent(id, k -> new MemoryLogStore());
+            drivers.put(id, RaftDriver.start(config, disk, network.port(id), machine,
+                    new SplittableRandom(id * 31 + starts++)));
+            machines.put(id, machine);
+            return;
+        }
         InetSocketAddress listen = addresses.getOrDefault(id, new InetSocketAddress("127.0.0.1", 0));
         TransportConfig tc = TransportConfig.builder(clusterId, id, listen)
                 .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
@@ -79,9 +108,6 @@ final class LocalCluster implements AutoCloseable {
                 tc.peers().put(peer, address);
             }
         });
-        NodeConfig config = tweak.apply(NodeConfig.builder(RaftOptions.defaults(id, configuration))
-                .tick(Duration.ofMillis(20)).build());
-        StateMachine<Long> machine = machineFactory.get();
         RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(dataDir(id)));
         NettyPeerTransport transport = new NettyPeerTransport(tc);
         RaftDriver<Long> driver = RaftDriver.start(config, store, transport, machine,
@@ -123,6 +149,11 @@ final class LocalCluster implements AutoCloseable {
 
     RaftDriver<Long> node(long id) {
         return drivers.get(id);
+    }
+
+    /** Node {@code id}'s state machine, as its factory made it; touch it only through {@link RaftDriver#read}. */
+    StateMachine<Long> machine(long id) {
+        return machines.get(id);
     }
 
     NodeStatus status(long id) {

@@ -72,7 +72,7 @@ public final class LogAppendBench {
                 entries.add(Entry.command(next++, 1, data));
             }
             store.persist(new Ready(null, new HardState(1, 1, next - 1), null, entries, List.of(), List.of(),
-                    List.of(), List.of(), true));
+                    List.of(), List.of(), true, List.of()));
             persists++;
             now = System.nanoTime();
         } while (now < deadline);

@@ -111,7 +111,7 @@ class LogStoreProperties {
             long commit = s.hardState().commitIndex();
             HardState hs = random.nextBoolean() ? null
                     : new HardState(term, 1 + random.nextInt(3), commit + random.nextLong(newLast - commit + 1));
-            persist(new Ready(null, hs, null, entries, List.of(), List.of(), List.of(), List.of(), true));
+            persist(new Ready(null, hs, null, entries, List.of(), List.of(), List.of(), List.of(), true, List.of()));
         }
 
         private void hardStateOnly() {

@@ -98,6 +98,37 @@ class RocksDbLogStoreTest {
         }
     }
 
+    /**
+     * The driver's snapshot thread writes the image first (saveSnapshot), the driver thread records it later
+     * (compact): until then a restart does not see it, and the file it left is discarded.
+     */
+    @Test
+    void aSnapshotSavedAheadCountsOnlyOnceCompactRecordsIt() throws Exception {
+        var first = snapshot(4, 1, "state at 4");
+        var second = snapshot(8, 2, "state at 8");
+        try (RocksDbLogStore store = open()) {
+            store.persist(ready(new HardState(2, 1, 10), entries(1, 4, 1)));
+            store.persist(ready(null, entries(5, 10, 2)));
+            store.saveSnapshot(first);
+            store.compact(first, 3);
+            store.saveSnapshot(second); // the process dies before the driver thread records it
+        }
+        try (RocksDbLogStore store = open()) {
+            PersistentState loaded = store.load();
+            assertEquals(first.metadata(), loaded.snapshot().metadata());
+            assertEquals("state at 4", new String(loaded.snapshot().data()));
+            assertEquals(2, loaded.compactedIndex());
+            store.saveSnapshot(second);
+            store.compact(second, 6);
+        }
+        try (RocksDbLogStore store = open()) {
+            PersistentState loaded = store.load();
+            assertEquals(second.metadata(), loaded.snapshot().metadata());
+            assertEquals("state at 8", new String(loaded.snapshot().data()));
+            assertEquals(5, loaded.compactedIndex());
+        }
+    }
+
     @Test
     void aSnapshotFromTheLeaderReplacesTheWholeLog() throws Exception {
         MemoryLogStore model = new MemoryLogStore();

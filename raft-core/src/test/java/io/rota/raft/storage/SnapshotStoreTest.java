@@ -70,6 +70,26 @@ class SnapshotStoreTest {
         assertEquals(List.of(SnapshotStore.name(40, 1), SnapshotStore.name(50, 1)), fileNames());
     }
 
+    /**
+     * While a local snapshot is being written on the snapshot thread, a leader's may be written too: two
+     * files newer than the one the log refers to. Pruning must not take the referenced one.
+     */
+    @Test
+    void theSnapshotTheLogRefersToIsNeverPruned() throws Exception {
+        SnapshotStore store = new SnapshotStore(dir);
+        store.save(new SnapshotMetadata(10, 1, CONFIG), new byte[] {1});
+        store.protect(new SnapshotMetadata(10, 1, CONFIG));
+        store.save(new SnapshotMetadata(20, 1, CONFIG), new byte[] {2});
+        store.save(new SnapshotMetadata(30, 2, CONFIG), new byte[] {3});
+        assertEquals(List.of(SnapshotStore.name(10, 1), SnapshotStore.name(20, 1), SnapshotStore.name(30, 2)),
+                fileNames());
+
+        store.protect(new SnapshotMetadata(30, 2, CONFIG));
+        store.save(new SnapshotMetadata(40, 2, CONFIG), new byte[] {4});
+        assertEquals(List.of(SnapshotStore.name(30, 2), SnapshotStore.name(40, 2)), fileNames());
+        assertTrue(store.contains(new SnapshotMetadata(40, 2, CONFIG)));
+    }
+
     @Test
     void aFlippedByteIsDetected() throws Exception {
         Path file = new SnapshotStore(dir).save(new SnapshotMetadata(10, 1, CONFIG), new byte[64]);

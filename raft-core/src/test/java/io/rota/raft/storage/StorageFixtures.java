@@ -32,7 +32,7 @@ final class StorageFixtures {
     }
 
     static Ready ready(HardState hardState, Snapshot snapshot, List<Entry> entries) {
-        return new Ready(null, hardState, snapshot, entries, List.of(), List.of(), List.of(), List.of(), true);
+        return new Ready(null, hardState, snapshot, entries, List.of(), List.of(), List.of(), List.of(), true, List.of());
     }
 
     static Ready ready(HardState hardState, List<Entry> entries) {

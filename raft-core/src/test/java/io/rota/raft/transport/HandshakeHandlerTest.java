@@ -122,6 +122,21 @@ class HandshakeHandlerTest {
         channel.writeInbound(Unpooled.buffer().writeInt(3).writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, 0x01}));
         assertFalse(channel.isOpen());
         assertTrue(events.delivered.isEmpty());
+        assertEquals(List.of(1L), events.rejected, "counted against the peer");
+    }
+
+    @Test
+    void messageOfAnUnknownTypeIsSkippedAndCountedAndTheConnectionKept() {
+        EmbeddedChannel channel = acceptor();
+        channel.writeInbound(frame(handshake(CLUSTER, 1)));
+
+        channel.writeInbound(frame(MessageCodecTest.fromANewerVersion()));
+        Message.TimeoutNow known = new Message.TimeoutNow(3, 1, 2);
+        channel.writeInbound(frame(MessageCodec.toProto(known)));
+
+        assertTrue(channel.isOpen(), "a newer peer stays connected for the messages both versions know");
+        assertEquals(List.of(1L), events.rejected);
+        assertEquals(List.of(known), events.delivered);
     }
 
     @Test
@@ -195,6 +210,7 @@ class HandshakeHandlerTest {
         final List<Long> connected = new ArrayList<>();
         final List<Long> disconnected = new ArrayList<>();
         final List<Message> delivered = new ArrayList<>();
+        final List<Long> rejected = new ArrayList<>();
 
         @Override
         public void connected(long peerId, Channel channel) {
@@ -213,6 +229,11 @@ class HandshakeHandlerTest {
         @Override
         public void delivered(long peerId, Message message) {
             delivered.add(message);
+        }
+
+        @Override
+        public void rejected(long peerId) {
+            rejected.add(peerId);
         }
     }
 }

@@ -3,7 +3,7 @@ package io.rota.raft.transport;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.rota.raft.testing.Await;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 

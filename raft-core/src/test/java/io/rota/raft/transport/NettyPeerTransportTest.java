@@ -1,18 +1,21 @@
 package io.rota.raft.transport;
 
-import io.rota.raft.testing.Await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.rota.proto.RaftMessage;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -319,6 +322,32 @@ class NettyPeerTransportTest {
         assertEquals(new Message.TimeoutNow(1, 1, 2), receiver.received.poll());
         assertEquals(1, sender.transport.stats().get(2L).dropped());
         assertEquals(1, sender.transport.stats().get(2L).connections(), "the connection survived");
+    }
+
+    @Test
+    void messageOfAnUnknownTypeFromANewerPeerIsCountedAndTheNodeKeepsReceiving() throws IOException {
+        Node node = start(2);
+        node.config.peers().put(1L, new InetSocketAddress("127.0.0.1", 1)); // known, never dialled (lower id)
+        try (Socket newer = new Socket()) {
+            newer.connect(node.transport.localAddress(), (int) TIMEOUT.toMillis());
+            DataOutputStream out = new DataOutputStream(newer.getOutputStream());
+            // Node 1 of the cluster, on a version with a message type node 2 does not know.
+            writeFrame(out, HandshakeHandlerTest.handshake(CLUSTER, 1));
+            writeFrame(out, MessageCodecTest.fromANewerVersion());
+            writeFrame(out, MessageCodec.toProto(new Message.TimeoutNow(3, 1, 2)));
+
+            Await.until(TIMEOUT, () -> node.received.size() == 1, "the known message behind the unknown one arrives");
+            assertEquals(new Message.TimeoutNow(3, 1, 2), node.received.poll());
+            assertEquals(1, node.transport.stats().get(1L).rejected());
+            assertEquals(Set.of(1L), node.transport.connectedPeers(), "still connected");
+        }
+    }
+
+    private static void writeFrame(DataOutputStream out, RaftMessage message) throws IOException {
+        byte[] body = message.toByteArray();
+        out.writeInt(body.length);
+        out.write(body);
+        out.flush();
     }
 
     private static List<String> logLines(ListAppender<ILoggingEvent> appender) {

@@ -1,6 +1,4 @@
-package io.rota.server;
-
-import io.rota.raft.testing.Await;
+package io.rota.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,11 +18,14 @@ import java.util.function.BiFunction;
  * A cluster of real {@code java -jar rota-server.jar server ...} processes on 127.0.0.1, for the
  * failsafe tests ({@code *ProcessTest}) and the chaos harness. Members are {@code n1..nN}; index i is
  * {@code n(i+1)}. Each member has a client port, a peer port and an HTTP port, all chosen by
- * {@link TestCluster#freePort()}. Processes are stopped by PID in {@link #close()}.
+ * {@link Ports#freePort()}. Processes are stopped by PID in {@link #close()}.
  *
  * <p>{@code peerAddress} lets a test route member i's connections to member j through something else
  * (a fault-injecting proxy): it returns the {@code host:port} member i should dial for member j. By
  * default it is j's own peer address.
+ *
+ * <p>It uses no Rota class: it runs the packaged jar ({@link #jar()}) and reads /health and /status over
+ * HTTP, so the test kit needs no server module and any module's tests (and the chaos harness) can use it.
  */
 public final class ProcessCluster implements AutoCloseable {
 
@@ -117,9 +118,9 @@ public final class ProcessCluster implements AutoCloseable {
         this.peerPort = new int[size];
         this.httpPort = new int[size];
         for (int i = 0; i < size; i++) {
-            clientPort[i] = TestCluster.freePort();
-            peerPort[i] = TestCluster.freePort();
-            httpPort[i] = TestCluster.freePort();
+            clientPort[i] = Ports.freePort();
+            peerPort[i] = Ports.freePort();
+            httpPort[i] = Ports.freePort();
         }
         this.peerAddress = peerAddress != null ? peerAddress : (i, j) -> "127.0.0.1:" + peerPort[j];
         this.processes = new Process[size];

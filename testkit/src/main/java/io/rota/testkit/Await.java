@@ -1,4 +1,4 @@
-package io.rota.raft.testing;
+package io.rota.testkit;
 
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
@@ -12,6 +12,14 @@ public final class Await {
     private Await() {
     }
 
+    /**
+     * Returns once {@code condition} holds, polling it every millisecond.
+     *
+     * @param timeout     how long to wait at most
+     * @param condition   what to wait for; polled on the calling thread
+     * @param description what is awaited, for the failure message
+     * @throws AssertionError if the deadline passes (or the thread is interrupted) first
+     */
     public static void until(Duration timeout, BooleanSupplier condition, String description) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {

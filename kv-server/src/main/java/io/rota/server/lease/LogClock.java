@@ -1,4 +1,4 @@
-package io.rota.server.kv;
+package io.rota.server.lease;
 
 import io.rota.proto.ClockStamp;
 import io.rota.raft.node.Leadership;
@@ -20,6 +20,10 @@ import io.rota.raft.node.Leadership;
  *       (issue 11, hole 2; the old {@code now_unix_ms} did).</li>
  * </ul>
  * Deterministic and not thread-safe, like the state machine that owns it.
+ *
+ * <p>It lives beside the leases whose deadlines are measured on it: the state machine ({@code kv}) uses
+ * the lease package, and the lease keeper's stamps would otherwise make {@code lease} depend back on
+ * {@code kv}, a package cycle (design.md H2).
  */
 public final class LogClock {
 

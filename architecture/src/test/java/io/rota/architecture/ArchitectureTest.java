@@ -1,0 +1,140 @@
+package io.rota.architecture;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchRule;
+import io.rota.chaos.ChaosMain;
+import io.rota.client.RotaClient;
+import io.rota.client.cli.Rotactl;
+import io.rota.client.recipes.Lock;
+import io.rota.examples.reminders.DemoDriver;
+import io.rota.proto.Frame;
+import io.rota.raft.core.RaftNode;
+import io.rota.server.RotaServer;
+import io.rota.testkit.ProcessCluster;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+import static com.tngtech.archunit.base.DescribedPredicate.describe;
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The house rules, checked on the main classes of every module (this module depends on all of them, so
+ * its test classpath holds them all): no package cycles, main code never depends on test code, and the
+ * module graph points one way. The Raft core's purity has its own rules next to it, in raft-core's
+ * {@code io.rota.raft.core.ArchitectureTest}. How to see each rule fail: docs/design.md, H2.
+ */
+class ArchitectureTest {
+
+    /** Where Maven puts compiled tests: a test-classes directory, or a test-jar ({@code *-tests.jar}). */
+    private static final Pattern TEST_OUTPUT = Pattern.compile(".*(/test-classes/|-tests\\.jar!/).*");
+
+    /** An array is the code of its element class (an array type has no class file of its own). */
+    private static final DescribedPredicate<JavaClass> TEST_CODE = describe("test code",
+            c -> c.getBaseComponentType().getSource()
+                    .map(s -> TEST_OUTPUT.matcher(s.getUri().toString()).matches()).orElse(false));
+
+    /** A class found on the classpath outside any test output; a class that is not there at all is not. */
+    private static final DescribedPredicate<JavaClass> MAIN_CODE = describe("main code",
+            c -> c.getBaseComponentType().getSource().isPresent() && !TEST_CODE.test(c));
+
+    /** The SDK: io.rota.client and any subpackage of its own, but not the recipes' or rotactl's packages. */
+    private static final DescribedPredicate<JavaClass> SDK = resideInAPackage("io.rota.client..")
+            .and(not(resideInAnyPackage("io.rota.client.recipes..", "io.rota.client.cli..")))
+            .as("the SDK (io.rota.client)");
+
+    /** Every io.rota class on the classpath, main and test. */
+    private static JavaClasses all;
+    /** The main classes of every module. */
+    private static JavaClasses main;
+
+    @BeforeAll
+    static void importEveryModule() {
+        all = new ClassFileImporter().importPackages("io.rota");
+        main = all.that(MAIN_CODE);
+        for (Class<?> oneOfEachModule : List.of(Frame.class, ProcessCluster.class, RaftNode.class, RotaServer.class,
+                RotaClient.class, Lock.class, Rotactl.class, DemoDriver.class, ChaosMain.class)) {
+            assertTrue(main.contain(oneOfEachModule), oneOfEachModule + " was imported as main code");
+        }
+        // Else the rule on test code would hold for want of recognising any.
+        assertTrue(TEST_CODE.test(all.get(ArchitectureTest.class)), "this test class is recognised as test code");
+    }
+
+    @Test
+    @DisplayName("(a) No package depends on itself through other packages")
+    void noPackageCycles() {
+        ArchRule rule = slices().matching("io.rota.(**)").namingSlices("$1")
+                .should().beFreeOfCycles()
+                .because("a cycle makes two packages one: neither can be read, tested or moved alone");
+        rule.check(main);
+    }
+
+    @Test
+    @DisplayName("(b) Main code depends on main code only, never on test classes")
+    void mainCodeNeverDependsOnTestCode() {
+        ArchRule rule = classes().that(MAIN_CODE)
+                .should().onlyDependOnClassesThat(MAIN_CODE.or(resideOutsideOfPackage("io.rota..")))
+                .because("test classes are not shipped: a shared fixture belongs in testkit, as main code");
+        rule.check(main);
+    }
+
+    @Test
+    @DisplayName("(b) Main code uses no test framework")
+    void mainCodeUsesNoTestFramework() {
+        ArchRule rule = noClasses().that(MAIN_CODE)
+                .should().dependOnClassesThat().resideInAnyPackage("org.junit..", "org.opentest4j..", "com.tngtech.archunit..")
+                .because("test frameworks are test-scoped; testkit fails with plain AssertionErrors");
+        rule.check(main);
+    }
+
+    @Test
+    @DisplayName("(c) Modules depend one way: rotactl -> recipes -> client -> proto; kv-server -> raft-core -> proto")
+    void modulesDependOneWay() {
+        ArchRule rule = layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .ensureAllClassesAreContainedInArchitecture()
+                .layer("proto").definedBy("io.rota.proto..")
+                .layer("raft-core").definedBy("io.rota.raft..")
+                .layer("kv-server").definedBy("io.rota.server..")
+                .layer("client").definedBy(SDK)
+                .layer("recipes").definedBy("io.rota.client.recipes..")
+                .layer("rotactl").definedBy("io.rota.client.cli..")
+                .layer("testkit").definedBy("io.rota.testkit..")
+                .layer("examples").definedBy("io.rota.examples..")
+                .layer("chaos").definedBy("io.rota.chaos..")
+                .whereLayer("proto").mayNotAccessAnyLayer()
+                .whereLayer("raft-core").mayOnlyAccessLayers("proto")
+                .whereLayer("kv-server").mayOnlyAccessLayers("raft-core", "proto")
+                .whereLayer("client").mayOnlyAccessLayers("proto")
+                .whereLayer("recipes").mayOnlyAccessLayers("client")
+                .whereLayer("rotactl").mayOnlyAccessLayers("recipes", "client")
+                .whereLayer("testkit").mayNotAccessAnyLayer()
+                .whereLayer("examples").mayOnlyAccessLayers("recipes", "client")
+                .whereLayer("chaos").mayOnlyAccessLayers("testkit", "recipes", "client", "proto")
+                .because("each package belongs to one module, and a module uses only those below it (design.md H1)");
+        rule.check(main);
+    }
+
+    @Test
+    @DisplayName("(c) Libraries (proto, raft-core, client, recipes, testkit) have no command line: no picocli")
+    void librariesDoNotUsePicocli() {
+        ArchRule rule = noClasses().that(SDK)
+                .or().resideInAnyPackage("io.rota.client.recipes..", "io.rota.proto..", "io.rota.raft..", "io.rota.testkit..")
+                .should().dependOnClassesThat().resideInAPackage("picocli..")
+                .because("picocli is for programs (rotactl, the server, the demo, chaos), not every SDK user");
+        rule.check(main);
+    }
+}

@@ -1,0 +1,33 @@
+package io.rota.client;
+
+import io.rota.proto.Frame;
+
+import java.util.concurrent.CompletableFuture;
+
+/** One call through its attempts: the request, its deadline, where it goes next and how it ended. */
+final class Call {
+
+    final Frame.Builder request;
+    final boolean mutating;
+    /** System.nanoTime() past which no attempt starts. */
+    final long deadline;
+    /** Completed once, with the answer or the failure the caller gets. */
+    final CompletableFuture<Frame> result = new CompletableFuture<>();
+    /** Attempts started so far; the backoff grows with them. */
+    int attempts;
+    /** Where the next attempt goes (a leader hint); null: the pool's preferred member. */
+    String target;
+    /** The last failure, reported inside the TIMEOUT if the deadline passes. */
+    RotaException last;
+    /**
+     * Runs the call again under a new session when the cluster answers SESSION_EXPIRED (set by
+     * {@link Caller} when it attaches a session; null for calls without one, which then fail).
+     */
+    Runnable renewSession;
+
+    Call(Frame.Builder request, boolean mutating, long deadline) {
+        this.request = request;
+        this.mutating = mutating;
+        this.deadline = deadline;
+    }
+}

@@ -1,0 +1,34 @@
+package io.rota.client;
+
+/**
+ * The SDK's one retry classification: what a call (or a watch) does after a failure with a given
+ * {@link RotaException.Code}. The retrier and the watches both ask {@link #of}; neither keeps its own list.
+ */
+enum Recovery {
+    /** Final: the failure goes to the caller. */
+    FAIL,
+    /** Not applied, or safe to repeat: try again on another member after a backoff. */
+    ANOTHER_MEMBER,
+    /** Not applied: try again on the leader the error's hint names (or, without a hint, another member). */
+    FOLLOW_LEADER,
+    /** Not applied, and the session is gone: a write registers a new session and retries under it. */
+    NEW_SESSION;
+
+    /**
+     * One row per code. Exhaustive with no default: a new {@link RotaException.Code} does not compile until
+     * it is classified here.
+     */
+    static Recovery of(RotaException.Code code) {
+        return switch (code) {
+            case UNAVAILABLE, TIMEOUT -> ANOTHER_MEMBER;
+            case NOT_LEADER -> FOLLOW_LEADER;
+            case SESSION_EXPIRED -> NEW_SESSION;
+            case COMPACTED, LEASE_NOT_FOUND, REQUEST_TOO_LARGE, INVALID_ARGUMENT -> FAIL;
+        };
+    }
+
+    /** Whether a call or watch without a session simply tries again (on another member or the leader). */
+    boolean retries() {
+        return this == ANOTHER_MEMBER || this == FOLLOW_LEADER;
+    }
+}

@@ -1,0 +1,184 @@
+package io.rota.client;
+
+import io.rota.proto.Error;
+import io.rota.proto.Frame;
+import io.rota.proto.Member;
+import io.rota.proto.StatusRequest;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+
+/**
+ * The deadline loop: runs a {@link Call}'s attempts until one is answered, a failure is final, or the
+ * deadline passes. Each attempt goes to one member and may take at most the attempt timeout; after a
+ * failure, {@link Recovery} says what to do, and the next attempt waits the {@link Backoff} (jittered, and
+ * at least the server's retry-after). It knows nothing of sessions: a SESSION_EXPIRED call is handed back
+ * through {@link Call#renewSession}.
+ */
+final class Retrier {
+
+    private final ConnectionPool pool;
+    private final ClientThreads threads;
+    private final long attemptTimeoutNanos;
+    /** The client's call timeout, named in a deadline failure's message. */
+    private final long callTimeoutNanos;
+    private final RandomGenerator random;
+    /** Calls waiting out a backoff: failed by {@link #failBackingOff()}, as the event loop's shutdown drops them. */
+    private final Set<Call> backingOff = ConcurrentHashMap.newKeySet();
+
+    Retrier(ConnectionPool pool, ClientThreads threads, long attemptTimeoutNanos, long callTimeoutNanos) {
+        // Each thread's own generator, asked at each use (a ThreadLocalRandom must not be kept for another thread).
+        this(pool, threads, attemptTimeoutNanos, callTimeoutNanos, () -> ThreadLocalRandom.current().nextLong());
+    }
+
+    Retrier(ConnectionPool pool, ClientThreads threads, long attemptTimeoutNanos, long callTimeoutNanos,
+            RandomGenerator random) {
+        this.pool = pool;
+        this.threads = threads;
+        this.attemptTimeoutNanos = attemptTimeoutNanos;
+        this.callTimeoutNanos = callTimeoutNanos;
+        this.random = random;
+    }
+
+    /** Starts (or, after a new session, restarts) {@code call}'s attempts; its result completes once. */
+    void start(Call call) {
+        if (threads.isClosed()) {
+            call.result.completeExceptionally(Errors.closed());
+            return;
+        }
+        long remaining = call.deadline - System.nanoTime();
+        if (remaining <= 0) {
+            call.result.completeExceptionally(deadlineExceeded(call));
+            return;
+        }
+        call.attempts++;
+        String endpoint = call.target != null ? call.target : pool.preferred();
+        call.target = null;
+        long attemptNanos = Math.min(remaining, attemptTimeoutNanos);
+        pool.connection(endpoint)
+                .thenCompose(c -> c.call(call.request))
+                .orTimeout(attemptNanos, TimeUnit.NANOSECONDS)
+                .whenComplete((frame, e) -> onAnswer(call, endpoint, frame, e));
+    }
+
+    /** Fails every call waiting out a backoff (the client is closing; called after {@link ClientThreads#markClosed}). */
+    void failBackingOff() {
+        for (Call call : backingOff) {
+            call.result.completeExceptionally(Errors.closed());
+        }
+        backingOff.clear();
+    }
+
+    /** How many calls wait out a backoff now. */
+    int backingOff() {
+        return backingOff.size();
+    }
+
+    private void onAnswer(Call call, String endpoint, Frame frame, Throwable failure) {
+        if (failure != null) {
+            // No answer: nothing to follow, so any retryable failure moves on to another member.
+            call.last = Errors.of(failure, endpoint, "no answer from " + endpoint + " in time");
+            if (!Recovery.of(call.last.code()).retries()) {
+                call.result.completeExceptionally(call.last);
+                return;
+            }
+            pool.avoid(endpoint);
+            retryLater(call);
+            return;
+        }
+        if (!frame.hasError()) {
+            pool.prefer(endpoint);
+            call.result.complete(frame);
+            return;
+        }
+        Error error = frame.getError();
+        call.last = Errors.of(error);
+        switch (Recovery.of(call.last.code())) {
+            case FOLLOW_LEADER -> followLeader(call, endpoint, error);
+            case ANOTHER_MEMBER -> {
+                pool.avoid(endpoint);
+                retryLater(call);
+            }
+            case NEW_SESSION -> {
+                if (call.renewSession != null) {
+                    call.renewSession.run();   // not applied: a new session and a new sequence are safe
+                } else {
+                    call.result.completeExceptionally(call.last);
+                }
+            }
+            case FAIL -> call.result.completeExceptionally(call.last);
+        }
+    }
+
+    /** The error's leader hint: its endpoint, else its id looked up by Status, else another member. */
+    private void followLeader(Call call, String endpoint, Error error) {
+        if (!error.getLeaderEndpoint().isEmpty()) {
+            call.target = error.getLeaderEndpoint();
+            pool.prefer(call.target);
+            retryLater(call);
+        } else if (error.getLeaderId() != 0) {
+            findLeader(call, endpoint, error.getLeaderId());
+        } else {
+            pool.avoid(endpoint);
+            retryLater(call);
+        }
+    }
+
+    /** The leader's client address from a Status call on {@code endpoint}, then retry there. */
+    private void findLeader(Call call, String endpoint, long leaderId) {
+        long remaining = call.deadline - System.nanoTime();
+        pool.connection(endpoint)
+                .thenCompose(c -> c.call(Frame.newBuilder().setStatusRequest(StatusRequest.getDefaultInstance())))
+                .orTimeout(Math.max(1, Math.min(remaining, attemptTimeoutNanos)), TimeUnit.NANOSECONDS)
+                .whenComplete((status, e) -> {
+                    if (e == null && status.hasStatusResponse()) {
+                        for (Member m : status.getStatusResponse().getMembersList()) {
+                            if (m.getId() == leaderId && !m.getClientAddress().isEmpty()) {
+                                call.target = m.getClientAddress();
+                                pool.prefer(call.target);
+                            }
+                        }
+                    }
+                    if (call.target == null) {
+                        pool.avoid(endpoint);
+                    }
+                    retryLater(call);
+                });
+    }
+
+    private void retryLater(Call call) {
+        long remainingMs = TimeUnit.NANOSECONDS.toMillis(call.deadline - System.nanoTime());
+        if (remainingMs <= 0) {
+            call.result.completeExceptionally(deadlineExceeded(call));
+            return;
+        }
+        long retryAfterMs = call.last == null ? 0 : call.last.retryAfterMs();
+        long delay = Math.min(remainingMs, Backoff.jitteredMs(call.attempts, retryAfterMs, random));
+        // Registered before `closed` is read, as close() marks the client closed before it fails the
+        // registered calls: either this call sees the close, or the close sees this call.
+        backingOff.add(call);
+        if (threads.isClosed()) {
+            backingOff.remove(call);
+            call.result.completeExceptionally(Errors.closed());
+            return;
+        }
+        boolean scheduled = threads.schedule(() -> {
+            backingOff.remove(call);
+            start(call);
+        }, delay);
+        if (!scheduled) {   // the client is closing
+            backingOff.remove(call);
+            call.result.completeExceptionally(Errors.closed());
+        }
+    }
+
+    private RotaException deadlineExceeded(Call call) {
+        String last = call.last == null ? "" : "; last failure: " + call.last.getMessage();
+        return new RotaException(RotaException.Code.TIMEOUT, "no answer within "
+                + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms after " + call.attempts + " attempt(s)" + last,
+                call.last);
+    }
+}
