@@ -171,6 +171,9 @@ public final class Dashboard {
         if (e.type() == Entry.Type.NO_OP) {
             return "no-op";
         }
+        if (e.type() == Entry.Type.CONFIGURATION) {
+            return "configuration";
+        }
         try {
             return Command.parseFrom(e.data()).getOpCase().name().toLowerCase();
         } catch (InvalidProtocolBufferException ex) {

@@ -102,7 +102,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     public List<CommandResult> apply(List<Entry> committed) {
         List<CommandResult> results = new ArrayList<>(committed.size());
         for (Entry e : committed) {
-            results.add(e.type() == Entry.Type.NO_OP ? null : apply(e.index(), e.term(), e.data()));
+            results.add(e.type() != Entry.Type.COMMAND ? null : apply(e.index(), e.term(), e.data()));
         }
         return results;
     }

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param index position in the log, starting at 1
  * @param term  term of the leader that created the entry
  * @param type  what the entry carries
- * @param data  the command bytes; empty for a {@link Type#NO_OP}. Never modified after construction.
+ * @param data  the command bytes; empty for a {@link Type#NO_OP}; the encoded {@link Configuration} for a
+ *              {@link Type#CONFIGURATION}. Never modified after construction.
  */
 public record Entry(long index, long term, Type type, byte[] data) {
 
@@ -21,7 +22,12 @@ public record Entry(long index, long term, Type type, byte[] data) {
         /** A client command for the state machine. */
         COMMAND,
         /** The empty entry a new leader appends to commit entries of earlier terms (§5.4.2, §8). */
-        NO_OP
+        NO_OP,
+        /**
+         * A new cluster configuration ({@link Configuration#encode()}), in force on each server from the
+         * moment the entry is appended to its log (§4.1). Not a command: state machines skip it.
+         */
+        CONFIGURATION
     }
 
     private static final byte[] EMPTY = new byte[0];
@@ -45,6 +51,11 @@ public record Entry(long index, long term, Type type, byte[] data) {
         return new Entry(index, term, Type.NO_OP, EMPTY);
     }
 
+    /** A configuration entry (§4.1) carrying {@code configuration}. */
+    public static Entry configuration(long index, long term, Configuration configuration) {
+        return new Entry(index, term, Type.CONFIGURATION, configuration.encode());
+    }
+
     /** Bytes this entry counts for in message-size, in-flight and uncommitted-size limits. */
     public long sizeBytes() {
         return data.length + 24L;
@@ -52,6 +63,11 @@ public record Entry(long index, long term, Type type, byte[] data) {
 
     @Override
     public String toString() {
-        return "Entry{" + index + "@" + term + (type == Type.NO_OP ? " no-op" : " " + data.length + "B") + "}";
+        String what = switch (type) {
+            case NO_OP -> " no-op";
+            case CONFIGURATION -> " configuration";
+            case COMMAND -> " " + data.length + "B";
+        };
+        return "Entry{" + index + "@" + term + what + "}";
     }
 }

@@ -178,7 +178,12 @@ public sealed interface RaftEvent {
             /** A message with a higher term (§5.1). */
             HIGHER_TERM,
             /** The target of a leadership transfer started its election (§3.10). */
-            TRANSFER_COMPLETED
+            TRANSFER_COMPLETED,
+            /**
+             * The committed configuration no longer has this node as a voter (§4.2.2); {@code peer} is the
+             * voter it handed over to with TimeoutNow, or {@link RaftNode#NONE} if none was caught up.
+             */
+            REMOVED_FROM_CONFIGURATION
         }
 
         @Override

@@ -31,7 +31,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.random.RandomGenerator;
 
 /**
@@ -58,6 +60,9 @@ public final class RaftNode {
     private final RaftOptions options;
     private final long id;
     private final RandomGenerator random;
+    /** The configuration in force at each index of the log (§4.1). */
+    private final ConfigurationTracker configurations;
+    /** The latest configuration in the log, committed or not (§4.1); always {@code configurations.latest()}. */
     private Configuration configuration;
 
     // --- Persistent state on all servers (Figure 2); reaches disk through Ready.hardState/entries ---
@@ -129,8 +134,8 @@ public final class RaftNode {
         this.id = options.id();
         this.log = new RaftLog(state);
         this.latestSnapshot = state.snapshot();
-        this.configuration = state.snapshot() != null ? state.snapshot().metadata().configuration()
-                : options.configuration();
+        this.configurations = new ConfigurationTracker(state, options.configuration());
+        this.configuration = configurations.latest();
         this.currentTerm = state.hardState().currentTerm();
         this.votedFor = state.hardState().votedFor();
         this.persistedHardState = new HardState(currentTerm, votedFor, log.commitIndex());
@@ -152,11 +157,14 @@ public final class RaftNode {
         }
     }
 
-    /** Deliver a message from a peer. Messages for another node or from a non-member are ignored. */
+    /**
+     * Deliver a message from a peer. Messages for another node are ignored, and so are answers to a leader
+     * from servers it does not replicate to (see {@link #acceptsFrom}).
+     */
     public void step(Message m) {
         requireNoOutstandingReady();
         Objects.requireNonNull(m, "message");
-        if (m.to() != id || m.from() == id || !configuration.contains(m.from())) {
+        if (m.to() != id || m.from() == id || !acceptsFrom(m)) {
             return;
         }
         if (m.term() > currentTerm) {
@@ -237,11 +245,12 @@ public final class RaftNode {
     /**
      * Hand leadership to {@code target} (§3.10): stop taking proposals, bring the target's log up to
      * date, then send it TimeoutNow so it starts an election at once. Abandoned after one election
-     * timeout. Returns false if this node is not the leader or the target is not a voter.
+     * timeout. Returns false if this node is not the leader or the target is not a voter (a learner
+     * cannot lead).
      */
     public boolean transferLeadership(long target) {
         requireNoOutstandingReady();
-        if (role != Role.LEADER || !configuration.contains(target)) {
+        if (role != Role.LEADER || !configuration.isVoter(target)) {
             return false;
         }
         if (target == id) {
@@ -279,7 +288,9 @@ public final class RaftNode {
         if (term <= 0) {
             throw new IllegalArgumentException("snapshot at " + index + ": entry already compacted");
         }
-        latestSnapshot = new Snapshot(new SnapshotMetadata(index, term, configuration), data);
+        // The snapshot carries the configuration at its index, not the latest one (§4.1, §7).
+        latestSnapshot = new Snapshot(new SnapshotMetadata(index, term, configurations.at(index)), data);
+        configurations.compact(index);
         log.compactTo(Math.max(0, index - options.snapshotCatchUpEntries()));
         return log.firstIndex();
     }
@@ -639,8 +650,18 @@ public final class RaftNode {
         }
     }
 
+    /**
+     * Whether this server may stand for election. A voter may; a learner, or a server outside the
+     * configuration, ignores its election timer. One exception: a server that was a voter until the latest
+     * change in its log removed it, while it does not know that change to be committed. The cluster may
+     * still need it: a leader that removed itself and then lost its lead (a crash, CheckQuorum) may be the
+     * only server holding the change, and its longer log makes it refuse its vote to the others — if it did
+     * not stand, no one could ever be elected. It counts only the new voters' votes, never its own; if it
+     * wins, it commits the change and steps down (§4.2.2, design.md M5).
+     */
     private boolean isPromotable() {
-        return configuration.contains(id);
+        return configuration.isVoter(id)
+                || (configurations.latestIndex() > log.commitIndex() && configurations.previous().isVoter(id));
     }
 
     /** Start a pre-election (§9.6) or an election (§5.2). */
@@ -770,11 +791,7 @@ public final class RaftNode {
         report(new BecameLeader(currentTerm, preVoteRounds));
         preVoteRounds = 0;
         // Figure 2: "nextIndex initialized to leader last log index + 1, matchIndex to 0".
-        for (long peer : configuration.voters()) {
-            Progress pr = new Progress(log.lastIndex() + 1, options.maxInflightMessages(), options.maxInflightBytes());
-            pr.recentActive = true;
-            progress.put(peer, pr);
-        }
+        syncProgress();
         progress.get(id).matchIndex = log.persistedIndex();
         // §5.4.2 / §8: commit entries of earlier terms by committing one of our own, at once.
         Entry noOp = Entry.noOp(log.lastIndex() + 1, currentTerm);
@@ -847,6 +864,7 @@ public final class RaftNode {
             return;
         }
         long lastNew = log.appendFromLeader(m.prevLogIndex(), m.entries());
+        logWritten(m.entries());
         log.commitTo(Math.min(m.leaderCommit(), lastNew));
         send(new AppendEntriesResponse(currentTerm, id, m.from(), true, lastNew, 0, 0, 0));
     }
@@ -863,6 +881,7 @@ public final class RaftNode {
         if (!rest.isEmpty()) {
             // The entry at our commit index matches the leader's (Log Matching), so rest follows it.
             lastNew = log.appendFromLeader(commit, rest);
+            logWritten(rest);
         }
         log.commitTo(Math.min(m.leaderCommit(), lastNew));
         send(new AppendEntriesResponse(currentTerm, id, m.from(), true, lastNew, 0, 0, 0));
@@ -892,7 +911,8 @@ public final class RaftNode {
             log.restore(meta); // rules 7-8
             latestSnapshot = m.snapshot();
             pendingSnapshot = m.snapshot();
-            configuration = meta.configuration();
+            configurations.restore(meta);
+            configuration = configurations.latest();
             match = meta.lastIncludedIndex();
             report(new SnapshotInstalled(currentTerm, m.from(), meta.lastIncludedIndex()));
         }
@@ -904,6 +924,9 @@ public final class RaftNode {
     // =====================================================================================
 
     private void tickLeader() {
+        if (settleCommittedConfiguration()) {
+            return;
+        }
         heartbeatElapsed++;
         electionElapsed++;
         if (electionElapsed >= options.electionTicks()) {
@@ -936,7 +959,8 @@ public final class RaftNode {
     private boolean quorumRecentlyActive() {
         int active = 0;
         for (var e : progress.entrySet()) {
-            if (e.getKey() == id || e.getValue().recentActive) {
+            // Only voters count (§4.2.1): learners, and a leader that is removing itself, do not.
+            if (configuration.isVoter(e.getKey()) && (e.getKey() == id || e.getValue().recentActive)) {
                 active++;
             }
             if (e.getKey() != id) {
@@ -1140,7 +1164,7 @@ public final class RaftNode {
             return;
         }
         long readIndex = log.commitIndex();
-        if (configuration.size() == 1) {
+        if (configuration.voters().equals(Set.of(id))) { // the only voter: no one else to confirm with
             release(new ReadOnly.PendingRead(requester, contexts, readIndex, 0));
             return;
         }
@@ -1170,6 +1194,151 @@ public final class RaftNode {
         } else {
             send(new ReadIndexResponse(currentTerm, id, r.requester(), r.contexts(), r.readIndex()));
         }
+    }
+
+    // =====================================================================================
+    // Membership changes (§4)
+    // =====================================================================================
+
+    /**
+     * Propose a single-server membership change (§4.1): add a learner or a voter, promote a learner, or
+     * remove a server — the leader itself included (§4.2.2). The new configuration is appended as a
+     * {@link Entry.Type#CONFIGURATION} entry and is in force on this leader at once; the change is done
+     * when that entry is committed. Refused, with a reason, unless this node leads, is not handing
+     * leadership over, has committed an entry of its own term, has no other change uncommitted, and
+     * the change fits the configuration (a promoted learner must be caught up).
+     */
+    public ConfChangeResult proposeConfChange(ConfChange change) {
+        requireNoOutstandingReady();
+        Objects.requireNonNull(change, "change");
+        ConfChangeResult.Reason refusal = confChangeRefusal(change);
+        if (refusal != null) {
+            return new ConfChangeResult.Refused(refusal, leaderId == id ? NONE : leaderId);
+        }
+        Configuration next = change.applyTo(configuration);
+        Entry entry = Entry.configuration(log.lastIndex() + 1, currentTerm, next);
+        uncommittedBytes += entry.sizeBytes(); // a change is small and one at a time: not held to the limit
+        log.appendAtEnd(List.of(entry));
+        logWritten(List.of(entry));
+        broadcastAppend(true); // also probes the servers just added
+        maybeCommit();
+        return new ConfChangeResult.Accepted(currentTerm, entry.index(), next);
+    }
+
+    private ConfChangeResult.Reason confChangeRefusal(ConfChange change) {
+        if (role != Role.LEADER || !configuration.isVoter(id)) {
+            return ConfChangeResult.Reason.NOT_LEADER; // a leader that removed itself is about to step down
+        }
+        if (leadTransferee != NONE) {
+            return ConfChangeResult.Reason.TRANSFERRING_LEADERSHIP;
+        }
+        if (log.term(log.commitIndex()) != currentTerm) {
+            // Ongaro's 2015 correction to §4.1: until an entry of this term is committed, a configuration
+            // entry of an earlier leader may sit uncommitted in other logs; a change made on top of a
+            // different one could give two configurations without a common majority.
+            return ConfChangeResult.Reason.NOT_YET_COMMITTED_IN_TERM;
+        }
+        if (configurations.latestIndex() > log.commitIndex()) {
+            return ConfChangeResult.Reason.CHANGE_IN_PROGRESS; // §4.1: one uncommitted change at a time
+        }
+        ConfChangeResult.Reason misfit = change.misfit(configuration);
+        if (misfit != null) {
+            return misfit;
+        }
+        if (change.type() == ConfChange.Type.PROMOTE && !caughtUp(progress.get(change.node()))) {
+            return ConfChangeResult.Reason.LEARNER_BEHIND;
+        }
+        return null;
+    }
+
+    /** §4.2.1: see {@link ConfChange#PROMOTION_MAX_LAG_ENTRIES}. */
+    private boolean caughtUp(Progress learner) {
+        return learner.matchIndex > 0 && log.lastIndex() - learner.matchIndex <= ConfChange.PROMOTION_MAX_LAG_ENTRIES;
+    }
+
+    /**
+     * §4.1: a server takes messages from servers outside its configuration too — a new server hears from a
+     * leader it does not know yet, and a candidate may need the vote of a server that has not yet appended
+     * the entry adding the candidate. Only answers to a leader (acknowledgements and read requests) are
+     * taken from the servers it replicates to alone: from anyone else they are a removed server's late
+     * message. Removed servers cannot disrupt by their elections: PreVote and the voters' leader lease do
+     * that work (§4.2.3, {@link #stepHigherTerm}).
+     */
+    private boolean acceptsFrom(Message m) {
+        boolean toLeader = m instanceof AppendEntriesResponse || m instanceof HeartbeatResponse
+                || m instanceof ReadIndexRequest;
+        return !toLeader || configuration.isMember(m.from()) || progress.containsKey(m.from());
+    }
+
+    /**
+     * Entries were written to the log (by this leader, or from the leader's AppendEntries, perhaps after
+     * truncating a conflicting suffix): a configuration entry among them is in force at once, and a
+     * truncated one no longer is (§4.1).
+     */
+    private void logWritten(List<Entry> written) {
+        configurations.written(written, log.lastIndex());
+        configuration = configurations.latest();
+        if (role == Role.LEADER) {
+            syncProgress();
+        }
+    }
+
+    /**
+     * The servers a leader replicates to: the members (voters and learners) of its configuration and,
+     * while that configuration is uncommitted, the members of the one before it — so that a server being
+     * removed still receives the entry that removes it and learns it is out, and a leader removing itself
+     * keeps every server up to date until the change commits (§4.2.2). The leader itself is always one.
+     */
+    private Set<Long> replicationTargets() {
+        Set<Long> targets = new TreeSet<>(configuration.members());
+        if (configurations.latestIndex() > log.commitIndex()) {
+            targets.addAll(configurations.previous().members());
+        }
+        targets.add(id);
+        return targets;
+    }
+
+    /** Give every replication target a {@link Progress}, and drop the Progress of everyone else. */
+    private void syncProgress() {
+        Set<Long> targets = replicationTargets();
+        progress.keySet().retainAll(targets);
+        for (long peer : targets) {
+            if (!progress.containsKey(peer)) {
+                Progress pr = new Progress(log.lastIndex() + 1, options.maxInflightMessages(), options.maxInflightBytes());
+                pr.recentActive = true;
+                progress.put(peer, pr);
+            }
+        }
+    }
+
+    /**
+     * Leader, on each tick: once its latest configuration is committed, stop replicating to the servers
+     * that configuration removed; and a leader that is not one of its voters steps down (§4.2.2), first
+     * handing over to a caught-up voter with TimeoutNow (§3.10) so that the cluster need not wait out an
+     * election timeout. Done on the tick after the commit, when the commit index has gone out with the
+     * AppendEntries that followed it. Returns whether this node stepped down.
+     */
+    private boolean settleCommittedConfiguration() {
+        if (configurations.latestIndex() > log.commitIndex()) {
+            return false;
+        }
+        syncProgress();
+        if (configuration.isVoter(id)) {
+            return false;
+        }
+        long successor = NONE;
+        for (long voter : configuration.voters()) {
+            Progress pr = progress.get(voter);
+            if (successor == NONE && pr.matchIndex == log.lastIndex()) {
+                successor = voter;
+            }
+        }
+        if (successor != NONE) {
+            send(new TimeoutNow(currentTerm, id, successor));
+        }
+        becomeFollower(currentTerm, NONE);
+        report(new SteppedDown(currentTerm, SteppedDown.Cause.REMOVED_FROM_CONFIGURATION, successor));
+        return true;
     }
 
     // =====================================================================================
@@ -1320,6 +1489,7 @@ public final class RaftNode {
         return log.entries();
     }
 
+    /** The configuration in force: the latest in the log, committed or not (§4.1). */
     public Configuration configuration() {
         return configuration;
     }

@@ -114,6 +114,9 @@ final class EventLog {
                 case HIGHER_TERM -> info("stepped down as leader: node " + e.peer() + " is at term " + e.term());
                 case TRANSFER_COMPLETED -> info("stepped down as leader at term " + e.term()
                         + ": leadership transferred to node " + e.peer());
+                case REMOVED_FROM_CONFIGURATION -> info("stepped down as leader at term " + e.term()
+                        + ": the committed configuration no longer has it as a voter (§4.2.2)"
+                        + (e.peer() == RaftNode.NONE ? "" : "; handed over to node " + e.peer()));
             };
         }
 

@@ -1,5 +1,8 @@
 package io.rota.raft.node;
 
+import io.rota.raft.core.ConfChange;
+import io.rota.raft.core.ConfChangeResult;
+import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
 import io.rota.raft.core.PersistentState;
@@ -76,7 +79,8 @@ public final class RaftDriver<R> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RaftDriver.class);
 
     /** What the driver thread consumes. Netty handlers and callers only ever enqueue these. */
-    private sealed interface Input permits PeerMessage, PeerDown, Proposal, Read, LocalRead, Transfer, StatusQuery, Wakeup {
+    private sealed interface Input permits PeerMessage, PeerDown, Proposal, Read, LocalRead, Transfer, StatusQuery,
+            MembershipChange, Wakeup {
     }
 
     /** A role listener and the executor it is told on. */
@@ -111,6 +115,10 @@ public final class RaftDriver<R> implements AutoCloseable {
     }
 
     private record StatusQuery(CompletableFuture<NodeStatus> future) implements Input {
+    }
+
+    private record MembershipChange(ConfChange change, CompletableFuture<Configuration> future, long deadline)
+            implements Input {
     }
 
     private record Wakeup() implements Input {
@@ -325,6 +333,18 @@ public final class RaftDriver<R> implements AutoCloseable {
     public CompletableFuture<Boolean> transferLeadership(long target) {
         CompletableFuture<Boolean> f = new CompletableFuture<>();
         enqueue(new Transfer(target, f), f);
+        return f;
+    }
+
+    /**
+     * Change the membership by one server (§4.1, see {@link ConfChange}). The future completes with the new
+     * configuration once its entry is committed and applied here; it fails with
+     * {@link ConfChangeRefusedException} if the leader refuses the change (the reason says whether to retry),
+     * or with {@link RaftException} as {@link #propose} does: NOT_LEADER, BUSY, UNAVAILABLE, TIMEOUT.
+     */
+    public CompletableFuture<Configuration> changeMembership(ConfChange change, Duration timeout) {
+        CompletableFuture<Configuration> f = new CompletableFuture<>();
+        enqueue(new MembershipChange(change, f, deadline(timeout)), f);
         return f;
     }
 
@@ -545,6 +565,8 @@ public final class RaftDriver<R> implements AutoCloseable {
                 t.future().complete(core.transferLeadership(t.target()));
             } else if (in instanceof StatusQuery q) {
                 q.future().complete(status(core));
+            } else if (in instanceof MembershipChange c) {
+                changeMembership(c);
             }
         }
         if (!proposalBatch.isEmpty()) {
@@ -628,13 +650,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         if (result instanceof ProposalResult.Accepted a) {
             for (int k = 0; k < batch.size(); k++) {
                 Proposal p = batch.get(k);
-                Pending overwritten = proposals.put(a.firstIndex() + k, new Pending(a.term(), p.future(), p.deadline()));
-                if (overwritten != null) {
-                    // This leader's log no longer holds our earlier entry at this index, and a leader's log
-                    // holds every committed entry (§5.4): it was never applied (issue 11, hole 4).
-                    overwritten.future().completeExceptionally(
-                            notLeader("the write was overwritten by a new leader and not applied"));
-                }
+                track(a.firstIndex() + k, new Pending(a.term(), p.future(), p.deadline()));
             }
             return;
         }
@@ -649,6 +665,39 @@ public final class RaftDriver<R> implements AutoCloseable {
         for (Proposal p : batch) {
             p.future().completeExceptionally(e);
         }
+    }
+
+    /** Wait for the entry appended at {@code index} to be applied (or overwritten). */
+    private void track(long index, Pending pending) {
+        Pending overwritten = proposals.put(index, pending);
+        if (overwritten != null) {
+            // This leader's log no longer holds our earlier entry at this index, and a leader's log holds
+            // every committed entry (§5.4): it was never applied (issue 11, hole 4).
+            overwritten.future().completeExceptionally(
+                    notLeader("the write was overwritten by a new leader and not applied"));
+        }
+    }
+
+    /** The change is tracked like a write: done when its configuration entry is applied here. */
+    private void changeMembership(MembershipChange c) {
+        ConfChangeResult result = core.proposeConfChange(c.change());
+        if (result instanceof ConfChangeResult.Accepted a) {
+            CompletableFuture<Object> applied = new CompletableFuture<>();
+            applied.whenComplete((ignored, e) -> {
+                if (e != null) {
+                    c.future().completeExceptionally(e);
+                } else {
+                    c.future().complete(a.configuration());
+                }
+            });
+            track(a.index(), new Pending(a.term(), applied, c.deadline()));
+            log.info("node {} proposed {} at index {}: {}", id(), c.change(), a.index(), a.configuration());
+            return;
+        }
+        ConfChangeResult.Reason reason = ((ConfChangeResult.Refused) result).reason();
+        c.future().completeExceptionally(reason == ConfChangeResult.Reason.NOT_LEADER
+                ? notLeader("only the leader changes the membership")
+                : new ConfChangeRefusedException(c.change(), reason));
     }
 
     private void startRead(Read r) {
@@ -924,6 +973,8 @@ public final class RaftDriver<R> implements AutoCloseable {
                 t.future().completeExceptionally(e);
             } else if (in instanceof StatusQuery q) {
                 q.future().completeExceptionally(e);
+            } else if (in instanceof MembershipChange c) {
+                c.future().completeExceptionally(e);
             }
         }
     }

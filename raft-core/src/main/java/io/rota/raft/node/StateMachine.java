@@ -22,7 +22,8 @@ public interface StateMachine<R> {
 
     /**
      * Apply committed entries in index order, with no gaps, and return one result per entry ({@code null}
-     * for {@link Entry.Type#NO_OP} entries, which carry no command).
+     * for entries that carry no command: {@link Entry.Type#NO_OP} and {@link Entry.Type#CONFIGURATION};
+     * apply only {@link Entry.Type#COMMAND} entries).
      */
     List<R> apply(List<Entry> committed);
 

@@ -20,15 +20,18 @@ import java.util.zip.CRC32C;
  * entry value : term (8) | type (1) | data length (4) | data | crc32c(key + everything before) (4)
  * hard state  : currentTerm (8) | votedFor (8) | commitIndex (8) | crc32c (4)
  * compacted   : compactedIndex (8) | compactedTerm (8) | crc32c (4)
- * snapshot    : lastIncludedIndex (8) | lastIncludedTerm (8) | voter count (4) | voters (8 each) | crc32c (4)
+ * snapshot    : lastIncludedIndex (8) | lastIncludedTerm (8) | voter count (4) | voters (8 each)
+ *               | learner count (4) | learners (8 each) | crc32c (4)
  * </pre>
- * The entry checksum covers the key as well, so a value written under the wrong index is caught too.
+ * The entry checksum covers the key as well, so a value written under the wrong index is caught too. A
+ * snapshot record written before learners existed (issue 13) ends after the voters; it decodes as a
+ * configuration without learners.
  */
 final class Codec {
 
     static final int ENTRY_HEADER = 8 + 1 + 4;
     static final int CRC_BYTES = 4;
-    /** Voters in a snapshot's configuration; a bound so a damaged count cannot make us allocate wildly. */
+    /** Voters (or learners) in a snapshot's configuration; a bound so a damaged count cannot make us allocate wildly. */
     static final int MAX_VOTERS = 1024;
 
     private Codec() {
@@ -115,34 +118,53 @@ final class Codec {
     }
 
     static SnapshotMetadata decodeSnapshotMetadata(byte[] value) throws BadRecordException {
-        return getMetadata(open(value, value.length - CRC_BYTES));
+        ByteBuffer body = open(value, value.length - CRC_BYTES);
+        // The record is exactly the metadata: learners follow the voters unless it predates them.
+        return getMetadata(body, true);
     }
 
     static int metadataBytes(SnapshotMetadata m) {
-        return 8 + 8 + 4 + 8 * m.configuration().size();
+        return 8 + 8 + 4 + 8 * m.configuration().voters().size() + 4 + 8 * m.configuration().learners().size();
     }
 
     static void putMetadata(ByteBuffer b, SnapshotMetadata m) {
-        b.putLong(m.lastIncludedIndex()).putLong(m.lastIncludedTerm()).putInt(m.configuration().size());
-        m.configuration().voters().forEach(b::putLong);
+        b.putLong(m.lastIncludedIndex()).putLong(m.lastIncludedTerm());
+        putIds(b, m.configuration().voters());
+        putIds(b, m.configuration().learners());
     }
 
-    static SnapshotMetadata getMetadata(ByteBuffer b) throws BadRecordException {
+    /**
+     * Reads what {@link #putMetadata} wrote. {@code withLearners}: the learner list follows the voters,
+     * unless the buffer ends there (a record written before learners existed); false for a format that
+     * never had them.
+     */
+    static SnapshotMetadata getMetadata(ByteBuffer b, boolean withLearners) throws BadRecordException {
         try {
             long index = b.getLong();
             long term = b.getLong();
-            int n = b.getInt();
-            if (n < 1 || n > MAX_VOTERS || b.remaining() < 8L * n) {
-                throw new BadRecordException("invalid voter count " + n);
-            }
-            Set<Long> voters = new HashSet<>();
-            for (int i = 0; i < n; i++) {
-                voters.add(b.getLong());
-            }
-            return new SnapshotMetadata(index, term, new Configuration(voters));
+            Set<Long> voters = getIds(b, "voter", 1);
+            Set<Long> learners = withLearners && b.hasRemaining() ? getIds(b, "learner", 0) : Set.of();
+            return new SnapshotMetadata(index, term, new Configuration(voters, learners));
         } catch (IllegalArgumentException | java.nio.BufferUnderflowException e) {
             throw new BadRecordException("invalid snapshot metadata: " + e);
         }
+    }
+
+    private static void putIds(ByteBuffer b, Set<Long> ids) {
+        b.putInt(ids.size());
+        ids.forEach(b::putLong);
+    }
+
+    private static Set<Long> getIds(ByteBuffer b, String what, int min) throws BadRecordException {
+        int n = b.getInt();
+        if (n < min || n > MAX_VOTERS || b.remaining() < 8L * n) {
+            throw new BadRecordException("invalid " + what + " count " + n);
+        }
+        Set<Long> ids = new HashSet<>();
+        for (int i = 0; i < n; i++) {
+            ids.add(b.getLong());
+        }
+        return ids;
     }
 
     /** CRC32C of {@code prefix} followed by {@code bytes[0, length)}. */

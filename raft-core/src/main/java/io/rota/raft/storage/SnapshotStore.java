@@ -24,8 +24,10 @@ import java.util.regex.Pattern;
  * <p>A file is written to a temporary name, forced to disk, renamed atomically and the directory forced,
  * so a crash leaves either the whole new file or none of it. Its layout is
  * {@code magic (4) | version (1) | metadata | data length (4) | data | crc32c of all before (4)}, with the
- * metadata as in {@link Codec}; the checksum is verified on every read. The newest {@value #KEEP} files are
- * kept, older ones pruned — except the one the log refers to ({@link #protect}), which is never pruned.
+ * metadata as in {@link Codec}; the checksum is verified on every read. Version 2 (issue 13) added the
+ * configuration's learners to the metadata; version 1 files are still read, as configurations without
+ * learners. The newest {@value #KEEP} files are kept, older ones pruned — except the one the log refers to
+ * ({@link #protect}), which is never pruned.
  *
  * <p>Two threads may save at once: the driver's snapshot thread writes a local snapshot while the driver
  * thread writes one received from the leader. Their files have different names (a leader's snapshot is
@@ -41,7 +43,9 @@ public final class SnapshotStore {
     /** Files kept: the current snapshot and the one before it. */
     static final int KEEP = 2;
     private static final int MAGIC = 0x524F5441; // "ROTA"
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
+    /** Files written before learners existed: the metadata ends after the voters. */
+    private static final byte VERSION_WITHOUT_LEARNERS = 1;
     private static final Pattern NAME = Pattern.compile("snapshot-(\\d{20})-(\\d{20})\\.snap");
     private static final String TMP_SUFFIX = ".tmp";
 
@@ -156,11 +160,14 @@ public final class SnapshotStore {
             throw new CorruptSnapshotException(file, "checksum mismatch");
         }
         ByteBuffer b = ByteBuffer.wrap(bytes, 0, bytes.length - 4);
-        if (b.getInt() != MAGIC || b.get() != VERSION) {
-            throw new CorruptSnapshotException(file, "not a version " + VERSION + " snapshot file");
+        int magic = b.getInt();
+        byte version = b.get();
+        if (magic != MAGIC || (version != VERSION && version != VERSION_WITHOUT_LEARNERS)) {
+            throw new CorruptSnapshotException(file, "not a version " + VERSION_WITHOUT_LEARNERS + " or "
+                    + VERSION + " snapshot file");
         }
         try {
-            SnapshotMetadata metadata = Codec.getMetadata(b);
+            SnapshotMetadata metadata = Codec.getMetadata(b, version == VERSION);
             int length = b.getInt();
             if (length != b.remaining()) {
                 throw new CorruptSnapshotException(file, "data length " + length + " but " + b.remaining()

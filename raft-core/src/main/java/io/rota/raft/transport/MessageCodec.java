@@ -328,6 +328,7 @@ public final class MessageCodec {
                 .setType(switch (entry.type()) {
                     case COMMAND -> EntryType.COMMAND;
                     case NO_OP -> EntryType.NO_OP;
+                    case CONFIGURATION -> EntryType.CONFIGURATION;
                 })
                 .setData(wrap(entry.data()))
                 .build();
@@ -337,6 +338,7 @@ public final class MessageCodec {
         Entry.Type type = switch (entry.getType()) {
             case COMMAND -> Entry.Type.COMMAND;
             case NO_OP -> Entry.Type.NO_OP;
+            case CONFIGURATION -> Entry.Type.CONFIGURATION;
             case UNRECOGNIZED -> throw InvalidFrameException.unknownType("an entry type this version does not know ("
                     + entry.getTypeValue() + "); is the peer running a newer version?");
         };
@@ -348,12 +350,14 @@ public final class MessageCodec {
                 .setLastIncludedIndex(metadata.lastIncludedIndex())
                 .setLastIncludedTerm(metadata.lastIncludedTerm())
                 .addAllVoters(metadata.configuration().voters())
+                .addAllLearners(metadata.configuration().learners())
                 .build();
     }
 
     static io.rota.raft.core.SnapshotMetadata fromProto(io.rota.proto.SnapshotMetadata metadata) {
         return new io.rota.raft.core.SnapshotMetadata(metadata.getLastIncludedIndex(),
-                metadata.getLastIncludedTerm(), new Configuration(new HashSet<>(metadata.getVotersList())));
+                metadata.getLastIncludedTerm(), new Configuration(new HashSet<>(metadata.getVotersList()),
+                new HashSet<>(metadata.getLearnersList()))); // absent learners (an older sender): none
     }
 
     /** Entry data is never modified after construction, so wrapping it is safe. */

@@ -70,9 +70,22 @@ final class Network {
 
     /** Nodes that start from the given disks (see {@link #disk(long, long, long...)}). */
     Network(int size, UnaryOperator<RaftOptions.Builder> tweak, LongFunction<PersistentState> initialDisk) {
+        this(size, 0, tweak, initialDisk);
+    }
+
+    /**
+     * Voters 1..size, and {@code spares} more servers (size+1, ...) that run from the start with the same
+     * bootstrap configuration but outside it, ready to be added by a membership change (§4).
+     */
+    Network(int size, int spares, UnaryOperator<RaftOptions.Builder> tweak) {
+        this(size, spares, tweak, id -> PersistentState.EMPTY);
+    }
+
+    private Network(int size, int spares, UnaryOperator<RaftOptions.Builder> tweak,
+                    LongFunction<PersistentState> initialDisk) {
         this.tweak = tweak;
         this.configuration = Configuration.of(LongStream.rangeClosed(1, size).boxed().toArray(Long[]::new));
-        for (long id = 1; id <= size; id++) {
+        for (long id = 1; id <= size + spares; id++) {
             servers.put(id, new Server(new MemoryLogStore(initialDisk.apply(id))));
             start(id);
         }

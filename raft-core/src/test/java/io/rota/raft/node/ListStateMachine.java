@@ -20,7 +20,7 @@ class ListStateMachine implements StateMachine<Long> {
     public List<Long> apply(List<Entry> committed) {
         List<Long> results = new ArrayList<>(committed.size());
         for (Entry e : committed) {
-            if (e.type() == Entry.Type.NO_OP) {
+            if (e.type() != Entry.Type.COMMAND) {
                 results.add(null);
             } else {
                 commands.add(new String(e.data(), StandardCharsets.UTF_8));

@@ -1,5 +1,9 @@
 package io.rota.raft.node;
 
+import io.rota.raft.core.ConfChange;
+import io.rota.raft.core.ConfChangeResult;
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.Role;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -13,10 +17,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Semaphore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -147,6 +155,53 @@ class RaftClusterTest {
             Await.until(LocalCluster.TIMEOUT, () -> c.awaitLeader() == target, "node " + target + " leads");
             writeConcurrently(c, "b", 100, 16);
             awaitSameState(c, 200);
+        }
+    }
+
+    @Test
+    @DisplayName("§4.1: the driver removes a follower and reports the new configuration once it is committed")
+    void removeAFollowerThroughTheDriver() {
+        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+            writeConcurrently(c, "a", 50, 8);
+            long leader = c.awaitLeader();
+            long follower = leader % 3 + 1;
+            RaftException notLeader = assertFails(c.node(follower).changeMembership(ConfChange.remove(follower),
+                    Duration.ofSeconds(5)));
+            assertEquals(RaftException.Code.NOT_LEADER, notLeader.code());
+            assertEquals(leader, notLeader.leaderId());
+
+            Configuration after = c.node(leader).changeMembership(ConfChange.remove(follower), Duration.ofSeconds(10))
+                    .join();
+            assertFalse(after.isMember(follower));
+            assertEquals(2, after.voters().size());
+            CompletionException again = assertThrows(CompletionException.class, () -> c.node(leader)
+                    .changeMembership(ConfChange.remove(follower), Duration.ofSeconds(5)).join());
+            ConfChangeRefusedException refused = assertInstanceOf(ConfChangeRefusedException.class, again.getCause());
+            assertEquals(ConfChangeResult.Reason.NOT_A_MEMBER, refused.reason());
+            assertFalse(refused.retryable());
+
+            c.kill(follower);
+            writeConcurrently(c, "b", 50, 8); // two of the two voters
+            awaitSameState(c, 100);
+        }
+    }
+
+    @Test
+    @DisplayName("§4.2.2: the leader removes itself through the driver, steps down once that commits, and the others go on")
+    void removeTheLeaderThroughTheDriver() {
+        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+            writeConcurrently(c, "a", 50, 8);
+            long leader = c.awaitLeader();
+            Configuration after = c.node(leader).changeMembership(ConfChange.remove(leader), Duration.ofSeconds(10))
+                    .join();
+            assertFalse(after.isVoter(leader));
+            Await.until(LocalCluster.TIMEOUT, () -> c.status(leader).role() != Role.LEADER, "the old leader steps down");
+
+            c.kill(leader);
+            long next = c.awaitLeader();
+            assertNotEquals(leader, next);
+            writeConcurrently(c, "b", 50, 8);
+            awaitSameState(c, 100);
         }
     }
 

@@ -47,7 +47,12 @@ public record Action(Kind kind, int a, int b) {
          * Node {@code a}'s runtime reports node {@code b} down ({@code RaftNode.reportPeerDown}); true or a
          * false alarm, it must never break safety.
          */
-        PEER_DOWN(10);
+        PEER_DOWN(10),
+        /**
+         * A membership change at the leader (thesis chapter 4): {@code b} picks add learner, promote, add
+         * voter, remove, remove the leader, or replace; {@code a} picks the server.
+         */
+        CHANGE(50);
 
         final int weight;
 
@@ -67,7 +72,7 @@ public record Action(Kind kind, int a, int b) {
         int total = 0;
         for (Kind k : Kind.values()) {
             boolean fault = k == Kind.CRASH || k == Kind.RESTART || k == Kind.PARTITION || k == Kind.HEAL
-                    || k == Kind.DROP || k == Kind.TRANSFER || k == Kind.PEER_DOWN;
+                    || k == Kind.DROP || k == Kind.TRANSFER || k == Kind.PEER_DOWN || k == Kind.CHANGE;
             weights[k.ordinal()] = stormy && fault ? 5 * k.weight : k.weight;
             total += weights[k.ordinal()];
         }

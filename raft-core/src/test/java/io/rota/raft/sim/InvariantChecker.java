@@ -1,7 +1,9 @@
 package io.rota.raft.sim;
 
+import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.HardState;
+import io.rota.raft.core.Message;
 import io.rota.raft.core.RaftNode;
 import io.rota.raft.core.ReadState;
 import io.rota.raft.core.Role;
@@ -11,8 +13,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The safety properties of Raft (§5.2, Figure 3), checked after every step of a simulated run, plus the
@@ -32,11 +37,35 @@ import java.util.Map;
  *   <li>Linearizable reads (§6.4): a released read index covers everything committed before the read
  *       was issued.</li>
  * </ul>
+ * Membership changes (thesis chapter 4) add:
+ * <ul>
+ *   <li><b>Configuration at append</b> (§4.1): every server uses the latest configuration in its log,
+ *       committed or not — so a truncated configuration entry takes its configuration with it. Computed
+ *       here from the log itself, independently of the core's bookkeeping.</li>
+ *   <li><b>One change at a time</b> (§4.1): a leader's log never holds two uncommitted configuration
+ *       entries.</li>
+ *   <li><b>Commitment quorum</b> (§4.1, §5.3): when a leader moves its commit index, the new committed
+ *       entry is held by a majority of the voters of the leader's configuration — by its matchIndex, and
+ *       in the logs of those voters that are running. Learners and removed servers do not count.</li>
+ *   <li><b>Election quorum</b> (§4.2.1, §5.2): every leader was elected by granted votes, delivered to it,
+ *       from a majority of the voters of its configuration — no vote from a learner or a non-member
+ *       counts. Election Safety (one leader per term) is checked across all servers whatever their
+ *       configurations.</li>
+ * </ul>
  */
 final class InvariantChecker {
 
     private record IndexTerm(long index, long term) {
     }
+
+    private record CandidateTerm(long candidate, long term) {
+    }
+
+    /** The configuration every server starts with (index 0). */
+    private final Configuration bootstrap;
+    /** Election quorum: the granted votes delivered to each candidate in each term. */
+    private final Map<CandidateTerm, Set<Long>> grantedVotes = new HashMap<>();
+    private long configurationsCommitted;
 
     /** Election Safety: the leader seen for each term. */
     private final Map<Long, Long> leaderOfTerm = new HashMap<>();
@@ -57,6 +86,8 @@ final class InvariantChecker {
         long shadowFirst = 1;
         final ArrayList<Entry> shadow = new ArrayList<>();
         final ArrayList<Long> shadowHash = new ArrayList<>();
+        /** The configuration entries in the shadow, by index (§4.1). */
+        final TreeMap<Long, Configuration> shadowConfigs = new TreeMap<>();
         // Leader Append-Only.
         long leaderTerm = -1;
         long leaderLastIndex;
@@ -70,7 +101,8 @@ final class InvariantChecker {
         final Map<Long, Long> voteInTerm = new HashMap<>();
     }
 
-    InvariantChecker(int nodes) {
+    InvariantChecker(int nodes, Configuration bootstrap) {
+        this.bootstrap = bootstrap;
         tracks = new NodeTrack[nodes];
         for (int i = 0; i < nodes; i++) {
             tracks[i] = new NodeTrack();
@@ -79,6 +111,11 @@ final class InvariantChecker {
 
     long maxCommitted() {
         return committedEntryTerm.size() - 1;
+    }
+
+    /** Configuration entries committed so far: membership changes done. */
+    long configurationsCommitted() {
+        return configurationsCommitted;
     }
 
     /** After every step: the properties over the live nodes' in-memory state. */
@@ -96,13 +133,22 @@ final class InvariantChecker {
                 t.term = 0;
                 t.leaderTerm = -1;
             }
+            long commitBefore = t.commitIndex;
             monotonic(r, t);
             long changedFrom = updateShadow(r, t);
+            Configuration configuration = configurationAtAppend(r, t);
             if (r.role() == Role.LEADER) {
                 Long other = leaderOfTerm.putIfAbsent(r.currentTerm(), r.id());
                 if (other != null && other != r.id()) {
                     throw new InvariantViolation("Election Safety: nodes " + other + " and " + r.id()
                             + " are both leaders of term " + r.currentTerm());
+                }
+                if (other == null) {
+                    electionQuorum(r, configuration);
+                }
+                oneChangeAtATime(r, t);
+                if (r.commitIndex() > commitBefore) {
+                    commitmentQuorum(r, configuration, nodes);
                 }
                 if (t.leaderTerm == r.currentTerm() && changedFrom <= t.leaderLastIndex) {
                     throw new InvariantViolation("Leader Append-Only: leader " + r.id() + " of term "
@@ -164,6 +210,7 @@ final class InvariantChecker {
             t.shadowHash.clear();
             t.shadowFirst = first;
         }
+        t.shadowConfigs.headMap(first).clear();
         int k = 0;
         while (k < log.size() && k < t.shadow.size() && t.shadow.get(k) == log.get(k)) {
             k++;
@@ -171,6 +218,7 @@ final class InvariantChecker {
         long changedFrom = k < Math.max(log.size(), t.shadow.size()) ? first + k : Long.MAX_VALUE;
         t.shadow.subList(k, t.shadow.size()).clear();
         t.shadowHash.subList(k, t.shadowHash.size()).clear();
+        t.shadowConfigs.tailMap(first + k).clear();
         long hash = k > 0 ? t.shadowHash.get(k - 1) : baseHash(r, first - 1);
         for (int j = k; j < log.size(); j++) {
             Entry e = log.get(j);
@@ -182,8 +230,84 @@ final class InvariantChecker {
             }
             t.shadow.add(e);
             t.shadowHash.add(hash);
+            if (e.type() == Entry.Type.CONFIGURATION) {
+                t.shadowConfigs.put(e.index(), Configuration.decode(e.data()));
+            }
         }
         return changedFrom;
+    }
+
+    /**
+     * §4.1: the node's configuration is the latest in its log — the last configuration entry of its log,
+     * else its snapshot's, else the bootstrap one. Returns it.
+     */
+    private Configuration configurationAtAppend(RaftNode r, NodeTrack t) {
+        Configuration expected = !t.shadowConfigs.isEmpty() ? t.shadowConfigs.lastEntry().getValue()
+                : r.latestSnapshot() != null ? r.latestSnapshot().metadata().configuration() : bootstrap;
+        if (!expected.equals(r.configuration())) {
+            throw new InvariantViolation("Configuration at append (§4.1): node " + r.id() + " uses "
+                    + r.configuration() + " but the latest configuration in its log is " + expected);
+        }
+        return expected;
+    }
+
+    /** §4.1: at most one uncommitted configuration entry in a leader's log. */
+    private void oneChangeAtATime(RaftNode leader, NodeTrack t) {
+        Map<Long, Configuration> uncommitted = t.shadowConfigs.tailMap(leader.commitIndex(), false);
+        if (uncommitted.size() > 1) {
+            throw new InvariantViolation("One change at a time (§4.1): leader " + leader.id() + " of term "
+                    + leader.currentTerm() + " holds uncommitted configuration entries at " + uncommitted.keySet()
+                    + " (commit index " + leader.commitIndex() + ")");
+        }
+    }
+
+    /**
+     * The leader just moved its commit index: the entry there must be held by a majority of the voters of
+     * its configuration, by its own matchIndex, and by the logs of those voters that are running (an entry
+     * compacted under a snapshot is held).
+     */
+    private void commitmentQuorum(RaftNode leader, Configuration configuration, RaftNode[] nodes) {
+        long c = leader.commitIndex();
+        long term = leader.term(c);
+        Map<Long, RaftNode.ProgressView> progress = leader.progress();
+        List<Long> holders = new ArrayList<>();
+        for (long voter : configuration.voters()) {
+            RaftNode.ProgressView pv = progress.get(voter);
+            if (pv == null || pv.matchIndex() < c) {
+                continue;
+            }
+            RaftNode node = voter <= nodes.length ? nodes[(int) voter - 1] : null;
+            if (node != null && term > 0 && node.firstIndex() <= c && node.term(c) != term) {
+                throw new InvariantViolation("Commitment quorum: leader " + leader.id() + " counted node " + voter
+                        + " as holding entry " + c + "@" + term + ", but its log has term " + node.term(c) + " there");
+            }
+            holders.add(voter);
+        }
+        if (holders.size() < configuration.quorum()) {
+            throw new InvariantViolation("Commitment quorum (§4.1): leader " + leader.id() + " of term "
+                    + leader.currentTerm() + " committed " + c + " held only by voters " + holders + " of "
+                    + configuration + "; learners and removed servers do not count");
+        }
+    }
+
+    /** A granted vote was delivered to its candidate: remember it for the election quorum check. */
+    void onVoteDelivered(Message.RequestVoteResponse r) {
+        if (r.voteGranted() && !r.preVote()) {
+            grantedVotes.computeIfAbsent(new CandidateTerm(r.to(), r.term()), k -> new HashSet<>()).add(r.from());
+        }
+    }
+
+    /** A new leader was elected by a majority of its configuration's voters, itself included. */
+    private void electionQuorum(RaftNode leader, Configuration configuration) {
+        Set<Long> votes = new HashSet<>(grantedVotes.getOrDefault(
+                new CandidateTerm(leader.id(), leader.currentTerm()), Set.of()));
+        votes.add(leader.id());
+        votes.retainAll(configuration.voters());
+        if (votes.size() < configuration.quorum()) {
+            throw new InvariantViolation("Election quorum (§4.2.1): leader " + leader.id() + " of term "
+                    + leader.currentTerm() + " holds votes of voters " + votes + " only, not a majority of "
+                    + configuration + "; learners and non-members do not vote");
+        }
     }
 
     private long baseHash(RaftNode r, long index) {
@@ -220,6 +344,10 @@ final class InvariantChecker {
             }
             committedEntryTerm.add(term);
             committedInTerm.add(leader.currentTerm());
+            if (i >= leader.firstIndex()
+                    && leader.logEntries().get((int) (i - leader.firstIndex())).type() == Entry.Type.CONFIGURATION) {
+                configurationsCommitted++;
+            }
         }
     }
 

@@ -1,5 +1,7 @@
 package io.rota.raft.sim;
 
+import io.rota.raft.core.ConfChange;
+import io.rota.raft.core.ConfChangeResult;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 
 /**
  * A deterministic simulated cluster: N {@link RaftNode}s, each with a simulated disk (the runtime's own
@@ -28,6 +31,11 @@ import java.util.SplittableRandom;
  * joined by a network that loses, duplicates, reorders and partitions messages. Nodes crash (losing all
  * they had not persisted) and restart from their disks. Nothing here reads a clock or a thread: a run is
  * a list of {@link Action}s, and the same list always produces the same run.
+ *
+ * <p>The cluster starts with {@code members} voters (ids 1..members) and {@value #SPARES} spare servers
+ * after them, running from the start outside the configuration. Membership changes (thesis chapter 4)
+ * add, promote, remove and replace servers at random, the leader included, so a run moves through many
+ * configurations.
  *
  * <p>After every action the cluster carries out the nodes' Readies following the Ready contract, and the
  * {@link InvariantChecker} checks the safety properties.
@@ -38,6 +46,8 @@ public final class SimCluster {
     static final int MAX_IN_FLIGHT = 2_000;
     /** Bound on Ready rounds per step: a node that keeps producing Readies is stuck in a loop. */
     private static final int MAX_READY_ROUNDS = 1_000;
+    /** Servers outside the bootstrap configuration, ready to be added. */
+    static final int SPARES = 2;
 
     private final int size;
     private final long seed;
@@ -62,9 +72,18 @@ public final class SimCluster {
     private int step;
     private long readsReleased;
     private long proposalsAccepted;
+    /** PreVote and CheckQuorum are on: removed servers must not disrupt, even left running (§4.2.3). */
+    private final boolean disruptionGuards;
+    /** A replacement in progress (add a learner, promote it, remove the old voter), or null. */
+    private Replacement replacement;
 
-    public SimCluster(int size, long seed) {
-        this.size = size;
+    /** Replace {@code victim} by {@code newcomer}: three single-server changes, {@code step} is the next. */
+    private record Replacement(long victim, long newcomer, int step) {
+    }
+
+    /** A cluster of {@code members} voters and {@value #SPARES} spares, driven by {@code seed}. */
+    public SimCluster(int members, long seed) {
+        this.size = members + SPARES;
         this.seed = seed;
         this.nodes = new RaftNode[size];
         this.options = new RaftOptions[size];
@@ -73,12 +92,12 @@ public final class SimCluster {
         this.incarnations = new int[size];
         this.crashInReady = new int[size];
         this.linkDown = new boolean[size][size];
-        this.checker = new InvariantChecker(size);
         Set<Long> voters = new HashSet<>();
-        for (int i = 0; i < size; i++) {
+        for (int i = 0; i < members; i++) {
             voters.add((long) i + 1);
         }
         Configuration configuration = new Configuration(voters);
+        this.checker = new InvariantChecker(size, configuration);
         // Each seed draws its own tunables, so that the sweep covers one-entry messages and large
         // batches, a stop-and-wait pipeline and a wide one, PreVote and CheckQuorum on and off.
         SplittableRandom tunables = new SplittableRandom(seed ^ 0x5DEECE66DL);
@@ -87,6 +106,7 @@ public final class SimCluster {
         int heartbeat = 1 + tunables.nextInt(3);
         long catchUp = new long[] {0, 3, 50}[tunables.nextInt(3)];
         boolean plainRaft = tunables.nextInt(4) == 0;
+        this.disruptionGuards = !plainRaft;
         for (int i = 0; i < size; i++) {
             options[i] = RaftOptions.builder(i + 1, configuration)
                     .electionTicks(10).heartbeatTicks(heartbeat)
@@ -146,6 +166,7 @@ public final class SimCluster {
                     nodes[action.a() % size].reportPeerDown(action.b() % size + 1);
                 }
             }
+            case CHANGE -> change(action.a(), action.b());
         }
         processReadies();
         checker.afterStep(nodes, incarnations);
@@ -164,6 +185,13 @@ public final class SimCluster {
         int from = (int) m.from() - 1;
         if (nodes[to] == null || linkDown[from][to]) {
             return; // lost
+        }
+        deliverTo(to, m);
+    }
+
+    private void deliverTo(int to, Message m) {
+        if (m instanceof Message.RequestVoteResponse r) {
+            checker.onVoteDelivered(r);
         }
         nodes[to].step(m);
     }
@@ -319,6 +347,85 @@ public final class SimCluster {
         }
     }
 
+    /**
+     * A membership change at the newest leader (thesis chapter 4). {@code b % 6}: add a learner, promote a
+     * learner, add a voter, remove a member, remove the leader itself, or start replacing a voter (add a
+     * learner, promote it, remove the old voter: three changes, carried on by later CHANGE steps). Servers
+     * are picked with {@code a}. Refusals (a change in progress, a learner behind, no leader) are normal.
+     */
+    private void change(int a, int b) {
+        int leader = leaderOr(-1);
+        if (leader < 0 || nodes[leader] == null || nodes[leader].role() != Role.LEADER) {
+            return;
+        }
+        RaftNode n = nodes[leader];
+        Configuration c = n.configuration();
+        List<Long> others = new ArrayList<>();
+        for (long id = 1; id <= size; id++) {
+            if (!c.isMember(id)) {
+                others.add(id);
+            }
+        }
+        if (replacement != null) {
+            carryOnReplacement(n);
+            return;
+        }
+        List<Long> voters = new ArrayList<>(c.voters());
+        List<Long> learners = new ArrayList<>(c.learners());
+        List<Long> members = new ArrayList<>(c.members());
+        ConfChange change = switch (b % 6) {
+            case 0 -> others.isEmpty() ? null : ConfChange.addLearner(others.get(a % others.size()));
+            case 1 -> learners.isEmpty() ? null : ConfChange.promote(learners.get(a % learners.size()));
+            case 2 -> others.isEmpty() ? null : ConfChange.addVoter(others.get(a % others.size()));
+            case 3 -> ConfChange.remove(members.get(a % members.size()));
+            case 4 -> ConfChange.remove(n.id());
+            default -> {
+                if (!others.isEmpty()) {
+                    replacement = new Replacement(voters.get(a % voters.size()), others.get(a % others.size()), 0);
+                    note("replace " + replacement.victim() + " by " + replacement.newcomer());
+                    carryOnReplacement(n);
+                }
+                yield null;
+            }
+        };
+        if (change != null) {
+            proposeChange(n, change);
+        }
+    }
+
+    private void carryOnReplacement(RaftNode leader) {
+        Replacement r = replacement;
+        ConfChange next = switch (r.step()) {
+            case 0 -> ConfChange.addLearner(r.newcomer());
+            case 1 -> ConfChange.promote(r.newcomer());
+            default -> ConfChange.remove(r.victim());
+        };
+        ConfChangeResult result = proposeChange(leader, next);
+        if (result instanceof ConfChangeResult.Accepted) {
+            replacement = r.step() == 2 ? null : new Replacement(r.victim(), r.newcomer(), r.step() + 1);
+        } else if (result instanceof ConfChangeResult.Refused refused && !retryable(refused.reason())) {
+            replacement = null; // the cluster moved on (another change took the server in or out)
+        }
+    }
+
+    private static boolean retryable(ConfChangeResult.Reason reason) {
+        return switch (reason) {
+            case NOT_LEADER, TRANSFERRING_LEADERSHIP, NOT_YET_COMMITTED_IN_TERM, CHANGE_IN_PROGRESS, LEARNER_BEHIND -> true;
+            case ALREADY_MEMBER, NOT_A_MEMBER, NOT_A_LEARNER, LAST_VOTER -> false;
+        };
+    }
+
+    private ConfChangeResult proposeChange(RaftNode leader, ConfChange change) {
+        ConfChangeResult result = leader.proposeConfChange(change);
+        if (result instanceof ConfChangeResult.Accepted accepted) {
+            note("leader " + leader.id() + " appended " + change + " at " + accepted.index() + ": "
+                    + accepted.configuration());
+        } else {
+            note("leader " + leader.id() + " refused " + change + ": " + ((ConfChangeResult.Refused) result).reason());
+        }
+        return result;
+    }
+
     private void compact(int i) {
         RaftNode n = nodes[i];
         if (n == null || n.appliedIndex() == 0
@@ -407,16 +514,72 @@ public final class SimCluster {
     // Liveness support and inspection
     // ---------------------------------------------------------------------------------------------
 
-    /** Restart every crashed node, repair the network, and forget pending crash points. */
+    /**
+     * Restart every crashed node, repair the network, and forget pending crash points. Without PreVote and
+     * CheckQuorum, a removed server that never learnt of its removal would keep raising the cluster's term
+     * (§4.2.3), so these runs then stop every server that no configuration can still include, as an
+     * operator stops a removed server; with them, removed servers keep running and must not disrupt.
+     */
     public void healAll() {
         heal();
         for (int i = 0; i < size; i++) {
             crashInReady[i] = 0;
             restart(i);
         }
+        if (!disruptionGuards) {
+            Set<Long> keep = possibleMembers();
+            for (int i = 0; i < size; i++) {
+                if (!keep.contains((long) i + 1) && nodes[i] != null) {
+                    note("node " + (i + 1) + " is outside every configuration the cluster can reach: stopped");
+                    nodes[i] = null;
+                    machines[i] = null;
+                }
+            }
+        }
         processReadies();
         checker.afterStep(nodes, incarnations);
     }
+
+    /**
+     * Members of the configuration at the highest commit index any node knows, and of every configuration
+     * entry after it in any log or in any AppendEntries still in flight: the configurations the cluster
+     * may yet use.
+     */
+    private Set<Long> possibleMembers() {
+        RaftNode ahead = null;
+        for (RaftNode n : nodes) {
+            if (ahead == null || n.commitIndex() > ahead.commitIndex()) {
+                ahead = n;
+            }
+        }
+        long committed = ahead.commitIndex();
+        Configuration atCommit = ahead.latestSnapshot() != null ? ahead.latestSnapshot().metadata().configuration()
+                : options[0].configuration();
+        for (Entry e : ahead.logEntries()) {
+            if (e.index() <= committed && e.type() == Entry.Type.CONFIGURATION) {
+                atCommit = Configuration.decode(e.data());
+            }
+        }
+        Set<Long> keep = new TreeSet<>(atCommit.members());
+        List<List<Entry>> logs = new ArrayList<>();
+        for (RaftNode n : nodes) {
+            logs.add(n.logEntries());
+        }
+        for (Message m : inFlight) {
+            if (m instanceof Message.AppendEntries ae) {
+                logs.add(ae.entries());
+            }
+        }
+        for (List<Entry> log : logs) {
+            for (Entry e : log) {
+                if (e.index() > committed && e.type() == Entry.Type.CONFIGURATION) {
+                    keep.addAll(Configuration.decode(e.data()).members());
+                }
+            }
+        }
+        return keep;
+    }
+
 
     /**
      * One round of a healthy network: every node ticks, then every message in flight (and every message
@@ -434,7 +597,7 @@ public final class SimCluster {
             Message m = inFlight.remove(0);
             int to = (int) m.to() - 1;
             if (nodes[to] != null) {
-                nodes[to].step(m);
+                deliverTo(to, m);
             }
             processReadies();
             checker.afterStep(nodes, incarnations);
@@ -444,7 +607,10 @@ public final class SimCluster {
         }
     }
 
-    /** The unique leader of the highest term, if every live node agrees on it; else NONE. */
+    /**
+     * The unique leader of the highest term, if every member of its configuration (voters and learners) is
+     * running and agrees on it; else NONE. Servers outside the configuration are not asked.
+     */
     public long stableLeader() {
         long leader = RaftNode.NONE;
         long term = -1;
@@ -454,7 +620,11 @@ public final class SimCluster {
                 term = n.currentTerm();
             }
         }
-        for (RaftNode n : nodes) {
+        if (leader == RaftNode.NONE) {
+            return RaftNode.NONE;
+        }
+        for (long member : node(leader).configuration().members()) {
+            RaftNode n = node(member);
             if (n == null || n.currentTerm() != term || n.leaderId() != leader) {
                 return RaftNode.NONE;
             }
@@ -474,9 +644,17 @@ public final class SimCluster {
         return result instanceof ProposalResult.Accepted a ? a : null;
     }
 
-    /** Whether every node has applied the entry {@code index} of {@code term} (not another one there). */
+    /**
+     * Whether every member of the stable leader's configuration has applied the entry {@code index} of
+     * {@code term} (not another one there).
+     */
     public boolean allApplied(long index, long term) {
-        for (int i = 0; i < size; i++) {
+        long leader = stableLeader();
+        if (leader == RaftNode.NONE) {
+            return false;
+        }
+        for (long member : node(leader).configuration().members()) {
+            int i = (int) member - 1;
             RaftNode n = nodes[i];
             if (n == null || machines[i].appliedIndex < index
                     || (index >= n.firstIndex() && n.term(index) != term)) {
@@ -508,6 +686,11 @@ public final class SimCluster {
 
     public long proposalsAccepted() {
         return proposalsAccepted;
+    }
+
+    /** Membership changes committed (configuration entries), not only proposed. */
+    public long changesCommitted() {
+        return checker.configurationsCommitted();
     }
 
     public long maxCommitted() {

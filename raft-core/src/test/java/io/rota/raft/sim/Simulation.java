@@ -20,9 +20,12 @@ public final class Simulation {
     private Simulation() {
     }
 
-    /** The result of one run: {@code failure} is null when every invariant held. */
+    /**
+     * The result of one run: {@code failure} is null when every invariant held. {@code nodes} is the number
+     * of voters the cluster starts with (it also has {@link SimCluster#SPARES} spares).
+     */
     public record Outcome(int nodes, long seed, List<Action> actions, int failedAtStep, String failure,
-                          String trace, long committed, long proposals, long reads) {
+                          String trace, long committed, long proposals, long reads, long changes) {
         public boolean ok() {
             return failure == null;
         }
@@ -41,11 +44,11 @@ public final class Simulation {
             }
             // A passing run keeps no history: a long sweep holds every outcome until it is counted.
             return new Outcome(nodes, seed, List.of(), -1, null, null, cluster.maxCommitted(),
-                    cluster.proposalsAccepted(), cluster.readsReleased());
+                    cluster.proposalsAccepted(), cluster.readsReleased(), cluster.changesCommitted());
         } catch (RuntimeException e) {
             String failure = e.getClass().getSimpleName() + ": " + e.getMessage();
             return new Outcome(nodes, seed, actions, i, failure, cluster.trace(), cluster.maxCommitted(),
-                    cluster.proposalsAccepted(), cluster.readsReleased());
+                    cluster.proposalsAccepted(), cluster.readsReleased(), cluster.changesCommitted());
         }
     }
 
@@ -54,7 +57,8 @@ public final class Simulation {
      * leader emerges and a new proposal is applied everywhere within {@link #LIVENESS_ROUNDS} rounds. A
      * leader may still step down right after healing (CheckQuorum judges the window that contained the
      * partition, and old messages such as a TimeoutNow may still arrive); then the client proposes again
-     * to the next leader, as a real client would.
+     * to the next leader, as a real client would. Only the members of the leader's configuration must
+     * follow it and apply the proposal: spares and removed servers are not in the cluster.
      */
     static void checkLiveness(SimCluster cluster) {
         cluster.healAll();
@@ -110,7 +114,8 @@ public final class Simulation {
     /** A failure report naming the seed and the shortest failing history found. */
     public static String report(Outcome original, Outcome shrunk) {
         StringBuilder sb = new StringBuilder();
-        sb.append("Simulation failed: ").append(original.nodes()).append(" nodes, seed ").append(original.seed())
+        sb.append("Simulation failed: ").append(original.nodes()).append(" nodes (+").append(SimCluster.SPARES)
+                .append(" spares), seed ").append(original.seed())
                 .append(", at step ").append(original.failedAtStep()).append(" of ").append(original.actions().size())
                 .append("\n  ").append(original.failure())
                 .append("\n  replay: ./mvnw -B verify -pl raft-core -am -Dtest=SimulationTest -Dsim.seed=")

@@ -13,9 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Deterministic simulation of 3- and 5-node clusters under message loss, duplication, reordering,
- * partitions (full, one-way, bridge), crashes at any point of the Ready contract, restarts, snapshots
- * and leadership transfers, with every Raft safety property checked after every step (see
+ * Deterministic simulation of clusters that start with 3, 4 and 5 voters (and two spare servers) under
+ * message loss, duplication, reordering, partitions (full, one-way, bridge), crashes at any point of the
+ * Ready contract, restarts, snapshots, leadership transfers and membership changes (add, promote, remove,
+ * replace, the leader included), with every Raft safety property checked after every step (see
  * {@link InvariantChecker}) and liveness checked after the faults heal.
  *
  * <p>System properties: {@code sim.seeds} (per cluster size; default 500), {@code sim.steps} (default
@@ -35,9 +36,37 @@ class SimulationTest {
     }
 
     @Test
+    @DisplayName("4 nodes: Raft's safety properties hold after every step of every seeded faulty run, and the cluster recovers")
+    void fourNodes() throws Exception {
+        sweep(4);
+    }
+
+    @Test
     @DisplayName("5 nodes: Raft's safety properties hold after every step of every seeded faulty run, and the cluster recovers")
     void fiveNodes() throws Exception {
         sweep(5);
+    }
+
+    /**
+     * Runs that caught a deliberately broken membership rule (docs/core.md, "Does the checker catch real
+     * bugs?"), as {voters, seed}; with the rules intact each must pass. They name runs of the current action
+     * mix: a new action kind, or a new weight, changes what every seed draws.
+     */
+    private static final long[][] MEMBERSHIP_MUTATION_SEEDS = {
+            {3, 3}, {4, 4}, {5, 5},         // a second uncommitted change allowed: One change at a time
+            {3, 155}, {4, 400}, {5, 813},   // the same, that invariant switched off: Election Safety, Leader Completeness
+            {3, 5}, {4, 17}, {5, 8},        // a truncated configuration entry kept: Configuration at append
+            {3, 32}, {4, 4}, {5, 158},      // learners counted toward commitment: Commitment quorum
+            {3, 18}, {4, 40}, {5, 98},      // a snapshot given the latest configuration, not its index's
+            {3, 104}, {4, 6357},            // a removed leader that lost its lead may not stand: liveness
+    };
+
+    @Test
+    @DisplayName("§4: the runs that caught broken membership rules pass with the rules intact")
+    void membershipMutationSeeds() {
+        for (long[] run : MEMBERSHIP_MUTATION_SEEDS) {
+            check(runSeed((int) run[0], run[1]));
+        }
     }
 
     private void sweep(int nodes) throws Exception {
@@ -60,19 +89,23 @@ class SimulationTest {
             long committed = 0;
             long proposals = 0;
             long reads = 0;
+            long changes = 0;
             for (Future<Simulation.Outcome> f : futures) {
                 Simulation.Outcome o = f.get();
                 check(o);
                 committed += o.committed();
                 proposals += o.proposals();
                 reads += o.reads();
+                changes += o.changes();
             }
             double seconds = (System.nanoTime() - started) / 1e9;
-            System.out.printf("simulation: %d nodes, %d seeds (%d..%d) x %d steps = %d steps, 0 violations, "
-                            + "liveness ok; %d entries committed, %d commands accepted, %d reads released; %.1f s%n",
-                    nodes, SEEDS, SEED_BASE, SEED_BASE + SEEDS - 1, STEPS, (long) SEEDS * STEPS, committed,
-                    proposals, reads, seconds);
+            System.out.printf("simulation: %d nodes (+%d spares), %d seeds (%d..%d) x %d steps = %d steps, 0 violations, "
+                            + "liveness ok; %d entries committed, %d commands accepted, %d reads released, "
+                            + "%d membership changes committed; %.1f s%n",
+                    nodes, SimCluster.SPARES, SEEDS, SEED_BASE, SEED_BASE + SEEDS - 1, STEPS, (long) SEEDS * STEPS,
+                    committed, proposals, reads, changes, seconds);
             assertTrue(committed > SEEDS, "runs must make progress, or they prove little: " + committed);
+            assertTrue(changes > SEEDS / 2, "runs must change the membership, or they prove little about it: " + changes);
         } finally {
             pool.shutdownNow();
         }

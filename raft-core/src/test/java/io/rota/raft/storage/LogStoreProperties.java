@@ -161,7 +161,11 @@ class LogStoreProperties {
         }
 
         private Configuration configuration() {
-            return random.nextBoolean() ? Configuration.of(1L, 2L, 3L) : new Configuration(Set.of(1L, 2L, 3L, 4L, 5L));
+            return switch (random.nextInt(3)) {
+                case 0 -> Configuration.of(1L, 2L, 3L);
+                case 1 -> new Configuration(Set.of(1L, 2L, 3L, 4L, 5L));
+                default -> new Configuration(Set.of(1L, 2L, 3L), Set.of(4L, 5L)); // with learners (§4.2.1)
+            };
         }
 
         private byte[] bytes(int max) {

@@ -1,14 +1,17 @@
 package io.rota.raft.storage;
 
+import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Snapshot;
 import io.rota.raft.core.SnapshotMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static io.rota.raft.storage.StorageFixtures.CONFIG;
@@ -32,6 +35,30 @@ class SnapshotStoreTest {
         Snapshot latest = new SnapshotStore(dir).latest().orElseThrow();
         assertEquals(new SnapshotMetadata(25, 2, CONFIG), latest.metadata());
         assertArrayEquals(new byte[] {4, 5}, latest.data());
+    }
+
+    @Test
+    void learnersAreKept() {
+        Configuration withLearners = new Configuration(Set.of(1L, 2L, 3L), Set.of(4L));
+        new SnapshotStore(dir).save(new SnapshotMetadata(10, 1, withLearners), new byte[] {7});
+
+        Snapshot latest = new SnapshotStore(dir).latest().orElseThrow();
+        assertEquals(new SnapshotMetadata(10, 1, withLearners), latest.metadata());
+        assertArrayEquals(new byte[] {7}, latest.data());
+    }
+
+    @Test
+    void aVersionOneFileWithoutLearnersIsStillRead() throws Exception {
+        // Written as before issue 13: magic, version 1, index, term, voters, data length, data, crc32c.
+        ByteBuffer b = ByteBuffer.allocate(4 + 1 + 8 + 8 + 4 + 3 * 8 + 4 + 2 + 4);
+        b.putInt(0x524F5441).put((byte) 1).putLong(10).putLong(1).putInt(3).putLong(1).putLong(2).putLong(3);
+        b.putInt(2).put(new byte[] {5, 6});
+        b.putInt(Codec.crc(b.array(), b.position()));
+        Files.write(dir.resolve(SnapshotStore.name(10, 1)), b.array());
+
+        Snapshot latest = new SnapshotStore(dir).latest().orElseThrow();
+        assertEquals(new SnapshotMetadata(10, 1, CONFIG), latest.metadata());
+        assertArrayEquals(new byte[] {5, 6}, latest.data());
     }
 
     @Test

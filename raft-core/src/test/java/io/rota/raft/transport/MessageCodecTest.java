@@ -139,6 +139,31 @@ class MessageCodecTest {
     }
 
     @Test
+    void membershipTravelsInEntriesAndSnapshots() {
+        Configuration withLearners = new Configuration(Set.of(1L, 2L, 3L), Set.of(4L, 9L));
+        Message.AppendEntries sent = new Message.AppendEntries(5, 1, 2, 10, 4,
+                List.of(Entry.configuration(11, 5, withLearners)), 9);
+        Message.AppendEntries received =
+                (Message.AppendEntries) MessageCodec.fromProto(reparse(MessageCodec.toProto(sent)));
+        assertSameAppendEntries(sent, received);
+        assertEquals(withLearners, Configuration.decode(received.entries().get(0).data()));
+
+        Message.InstallSnapshot snapshot = new Message.InstallSnapshot(5, 1, 4,
+                new Snapshot(new SnapshotMetadata(100, 4, withLearners), randomBytes(new Random(SEED), 2500)));
+        SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+        SnapshotAssembler.Outcome outcome = null;
+        for (RaftMessage frame : chunks(snapshot, 1000)) {
+            outcome = assembler.accept(reparse(frame).getInstallSnapshot());
+        }
+        assertSameInstallSnapshot(snapshot, assertInstanceOf(SnapshotAssembler.Complete.class, outcome).message());
+
+        // A sender from before learners existed sets no learners field: that means none.
+        io.rota.proto.SnapshotMetadata older = io.rota.proto.SnapshotMetadata.newBuilder()
+                .setLastIncludedIndex(100).setLastIncludedTerm(4).addAllVoters(List.of(1L, 2L, 3L)).build();
+        assertEquals(new SnapshotMetadata(100, 4, Configuration.of(1L, 2L, 3L)), MessageCodec.fromProto(older));
+    }
+
+    @Test
     void snapshotOfThreeAndAHalfChunksRoundTrips() {
         int chunk = 1024;
         Message.InstallSnapshot sent = installSnapshot(randomBytes(new Random(SEED), 3 * chunk + chunk / 2));
