@@ -23,4 +23,7 @@ interface ConnectionEvents {
 
     /** A frame from {@code peerId} made no valid message ({@link InvalidFrameException}, or too long): count it. */
     void rejected(long peerId);
+
+    /** Peer {@code peerId} refused this node in its handshake, for {@code reason} (see {@link PeerAdmission}). */
+    void refusedBy(long peerId, String reason);
 }

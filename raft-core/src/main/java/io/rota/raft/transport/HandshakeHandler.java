@@ -18,7 +18,10 @@ import java.util.concurrent.TimeUnit;
  * own, then answers with its own handshake, which the dialler checks in turn.
  *
  * <p>Until the handshake completes nothing else passes: any other frame closes the connection. Afterwards
- * this handler removes itself and fires {@link HandshakeCompleted}. A peer that stays silent for the connect
+ * this handler removes itself and fires {@link HandshakeCompleted}. A fresh peer (an empty data directory)
+ * that the {@link PeerAdmission} refuses gets a refusal frame saying why before the close; the accepting
+ * side has already answered when the dialler refuses it, so {@link PeerMessageHandler} reports a refusal
+ * arriving after the handshake too. A peer that stays silent for the connect
  * timeout is disconnected. One instance per channel.
  */
 final class HandshakeHandler extends ChannelInboundHandlerAdapter {
@@ -33,11 +36,15 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private final TransportConfig config;
     /** The node this side dialled, or {@link RaftNode#NONE} on the accepting side. */
     private final long dialledPeerId;
+    private final PeerAdmission admission;
+    private final ConnectionEvents events;
     private ScheduledFuture<?> timeout;
 
-    HandshakeHandler(TransportConfig config, long dialledPeerId) {
+    HandshakeHandler(TransportConfig config, long dialledPeerId, PeerAdmission admission, ConnectionEvents events) {
         this.config = config;
         this.dialledPeerId = dialledPeerId;
+        this.admission = admission;
+        this.events = events;
     }
 
     private boolean accepting() {
@@ -71,9 +78,23 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         PeerHandshake handshake = frame.getHandshake();
+        if (!handshake.getRefusal().isEmpty()) {
+            refusedBy(ctx, handshake.getNodeId(), handshake.getRefusal());
+            return;
+        }
         String problem = accepting() ? checkDialler(handshake) : checkAcceptor(handshake);
         if (problem != null) {
             refuse(ctx, problem);
+            return;
+        }
+        // Issue 13: a fresh node under an id the cluster knows as joined has lost its votes and the entries
+        // it acknowledged; it is told why (it stops) before the connection closes.
+        String fresh = handshake.getFresh() ? admission.refuseFresh(handshake.getNodeId()) : null;
+        if (fresh != null) {
+            refusals.warn("Refusing peer {} ({}) on node {}: {}", handshake.getNodeId(), ctx.channel().remoteAddress(),
+                    config.selfId(), fresh);
+            cancelTimeout();
+            ctx.writeAndFlush(refusal(fresh)).addListener(f -> ctx.close());
             return;
         }
         cancelTimeout();
@@ -132,6 +153,19 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
+    /** The peer refused this node (a refusal frame): report it, then close. */
+    static void refusedBy(ChannelHandlerContext ctx, ConnectionEvents events, Logger logger, long peerId,
+                          String reason) {
+        logger.error("Peer {} refused this node: {}", peerId, reason);
+        events.refusedBy(peerId, reason);
+        ctx.close();
+    }
+
+    private void refusedBy(ChannelHandlerContext ctx, long peerId, String reason) {
+        cancelTimeout();
+        refusedBy(ctx, events, log, peerId, reason);
+    }
+
     private void cancelTimeout() {
         if (timeout != null) {
             timeout.cancel(false);
@@ -143,6 +177,15 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         return RaftMessage.newBuilder().setHandshake(PeerHandshake.newBuilder()
                 .setClusterId(config.clusterId())
                 .setNodeId(config.selfId())
-                .setProtocolVersion(PROTOCOL_VERSION)).build();
+                .setProtocolVersion(PROTOCOL_VERSION)
+                .setFresh(admission.fresh())).build();
+    }
+
+    private RaftMessage refusal(String reason) {
+        return RaftMessage.newBuilder().setHandshake(PeerHandshake.newBuilder()
+                .setClusterId(config.clusterId())
+                .setNodeId(config.selfId())
+                .setProtocolVersion(PROTOCOL_VERSION)
+                .setRefusal(reason)).build();
     }
 }

@@ -63,9 +63,55 @@ public final class NettyPeerTransport implements PeerTransport {
     private EventLoopGroup group;
     private Channel serverChannel;
     private volatile Bootstrap dialer;
+    private volatile PeerAdmission admission = PeerAdmission.OPEN;
 
     public NettyPeerTransport(TransportConfig config) {
         this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** Who is admitted beyond the handshake's checks (default {@link PeerAdmission#OPEN}); set before start. */
+    public synchronized void setAdmission(PeerAdmission admission) {
+        if (group != null) {
+            throw new IllegalStateException("set the admission before start");
+        }
+        this.admission = Objects.requireNonNull(admission, "admission");
+    }
+
+    /**
+     * Learn (or change) the address of peer {@code id} while running (issue 13: a member added to the
+     * cluster). The handshake admits ids of the peers table, so this also admits it.
+     */
+    public void addPeer(long id, InetSocketAddress address) {
+        if (id == config.selfId()) {
+            return;
+        }
+        InetSocketAddress before = config.peers().put(id, address);
+        if (!address.equals(before)) {
+            log.info("Node {} knows peer {} at {}", config.selfId(), id, address);
+        }
+    }
+
+    /**
+     * Forget peer {@code id} (a member removed from the cluster): its connection closes and the handshake
+     * refuses it from now on; messages still queued for it are dropped with the connection.
+     */
+    public void removePeer(long id) {
+        if (config.peers().remove(id) == null) {
+            return;
+        }
+        log.info("Node {} forgets peer {} (removed from the cluster)", config.selfId(), id);
+        Peer peer = peers.get(id);
+        if (peer != null) {
+            Channel ch = peer.channel();
+            if (ch != null) {
+                ch.close();
+            }
+        }
+    }
+
+    /** The peers this transport knows now, by id. */
+    public Map<Long, InetSocketAddress> knownPeers() {
+        return Map.copyOf(config.peers());
     }
 
     @Override
@@ -85,7 +131,7 @@ public final class NettyPeerTransport implements PeerTransport {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
-                .childHandler(PeerChannelInitializer.accepting(config, events))
+                .childHandler(PeerChannelInitializer.accepting(config, events, admission))
                 .bind(config.listenAddress())
                 .awaitUninterruptibly();
         if (!bound.isSuccess()) {
@@ -194,7 +240,7 @@ public final class NettyPeerTransport implements PeerTransport {
         ChannelFuture connect;
         try {
             connect = dialer.clone()
-                    .handler(PeerChannelInitializer.dialling(config, peer.id, events))
+                    .handler(PeerChannelInitializer.dialling(config, peer.id, events, admission))
                     .connect(address);
         } catch (RejectedExecutionException shuttingDown) {
             return;
@@ -319,6 +365,11 @@ public final class NettyPeerTransport implements PeerTransport {
         @Override
         public void rejected(long peerId) {
             peer(peerId).countRejected();
+        }
+
+        @Override
+        public void refusedBy(long peerId, String reason) {
+            admission.refusedBy(peerId, reason);
         }
     }
 }

@@ -22,21 +22,35 @@ final class PeerChannelInitializer extends ChannelInitializer<Channel> {
     private final TransportConfig config;
     private final long dialledPeerId;
     private final ConnectionEvents events;
+    private final PeerAdmission admission;
 
-    private PeerChannelInitializer(TransportConfig config, long dialledPeerId, ConnectionEvents events) {
+    private PeerChannelInitializer(TransportConfig config, long dialledPeerId, ConnectionEvents events,
+                                   PeerAdmission admission) {
         this.config = config;
         this.dialledPeerId = dialledPeerId;
         this.events = events;
+        this.admission = admission;
+    }
+
+    /** For connections this node accepts, admitting whoever the handshake admits ({@link PeerAdmission#OPEN}). */
+    static PeerChannelInitializer accepting(TransportConfig config, ConnectionEvents events) {
+        return accepting(config, events, PeerAdmission.OPEN);
+    }
+
+    /** For a connection this node dials, with {@link PeerAdmission#OPEN}. */
+    static PeerChannelInitializer dialling(TransportConfig config, long peerId, ConnectionEvents events) {
+        return dialling(config, peerId, events, PeerAdmission.OPEN);
     }
 
     /** For connections this node accepts (from peers with lower ids). */
-    static PeerChannelInitializer accepting(TransportConfig config, ConnectionEvents events) {
-        return new PeerChannelInitializer(config, RaftNode.NONE, events);
+    static PeerChannelInitializer accepting(TransportConfig config, ConnectionEvents events, PeerAdmission admission) {
+        return new PeerChannelInitializer(config, RaftNode.NONE, events, admission);
     }
 
     /** For a connection this node dials to {@code peerId} (a higher id). */
-    static PeerChannelInitializer dialling(TransportConfig config, long peerId, ConnectionEvents events) {
-        return new PeerChannelInitializer(config, peerId, events);
+    static PeerChannelInitializer dialling(TransportConfig config, long peerId, ConnectionEvents events,
+                                           PeerAdmission admission) {
+        return new PeerChannelInitializer(config, peerId, events, admission);
     }
 
     @Override
@@ -47,7 +61,7 @@ final class PeerChannelInitializer extends ChannelInitializer<Channel> {
                 .addLast("frameEncoder", new LengthFieldPrepender(LENGTH_BYTES))
                 .addLast("protobufDecoder", new RaftMessageDecoder())
                 .addLast("protobufEncoder", new RaftMessageEncoder(config.maxFrameBytes()))
-                .addLast("handshake", new HandshakeHandler(config, dialledPeerId))
+                .addLast("handshake", new HandshakeHandler(config, dialledPeerId, admission, events))
                 .addLast("messages", new PeerMessageHandler(config, events));
     }
 }

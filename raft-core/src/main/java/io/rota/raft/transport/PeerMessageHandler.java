@@ -54,6 +54,11 @@ final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
             throw new IllegalStateException("message before handshake: " + msg);
         }
         RaftMessage frame = (RaftMessage) msg;
+        if (frame.hasHandshake() && !frame.getHandshake().getRefusal().isEmpty()) {
+            // The dialler checked this node's answer and refused it (see HandshakeHandler).
+            HandshakeHandler.refusedBy(ctx, events, log, peerId, frame.getHandshake().getRefusal());
+            return;
+        }
         Message message;
         if (frame.hasInstallSnapshot()) {
             SnapshotAssembler.Outcome outcome = snapshots.accept(frame.getInstallSnapshot());

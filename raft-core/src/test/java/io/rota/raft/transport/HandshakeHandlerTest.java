@@ -149,6 +149,37 @@ class HandshakeHandlerTest {
     }
 
     @Test
+    void aFreshNodeUnderAJoinedIdIsToldWhyAndRefused() {
+        EmbeddedChannel channel = new EmbeddedChannel(PeerChannelInitializer.accepting(config, events, knowsNodeOne(false)));
+        channel.writeInbound(frame(handshake(CLUSTER, 1).toBuilder()
+                .setHandshake(handshake(CLUSTER, 1).getHandshake().toBuilder().setFresh(true)).build()));
+
+        RaftMessage refusal = readFrame(channel);
+        assertEquals("member 1 has joined already", refusal.getHandshake().getRefusal());
+        assertRefused(channel);
+    }
+
+    @Test
+    void aNodeThatIsNotFreshIsAdmittedUnderAJoinedId() {
+        EmbeddedChannel channel = new EmbeddedChannel(PeerChannelInitializer.accepting(config, events, knowsNodeOne(false)));
+        channel.writeInbound(frame(handshake(CLUSTER, 1).toBuilder().setHandshake(handshake(CLUSTER, 1)
+                .getHandshake().toBuilder().setFresh(false)).build()));
+        assertEquals(List.of(1L), events.connected);
+    }
+
+    @Test
+    void aRefusalAfterTheHandshakeIsReportedAndCloses() {
+        // This node (2) is fresh and accepted node 1's dial; node 1 checks the answer and refuses it.
+        EmbeddedChannel channel = new EmbeddedChannel(PeerChannelInitializer.accepting(config, events, knowsNodeOne(true)));
+        channel.writeInbound(frame(handshake(CLUSTER, 1)));
+        assertTrue(readFrame(channel).getHandshake().getFresh(), "the answer says this node is fresh");
+        channel.writeInbound(frame(handshake(CLUSTER, 1).toBuilder().setHandshake(handshake(CLUSTER, 1)
+                .getHandshake().toBuilder().setRefusal("member 2 has joined already")).build()));
+        assertFalse(channel.isOpen());
+        assertEquals(List.of("1: member 2 has joined already"), events.refusedBy);
+    }
+
+    @Test
     void diallerSpeaksFirstAndChecksTheAnswer() {
         EmbeddedChannel channel = new EmbeddedChannel(PeerChannelInitializer.dialling(config, 3, events));
         assertEquals(handshake(CLUSTER, 2), readFrame(channel));
@@ -211,6 +242,7 @@ class HandshakeHandlerTest {
         final List<Long> disconnected = new ArrayList<>();
         final List<Message> delivered = new ArrayList<>();
         final List<Long> rejected = new ArrayList<>();
+        final List<String> refusedBy = new ArrayList<>();
 
         @Override
         public void connected(long peerId, Channel channel) {
@@ -235,5 +267,29 @@ class HandshakeHandlerTest {
         public void rejected(long peerId) {
             rejected.add(peerId);
         }
+
+        @Override
+        public void refusedBy(long peerId, String reason) {
+            refusedBy.add(peerId + ": " + reason);
+        }
+    }
+
+    /** Refuses a fresh node 1 (the cluster knows it as joined); this node is fresh if {@code fresh}. */
+    static PeerAdmission knowsNodeOne(boolean fresh) {
+        return new PeerAdmission() {
+            @Override
+            public boolean fresh() {
+                return fresh;
+            }
+
+            @Override
+            public String refuseFresh(long peerId) {
+                return peerId == 1 ? "member 1 has joined already" : null;
+            }
+
+            @Override
+            public void refusedBy(long peerId, String reason) {
+            }
+        };
     }
 }
