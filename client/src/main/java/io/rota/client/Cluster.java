@@ -2,6 +2,11 @@ package io.rota.client;
 
 import com.google.protobuf.ByteString;
 import io.rota.proto.Frame;
+import io.rota.proto.MemberAddRequest;
+import io.rota.proto.MemberListRequest;
+import io.rota.proto.MemberPromoteRequest;
+import io.rota.proto.MemberRemoveRequest;
+import io.rota.proto.MoveLeaderRequest;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.StatusRequest;
 import io.rota.proto.StatusResponse;
@@ -14,9 +19,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The cluster API: each member's status, its health, and the member list. Obtain it from
- * {@link RotaClient#cluster()}. Unlike the other APIs, {@link #status} and {@link #health} ask one given
+ * The cluster API: each member's status, its health, the member list, and membership changes. Obtain it
+ * from {@link RotaClient#cluster()}. Unlike the other APIs, {@link #status} and {@link #health} ask one given
  * member and do not move on to another when it fails: they are how an operator sees that member.
+ *
+ * <p>Membership changes (docs/operations.md has the runbooks) go to the leader, one server at a time (Raft
+ * thesis §4.1): {@link #addMember} registers a member and adds it — as a learner by default in rotactl,
+ * which receives the log without a vote — then {@link #promoteMember} makes it a voter once it has caught
+ * up; {@link #removeMember} takes a member out; {@link #moveLeader} hands leadership to another voter. A
+ * refusal fails with {@link RotaException.Code#MEMBERSHIP_REFUSED} and the reason in
+ * {@link RotaException#membershipRefusal()}; the refusals that pass with time (an earlier change not yet
+ * committed) were already retried by the server until the call timeout.
  */
 public final class Cluster {
 
@@ -98,6 +111,136 @@ public final class Cluster {
      */
     public List<Member> members() {
         return Errors.await(membersAsync());
+    }
+
+    /**
+     * Adds a member: the cluster assigns it an id (one above every id ever used) and records its addresses,
+     * then adds it to the configuration. Start the new member afterwards with
+     * {@code --initial-cluster-state existing} and {@code --initial-cluster} {@link AddedMember#initialCluster()}
+     * on an empty data directory; it catches up from the leader (by snapshot if the log was compacted).
+     * Calling it again with the same name and peer address returns the same member.
+     *
+     * @param name          the new member's name (letters, digits, '_', '.', '-'; unique)
+     * @param peerAddress   {@code host:port} the other members dial (unique)
+     * @param clientAddress {@code host:port} of its client protocol, or "" (it publishes it when it starts)
+     * @param learner       add as a learner (safe: no vote until promoted) rather than a voter — a new voter
+     *                      with an empty log counts toward the quorum at once (thesis §4.2.1)
+     * @return the added member and the configuration's members after the change
+     */
+    public CompletableFuture<AddedMember> addMemberAsync(String name, String peerAddress, String clientAddress,
+                                                         boolean learner) {
+        return calls.execute(Frame.newBuilder().setMemberAddRequest(MemberAddRequest.newBuilder().setName(name)
+                        .setPeerAddress(peerAddress).setClientAddress(clientAddress).setLearner(learner)), false)
+                .thenApply(f -> {
+                    io.rota.proto.MemberAddResponse r = f.getMemberAddResponse();
+                    return new AddedMember(r.getMember().getId(), r.getMember().getName(),
+                            r.getMember().getPeerAddress(), learner, r.getMembersList().stream()
+                            .map(m -> new ClusterMember(m.getId(), m.getName(), m.getPeerAddress(),
+                                    m.getClientAddress(), m.getLearner(), false, 0, 0, false)).toList());
+                });
+    }
+
+    /**
+     * {@link #addMemberAsync} and waits.
+     *
+     * @param name          the new member's name
+     * @param peerAddress   {@code host:port} the other members dial
+     * @param clientAddress {@code host:port} of its client protocol, or ""
+     * @param learner       add as a learner rather than a voter
+     * @return the added member
+     * @throws RotaException MEMBERSHIP_REFUSED (for example NAME_TAKEN), or as any call
+     */
+    public AddedMember addMember(String name, String peerAddress, String clientAddress, boolean learner) {
+        return Errors.await(addMemberAsync(name, peerAddress, clientAddress, learner));
+    }
+
+    /**
+     * Removes member {@code id} from the configuration, then retires its id for good: every member forgets
+     * its peer address, and a process under that id is refused. Removing the leader makes it hand over once
+     * the change commits (§4.2.2). Stop the removed member's process afterwards.
+     *
+     * @param id the member's id
+     * @return completes when done; fails MEMBERSHIP_REFUSED (NOT_A_MEMBER is not one: a retry finds it gone
+     *         and completes; LAST_VOTER is)
+     */
+    public CompletableFuture<Void> removeMemberAsync(long id) {
+        return calls.execute(Frame.newBuilder().setMemberRemoveRequest(MemberRemoveRequest.newBuilder().setId(id)),
+                false).thenApply(f -> null);
+    }
+
+    /**
+     * {@link #removeMemberAsync} and waits.
+     *
+     * @param id the member's id
+     * @throws RotaException MEMBERSHIP_REFUSED, or as any call
+     */
+    public void removeMember(long id) {
+        Errors.await(removeMemberAsync(id));
+    }
+
+    /**
+     * Promotes learner {@code id} to voter. Refused with LEARNER_BEHIND while it is more than the
+     * promotion threshold behind the leader (see {@link ClusterMember#caughtUp()}): try again later.
+     *
+     * @param id the learner's id
+     * @return completes once the promotion is applied
+     */
+    public CompletableFuture<Void> promoteMemberAsync(long id) {
+        return calls.execute(Frame.newBuilder().setMemberPromoteRequest(MemberPromoteRequest.newBuilder().setId(id)),
+                false).thenApply(f -> null);
+    }
+
+    /**
+     * {@link #promoteMemberAsync} and waits.
+     *
+     * @param id the learner's id
+     * @throws RotaException MEMBERSHIP_REFUSED (LEARNER_BEHIND, NOT_A_LEARNER), or as any call
+     */
+    public void promoteMember(long id) {
+        Errors.await(promoteMemberAsync(id));
+    }
+
+    /**
+     * Hands leadership to voter {@code id} (Raft §3.10 leadership transfer) and waits until it leads.
+     *
+     * @param id the voter to lead
+     * @return the leader's id afterwards ({@code id})
+     */
+    public CompletableFuture<Long> moveLeaderAsync(long id) {
+        return calls.execute(Frame.newBuilder().setMoveLeaderRequest(MoveLeaderRequest.newBuilder().setTargetId(id)),
+                false).thenApply(f -> f.getMoveLeaderResponse().getLeader());
+    }
+
+    /**
+     * {@link #moveLeaderAsync} and waits.
+     *
+     * @param id the voter to lead
+     * @return the leader's id afterwards
+     * @throws RotaException MEMBERSHIP_REFUSED (NOT_A_VOTER, NOT_A_MEMBER), TIMEOUT, or as any call
+     */
+    public long moveLeader(long id) {
+        return Errors.await(moveLeaderAsync(id));
+    }
+
+    /**
+     * The members of the configuration as the leader sees them: voter or learner, leader, matchIndex, lag
+     * and whether caught up.
+     *
+     * @return the members, by id
+     */
+    public CompletableFuture<List<ClusterMember>> memberListAsync() {
+        return calls.execute(Frame.newBuilder().setMemberListRequest(MemberListRequest.getDefaultInstance()), false)
+                .thenApply(f -> f.getMemberListResponse().getMembersList().stream().map(ClusterMember::of).toList());
+    }
+
+    /**
+     * {@link #memberListAsync} and waits.
+     *
+     * @return the members, by id
+     * @throws RotaException on failure
+     */
+    public List<ClusterMember> memberList() {
+        return Errors.await(memberListAsync());
     }
 
     /**

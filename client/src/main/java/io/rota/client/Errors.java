@@ -34,11 +34,16 @@ final class Errors {
             case REQUEST_TOO_LARGE -> RotaException.Code.REQUEST_TOO_LARGE;
             case INVALID_ARGUMENT -> RotaException.Code.INVALID_ARGUMENT;
             case SESSION_EXPIRED -> RotaException.Code.SESSION_EXPIRED;
+            case MEMBERSHIP_REFUSED -> RotaException.Code.MEMBERSHIP_REFUSED;
         };
     }
 
     /** A server's error, with its compact revision and retry-after. */
     static RotaException of(Error error) {
+        if (error.getCode() == Error.Code.MEMBERSHIP_REFUSED) {
+            return RotaException.membershipRefused(error.getMessage(), error.getMembershipRefusal(),
+                    error.getRetryAfterMs());
+        }
         return RotaException.of(code(error.getCode()), error.getMessage(), error.getCompactRevision(),
                 error.getRetryAfterMs());
     }

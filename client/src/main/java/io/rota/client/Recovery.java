@@ -23,7 +23,8 @@ enum Recovery {
             case UNAVAILABLE, TIMEOUT -> ANOTHER_MEMBER;
             case NOT_LEADER -> FOLLOW_LEADER;
             case SESSION_EXPIRED -> NEW_SESSION;
-            case COMPACTED, LEASE_NOT_FOUND, REQUEST_TOO_LARGE, INVALID_ARGUMENT -> FAIL;
+            // The server retried the refusals that pass with time until its deadline; what is left is the caller's.
+            case COMPACTED, LEASE_NOT_FOUND, REQUEST_TOO_LARGE, INVALID_ARGUMENT, MEMBERSHIP_REFUSED -> FAIL;
         };
     }
 

@@ -26,12 +26,18 @@ public final class RotaException extends RuntimeException {
         /** The request is malformed or inconsistent with the state (e.g. an empty key). */
         INVALID_ARGUMENT,
         /** The client's session is unknown or expired on the server (the request was not applied). */
-        SESSION_EXPIRED
+        SESSION_EXPIRED,
+        /**
+         * A membership change was refused; {@link #membershipRefusal()} says why (for example
+         * {@code LEARNER_BEHIND}: promote again once the learner has caught up).
+         */
+        MEMBERSHIP_REFUSED
     }
 
     private final Code code;
     private final long compactRevision;
     private final long retryAfterMs;
+    private final String membershipRefusal;
 
     /**
      * Creates an exception.
@@ -51,14 +57,21 @@ public final class RotaException extends RuntimeException {
      * @param retryAfterMs    how long the server asked the client to wait before retrying (0: not said)
      */
     static RotaException of(Code code, String message, long compactRevision, long retryAfterMs) {
-        return new RotaException(code, message, null, compactRevision, retryAfterMs);
+        return new RotaException(code, message, null, compactRevision, retryAfterMs, "");
     }
 
-    private RotaException(Code code, String message, Throwable cause, long compactRevision, long retryAfterMs) {
+    /** A refused membership change, with the server's reason name. */
+    static RotaException membershipRefused(String message, String reason, long retryAfterMs) {
+        return new RotaException(Code.MEMBERSHIP_REFUSED, message, null, 0, retryAfterMs, reason);
+    }
+
+    private RotaException(Code code, String message, Throwable cause, long compactRevision, long retryAfterMs,
+                          String membershipRefusal) {
         super(code + ": " + message, cause);
         this.code = code;
         this.compactRevision = compactRevision;
         this.retryAfterMs = retryAfterMs;
+        this.membershipRefusal = membershipRefusal;
     }
 
     /**
@@ -69,7 +82,7 @@ public final class RotaException extends RuntimeException {
      * @param cause   the underlying failure
      */
     public RotaException(Code code, String message, Throwable cause) {
-        this(code, message, cause, 0, 0);
+        this(code, message, cause, 0, 0, "");
     }
 
     /**
@@ -89,6 +102,18 @@ public final class RotaException extends RuntimeException {
      */
     public long retryAfterMs() {
         return retryAfterMs;
+    }
+
+    /**
+     * For MEMBERSHIP_REFUSED: why, as the server names it — the Raft core's reasons
+     * ({@code CHANGE_IN_PROGRESS}, {@code NOT_YET_COMMITTED_IN_TERM}, {@code TRANSFERRING_LEADERSHIP},
+     * {@code ALREADY_MEMBER}, {@code NOT_A_MEMBER}, {@code NOT_A_LEARNER}, {@code LEARNER_BEHIND},
+     * {@code LAST_VOTER}) or the server's ({@code NAME_TAKEN}, {@code NOT_A_VOTER}).
+     *
+     * @return the reason, or "" when not MEMBERSHIP_REFUSED
+     */
+    public String membershipRefusal() {
+        return membershipRefusal;
     }
 
     /**

@@ -12,6 +12,7 @@ import io.rota.server.api.ClientServer;
 import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.cluster.PeerDirectory;
 import io.rota.server.fault.FaultClock;
 import io.rota.server.http.Dashboard;
 import io.rota.server.http.HttpServer;
@@ -60,6 +61,7 @@ public final class RotaServer implements AutoCloseable {
     private final HttpServer httpServer;
     /** Lab mode's controller, or null (the default). */
     private final LabController lab;
+    private final PeerDirectory peerDirectory;
 
     private RotaServer(ServerConfig config, LabMode labMode) {
         this.config = config;
@@ -72,7 +74,12 @@ public final class RotaServer implements AutoCloseable {
         stateMachine.setListener(watchHub);
 
         NodeConfig nodeConfig = config.nodeConfig();
+        // Before the store opens: a directory of another member is refused, and an empty one is fresh.
+        MemberIdentity identity = MemberIdentity.open(config.dataDir(), config.clusterId(), id);
         NettyPeerTransport transport = new NettyPeerTransport(config.transportConfig());
+        peerDirectory = new PeerDirectory(id, identity, config.dataDir(), transport);
+        transport.setAdmission(peerDirectory);
+        stateMachine.setRegistryListener(peerDirectory);
         // Lab mode only: a switch that can cut this member off from its peers (the dashboard's "partition").
         LabPartition partition = labMode == null ? null : new LabPartition(transport);
         // Built before the driver, which reports fsync latency, applied entries and role changes into it.
@@ -148,6 +155,14 @@ public final class RotaServer implements AutoCloseable {
 
     public ClusterView view() {
         return view;
+    }
+
+    /**
+     * Completes with the reason if this member, started on an empty data directory, was refused by its peers
+     * because the cluster knows its id (issue 13): it must stop, and the operator replace it instead.
+     */
+    public java.util.concurrent.CompletableFuture<String> refused() {
+        return peerDirectory.fatal();
     }
 
     private long term() {

@@ -34,8 +34,14 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--listen-peer", required = true, description = "host:port for Raft peers.")
     String listenPeer;
 
-    @Option(names = "--initial-cluster", required = true, description = "n1=host:port,n2=host:port,... (peer addresses).")
+    @Option(names = "--initial-cluster", required = true, description = "n1=host:port,n2=host:port,... (peer addresses;"
+            + " ids by position), or n1=1@host:port,n4=4@host:port,... (explicit ids, as 'rotactl member add' prints).")
     String initialCluster;
+
+    @Option(names = {"--initial-cluster-state", "--join"}, defaultValue = "new", arity = "0..1", fallbackValue = "existing",
+            description = "new: --initial-cluster is a new cluster's first voters (default). existing (or --join):"
+                    + " this member was added with 'rotactl member add' and joins the running cluster.")
+    String initialClusterState;
 
     @Option(names = "--cluster-id", defaultValue = ServerConfig.DEFAULT_CLUSTER_ID,
             description = "Peers of another cluster are refused (default: ${DEFAULT-VALUE}).")
@@ -77,8 +83,10 @@ final class ServerCommand implements Callable<Integer> {
         ServerConfig config;
         try {
             // Every flag rule, alone and across flags, is ServerConfig's; its message names the flags.
+            Map<String, Long> ids = new LinkedHashMap<>();
             config = ServerConfig.builder(name).dataDir(dataDir).listenClient(address("--listen-client", listenClient))
-                    .listenPeer(address("--listen-peer", listenPeer)).initialCluster(cluster(initialCluster))
+                    .listenPeer(address("--listen-peer", listenPeer)).initialCluster(cluster(initialCluster, ids))
+                    .memberIds(ids).initialClusterState(clusterState(initialClusterState))
                     .clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs).snapshotCount(snapshotCount)
                     .maxRequestBytes(maxRequestBytes).http(http == null ? null : address("--http", http))
                     .faultInjection(unsafeFaultInjection).build();
@@ -100,10 +108,19 @@ final class ServerCommand implements Callable<Integer> {
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Thread hook = new Thread(() -> {
             server.close();
             stopped.countDown();
-        }, "rota-shutdown"));
+        }, "rota-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        int[] exit = {0};
+        server.refused().thenAccept(reason -> {
+            spec.commandLine().getErr().println("rota server " + config.name() + " (id " + config.memberId()
+                    + ") refused to run: " + reason);
+            spec.commandLine().getErr().flush();
+            exit[0] = 1;
+            stopped.countDown();
+        });
         out.printf("rota server %s (id %d) started%n", config.name(), config.memberId());
         out.printf("  data dir  %s%n", config.dataDir().toAbsolutePath());
         out.printf("  client    %s%n", ServerConfig.format(server.clientAddress()));
@@ -112,11 +129,16 @@ final class ServerCommand implements Callable<Integer> {
         if (lab != null) {
             out.printf("  LAB MODE  the dashboard can kill, pause, restart and partition members (%s)%n", lab.script());
         }
-        out.printf("  cluster   %s (cluster id %s, heartbeat %d ms, election %d ms)%n", initialCluster,
-                config.clusterId(), config.heartbeatMs(), config.electionMs());
+        out.printf("  cluster   %s (cluster id %s, heartbeat %d ms, election %d ms, state %s)%n", initialCluster,
+                config.clusterId(), config.heartbeatMs(), config.electionMs(),
+                config.initialClusterState().name().toLowerCase());
         out.flush();
         stopped.await();
-        return 0;
+        if (exit[0] != 0) {
+            Runtime.getRuntime().removeShutdownHook(hook);
+            server.close();
+        }
+        return exit[0];
     }
 
     private static InetSocketAddress address(String flag, String value) {
@@ -141,7 +163,20 @@ final class ServerCommand implements Callable<Integer> {
         return new InetSocketAddress(value.substring(0, colon), port);
     }
 
-    private static Map<String, InetSocketAddress> cluster(String value) {
+    private static ServerConfig.ClusterState clusterState(String value) {
+        switch (value) {
+            case "new":
+                return ServerConfig.ClusterState.NEW;
+            case "existing":
+                return ServerConfig.ClusterState.EXISTING;
+            default:
+                throw new FlagException("--initial-cluster-state", "--initial-cluster-state must be new or existing,"
+                        + " got '" + value + "'");
+        }
+    }
+
+    /** Parses NAME=HOST:PORT or NAME=ID@HOST:PORT entries; explicit ids go into {@code ids}. */
+    private static Map<String, InetSocketAddress> cluster(String value, Map<String, Long> ids) {
         Map<String, InetSocketAddress> members = new LinkedHashMap<>();
         for (String item : value.split(",")) {
             int eq = item.indexOf('=');
@@ -150,8 +185,18 @@ final class ServerCommand implements Callable<Integer> {
                         "--initial-cluster entries must be name=host:port, got '" + item + "'");
             }
             String member = item.substring(0, eq).trim();
-            if (members.put(member, address("--initial-cluster", "--initial-cluster " + member,
-                    item.substring(eq + 1).trim())) != null) {
+            String target = item.substring(eq + 1).trim();
+            int at = target.indexOf('@');
+            if (at >= 0) {
+                try {
+                    ids.put(member, Long.parseLong(target.substring(0, at)));
+                } catch (NumberFormatException e) {
+                    throw new FlagException("--initial-cluster", "--initial-cluster " + member
+                            + " has an id that is not a number: '" + target + "' (NAME=ID@HOST:PORT)");
+                }
+                target = target.substring(at + 1);
+            }
+            if (members.put(member, address("--initial-cluster", "--initial-cluster " + member, target)) != null) {
                 throw new FlagException("--initial-cluster", "--initial-cluster names " + member + " twice");
             }
         }

@@ -40,11 +40,26 @@ import java.util.Objects;
  * @param requestTimeout        how long a write or linearizable read may wait for Raft
  * @param watchProgressInterval how often watchers that asked for progress notifications get one
  * @param faultInjection        UNSAFE, for chaos tests only: lets /fault/clock skew this member's clocks
+ * @param memberIds             explicit member ids by name ({@code --initial-cluster NAME=ID@HOST:PORT}), or
+ *                              empty: ids are positions. Every member added at runtime has a cluster-assigned
+ *                              id (`rotactl member add` prints it), so a joining member names them all.
+ * @param initialClusterState   {@code NEW}: the members of {@code --initial-cluster} are the first voters;
+ *                              {@code EXISTING}: this member joins a running cluster (it was added with
+ *                              `rotactl member add`) and bootstraps no configuration of its own
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
                            int electionMs, long snapshotCount, int maxRequestBytes, InetSocketAddress http,
-                           Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection) {
+                           Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
+                           Map<String, Long> memberIds, ClusterState initialClusterState) {
+
+    /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
+    public enum ClusterState {
+        /** The members of --initial-cluster form a new cluster: they are its first voters. */
+        NEW,
+        /** This member was added to a running cluster and catches up from its leader (by snapshot if needed). */
+        EXISTING
+    }
 
     /** "rota": peers of another cluster are refused at the handshake, so only a second cluster needs a name. */
     public static final String DEFAULT_CLUSTER_ID = "rota";
@@ -80,6 +95,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
      */
     public ServerConfig {
         Objects.requireNonNull(requestTimeout, "requestTimeout");
+        memberIds = memberIds == null ? Map.of() : Map.copyOf(memberIds);
+        initialClusterState = initialClusterState == null ? ClusterState.NEW : initialClusterState;
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
         require(name != null && name.matches("[A-Za-z0-9_.-]+"), "--name",
                 "--name must be letters, digits, '_', '.' or '-', got '" + name + "'");
@@ -100,6 +117,18 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             require(!sameAddress(http, listenPeer) && !sameAddress(http, listenClient), "--http",
                     "--http must differ from --listen-client and --listen-peer, got " + format(http));
         }
+        if (!memberIds.isEmpty()) {
+            require(memberIds.keySet().equals(initialCluster.keySet()), "--initial-cluster",
+                    "--initial-cluster must give an id to every member or to none (NAME=ID@HOST:PORT), got ids for "
+                            + memberIds.keySet() + " of " + initialCluster.keySet());
+            require(memberIds.values().stream().allMatch(id -> id > 0), "--initial-cluster",
+                    "--initial-cluster member ids must be positive, got " + memberIds);
+            require(new java.util.HashSet<>(memberIds.values()).size() == memberIds.size(), "--initial-cluster",
+                    "--initial-cluster gives two members the same id: " + memberIds);
+        }
+        require(initialClusterState == ClusterState.NEW || initialCluster.size() > 1, "--initial-cluster-state",
+                "--initial-cluster-state existing joins a running cluster: list its members in --initial-cluster"
+                        + " too (rotactl member add prints the line)");
         require(clusterId != null && !clusterId.isBlank(), "--cluster-id", "--cluster-id must not be blank");
         require(heartbeatMs >= MIN_HEARTBEAT_MS, "--heartbeat-ms", "--heartbeat-ms must be at least "
                 + MIN_HEARTBEAT_MS + ", got " + heartbeatMs);
@@ -137,16 +166,20 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .initialCluster(initialCluster).clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs)
                 .snapshotCount(snapshotCount).maxRequestBytes(maxRequestBytes).http(http)
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
-                .faultInjection(faultInjection);
+                .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState);
     }
 
-    /** This member's id: its 1-based position in {@code initialCluster}. */
+    /** This member's id: its explicit id, or its 1-based position in {@code initialCluster}. */
     public long memberId() {
         return idOf(name);
     }
 
-    /** The id of member {@code memberName}: its 1-based position in {@code initialCluster}. */
+    /** The id of member {@code memberName}: its explicit id, or its 1-based position in {@code initialCluster}. */
     public long idOf(String memberName) {
+        Long explicit = memberIds.get(memberName);
+        if (explicit != null) {
+            return explicit;
+        }
         long id = 1;
         for (String n : initialCluster.keySet()) {
             if (n.equals(memberName)) {
@@ -190,7 +223,13 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
     public NodeConfig nodeConfig() {
         Map<Long, String> addresses = new HashMap<>();
         peersById().forEach((id, address) -> addresses.put(id, format(address)));
-        RaftOptions raft = RaftOptions.builder(memberId(), new Configuration(peersById().keySet()))
+        // A joining member bootstraps the cluster's members without itself (docs/design.md M9, M11): it is
+        // no voter, ignores its election timer, and learns the real configuration from the leader's log.
+        java.util.Set<Long> voters = new java.util.HashSet<>(peersById().keySet());
+        if (initialClusterState == ClusterState.EXISTING) {
+            voters.remove(memberId());
+        }
+        RaftOptions raft = RaftOptions.builder(memberId(), new Configuration(voters))
                 .electionTicks(electionMs / heartbeatMs).heartbeatTicks(1).build();
         return NodeConfig.builder(raft).tick(tick()).snapshotCount(snapshotCount).memberAddresses(addresses).build();
     }
@@ -248,6 +287,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private Duration watchProgressInterval = DEFAULT_WATCH_PROGRESS_INTERVAL;
         private boolean faultInjection;
+        private Map<String, Long> memberIds = Map.of();
+        private ClusterState initialClusterState = ClusterState.NEW;
 
         private Builder(String name) {
             this.name = name;
@@ -319,11 +360,22 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Explicit member ids by name (all of --initial-cluster's, or none: positions). */
+        public Builder memberIds(Map<String, Long> memberIds) {
+            this.memberIds = memberIds;
+            return this;
+        }
+
+        public Builder initialClusterState(ClusterState initialClusterState) {
+            this.initialClusterState = initialClusterState;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
-                    faultInjection);
+                    faultInjection, memberIds, initialClusterState);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.rota.server.api;
 
 import io.rota.proto.Error;
+import io.rota.raft.node.ConfChangeRefusedException;
 import io.rota.raft.node.RaftException;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.StoreException;
@@ -36,6 +37,12 @@ final class Errors {
         if (e instanceof StoreException se) {
             return se.error();
         }
+        if (e instanceof MembershipRequests.ApplyError ae) {
+            return ae.error;
+        }
+        if (e instanceof ConfChangeRefusedException refused) {
+            return membershipRefused(refused);
+        }
         if (e instanceof RaftException re) {
             Error.Builder error = fromRaft(re);
             return error.getCode() == Error.Code.NOT_LEADER ? withLeaderHint(error, view) : error.build();
@@ -63,6 +70,22 @@ final class Errors {
             case STOPPED -> builder(Error.Code.UNAVAILABLE, e.getMessage() + "; use another member");
         };
     }
+
+    /**
+     * A refused membership change: MEMBERSHIP_REFUSED with the core's reason as a field, and, when waiting
+     * helps (a change in progress, a learner catching up), a retry-after of one second.
+     */
+    static Error membershipRefused(ConfChangeRefusedException e) {
+        Error.Builder error = builder(Error.Code.MEMBERSHIP_REFUSED, e.getMessage())
+                .setMembershipRefusal(e.reason().name()).setMembershipRetryable(e.retryable());
+        if (e.retryable()) {
+            error.setRetryAfterMs(MEMBERSHIP_RETRY_AFTER_MS);
+        }
+        return error.build();
+    }
+
+    /** A second: a change in progress commits within a round trip, a learner catches up within seconds. */
+    static final long MEMBERSHIP_RETRY_AFTER_MS = 1_000;
 
     /** A bug or an unexpected failure: UNAVAILABLE, so a client may try another member. */
     static Error internal(Throwable e) {

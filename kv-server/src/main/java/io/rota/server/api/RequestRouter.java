@@ -50,6 +50,7 @@ public final class RequestRouter {
     private final Duration readAttemptTimeout;
     private final long minLeaseTtlSeconds;
     private final String version;
+    private final MembershipRequests membership;
 
     /**
      * What one attempt of a call came to: {@link #done} with the answer, or {@link #retry} — not applied,
@@ -85,13 +86,16 @@ public final class RequestRouter {
         this.readAttemptTimeout = settings.readAttemptTimeout();
         this.minLeaseTtlSeconds = settings.minLeaseTtlSeconds();
         this.version = settings.version();
+        this.membership = new MembershipRequests(driver, stateMachine, view, timer, clock, retryInterval);
     }
 
     /** Answer {@code request} (write, read or status); the answer echoes its call id. */
     public CompletableFuture<Frame> handle(Frame request) {
         long deadline = clock.nanoTime() + timeout.toNanos();
         CompletableFuture<Frame> answer;
-        if (Frames.isWrite(request)) {
+        if (MembershipRequests.isMembership(request)) {
+            answer = retrying(deadline, () -> leaderOnly(request, deadline));
+        } else if (Frames.isWrite(request)) {
             answer = retrying(deadline, () -> write(request, deadline));
             if (!request.getForwarded()) {
                 long start = clock.nanoTime();
@@ -120,6 +124,28 @@ public final class RequestRouter {
                 .setCallId(callId).build());
     }
 
+    /**
+     * A membership request (issue 13): carried out here if this member leads, else forwarded to the leader
+     * like a write. Not applied (NOT_LEADER, BUSY) and refusals that pass with time (a change in progress,
+     * a new leader's first commit, a transfer) are retried until the deadline; LEARNER_BEHIND is answered at
+     * once, since catching up may take longer than a request (the answer says to retry).
+     */
+    private CompletableFuture<Attempt> leaderOnly(Frame request, long deadline) {
+        if (!view.isLeader()) {
+            return forward(request, deadline);
+        }
+        return membership.handle(request, deadline).handle((answer, e) -> {
+            if (e == null) {
+                return Attempt.done(answer);
+            }
+            Throwable cause = Errors.unwrap(e);
+            boolean retry = !request.getForwarded() && (definitelyNotApplied(cause)
+                    || cause instanceof io.rota.raft.node.ConfChangeRefusedException refused && refused.retryable()
+                    && refused.reason() != io.rota.raft.core.ConfChangeResult.Reason.LEARNER_BEHIND);
+            return retry ? Attempt.retry(Errors.of(cause, view)) : Attempt.done(Frames.error(0, Errors.of(cause, view)));
+        });
+    }
+
     private CompletableFuture<Attempt> write(Frame request, long deadline) {
         if (view.isLeader()) {
             if (request.hasPublishMemberRequest() && !inConfiguration(request.getPublishMemberRequest().getMember().getId())) {
@@ -139,6 +165,11 @@ public final class RequestRouter {
                 return Attempt.done(Frames.error(0, Errors.of(e, view)));
             });
         }
+        return forward(request, deadline);
+    }
+
+    /** On a follower: send the request to the leader's client port (not twice: a forwarded frame is answered). */
+    private CompletableFuture<Attempt> forward(Frame request, long deadline) {
         if (request.getForwarded()) {
             return done(Frames.error(0, Errors.notLeader("member " + view.memberId()
                     + " is not the leader (the forwarding member's view was stale); retry", view)));

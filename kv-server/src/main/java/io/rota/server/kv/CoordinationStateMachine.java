@@ -26,7 +26,11 @@ import io.rota.proto.PublishMemberResponse;
 import io.rota.proto.PutResponse;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.RangeResponse;
+import io.rota.proto.RegisterMemberRequest;
+import io.rota.proto.RegisterMemberResponse;
 import io.rota.proto.RegisterSessionResponse;
+import io.rota.proto.RegisteredMember;
+import io.rota.proto.RetireMemberResponse;
 import io.rota.proto.RequestOp;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.ResponseOp;
@@ -75,6 +79,13 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private final SessionTable sessions;
     /** Published members by id (etcd's member attributes); replicated so every member can forward writes. */
     private final TreeMap<Long, Member> members = new TreeMap<>();
+    /**
+     * The member registry (issue 13), by id: every member `member add` registered, and every member removed
+     * (a bootstrap member enters it when removed). Ids are never reused: {@link #nextMemberId} only grows.
+     */
+    private final TreeMap<Long, RegisteredMember> registry = new TreeMap<>();
+    private long nextMemberId = 1;
+    private MemberRegistryListener registryListener = MemberRegistryListener.NONE;
     private final LogClock clock = new LogClock();
     private StoreListener listener = StoreListener.NONE;
     /** Volatile: set once after the driver (which calls apply) has started. */
@@ -91,6 +102,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     /** Who hears about each written revision (the watch hub). */
     public void setListener(StoreListener listener) {
         this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Who hears about changes of the member registry and the published members (the server's peer table). */
+    public void setRegistryListener(MemberRegistryListener registryListener) {
+        this.registryListener = Objects.requireNonNull(registryListener, "registryListener");
     }
 
     /** Who hears about each lease renewal and removal (the leader's lease keeper). */
@@ -165,6 +181,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case SESSION_KEEP_ALIVE -> out.setSessionKeepAlive(
                         keepAliveSession(cmd.getSessionKeepAlive().getClientId()));
                 case PUBLISH_MEMBER -> out.setPublishMember(publish(cmd.getPublishMember().getMember()));
+                case REGISTER_MEMBER -> out.setRegisterMember(registerMember(cmd.getRegisterMember()));
+                case RETIRE_MEMBER -> out.setRetireMember(retireMember(cmd.getRetireMember().getId()));
                 case OP_NOT_SET -> throw StoreException.invalid("command without an operation");
             }
             return out.build();
@@ -329,8 +347,85 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (member.getId() == 0 || member.getName().isEmpty() || member.getClientAddress().isEmpty()) {
             throw StoreException.invalid("a published member needs an id, a name and a client address");
         }
+        RegisteredMember registered = registry.get(member.getId());
+        if (registered != null && registered.getRemoved()) {
+            throw StoreException.invalid("member " + member.getId() + " was removed from the cluster; its id is"
+                    + " never used again");
+        }
         members.put(member.getId(), member);
+        nextMemberId = Math.max(nextMemberId, member.getId() + 1);
+        registryChanged();
         return PublishMemberResponse.newBuilder().setHeader(header()).build();
+    }
+
+    /**
+     * `member add`'s first step: an entry with a new id, one above every id ever registered, published or in
+     * the proposing leader's configuration ({@code id_floor}), so an id is never handed out twice. A retry
+     * (same name and peer address, not removed) gets the same entry back. Names and peer addresses are
+     * unique among the members not removed.
+     */
+    private RegisterMemberResponse registerMember(RegisterMemberRequest req) {
+        if (req.getName().isEmpty() || !req.getName().matches("[A-Za-z0-9_.-]+")) {
+            throw StoreException.invalid("a member name must be letters, digits, '_', '.' or '-', got '"
+                    + req.getName() + "'");
+        }
+        if (req.getPeerAddress().isEmpty()) {
+            throw StoreException.invalid("a member needs a peer address (host:port)");
+        }
+        for (RegisteredMember r : registry.values()) {
+            if (r.getRemoved()) {
+                continue;
+            }
+            if (r.getName().equals(req.getName()) && r.getPeerAddress().equals(req.getPeerAddress())) {
+                return RegisterMemberResponse.newBuilder().setHeader(header()).setMember(r).build();
+            }
+            if (r.getName().equals(req.getName()) || r.getPeerAddress().equals(req.getPeerAddress())) {
+                throw nameTaken("member " + r.getId() + " (" + r.getName() + " at " + r.getPeerAddress()
+                        + ") already has that name or peer address");
+            }
+        }
+        for (Member m : members.values()) {
+            if (m.getName().equals(req.getName()) || m.getPeerAddress().equals(req.getPeerAddress())) {
+                throw nameTaken("member " + m.getId() + " (" + m.getName() + " at " + m.getPeerAddress()
+                        + ") already has that name or peer address");
+            }
+        }
+        long id = Math.max(nextMemberId, req.getIdFloor() + 1);
+        RegisteredMember entry = RegisteredMember.newBuilder().setId(id).setName(req.getName())
+                .setPeerAddress(req.getPeerAddress()).setClientAddress(req.getClientAddress())
+                .setLearner(req.getLearner()).build();
+        registry.put(id, entry);
+        nextMemberId = id + 1;
+        registryChanged();
+        return RegisterMemberResponse.newBuilder().setHeader(header()).setMember(entry).build();
+    }
+
+    /** `member remove`'s last step: the id is marked removed for good, and no longer published. */
+    private RetireMemberResponse retireMember(long id) {
+        if (id == 0) {
+            throw StoreException.invalid("member id 0 does not exist");
+        }
+        RegisteredMember entry = registry.get(id);
+        Member published = members.remove(id);
+        RegisteredMember.Builder retired = entry != null ? entry.toBuilder()
+                : RegisteredMember.newBuilder().setId(id);
+        if (entry == null && published != null) {
+            retired.setName(published.getName()).setPeerAddress(published.getPeerAddress())
+                    .setClientAddress(published.getClientAddress());
+        }
+        registry.put(id, retired.setRemoved(true).build());
+        nextMemberId = Math.max(nextMemberId, id + 1);
+        registryChanged();
+        return RetireMemberResponse.newBuilder().setHeader(header()).build();
+    }
+
+    private static StoreException nameTaken(String message) {
+        return new StoreException(Error.newBuilder().setCode(Error.Code.MEMBERSHIP_REFUSED).setMessage(message)
+                .setMembershipRefusal("NAME_TAKEN").build());
+    }
+
+    private void registryChanged() {
+        registryListener.membersChanged(List.copyOf(registry.values()), List.copyOf(members.values()));
     }
 
     // ---- sessions -------------------------------------------------------------------------------------
@@ -378,7 +473,9 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 .addAllKvs(store.all())
                 .setCompactRevision(store.history().compactRevision())
                 .addAllHistory(store.history().all())
-                .addAllMembers(members.values());
+                .addAllMembers(members.values())
+                .addAllRegistry(registry.values())
+                .setNextMemberId(nextMemberId);
         for (Lease l : leases.all()) {
             out.addLeases(leaseImage(l));
         }
@@ -413,6 +510,12 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         }
         members.clear();
         image.getMembersList().forEach(m -> members.put(m.getId(), m));
+        registry.clear();
+        image.getRegistryList().forEach(r -> registry.put(r.getId(), r));
+        // A snapshot from before the registry has no next id: one above every id it names.
+        nextMemberId = Math.max(image.getNextMemberId(), 1);
+        members.keySet().forEach(id -> nextMemberId = Math.max(nextMemberId, id + 1));
+        registryChanged();
         sessions.clear();
         for (StoreSnapshot.SessionImage s : image.getSessionsList()) {
             Map<Long, CommandResult> remembered = new TreeMap<>();
@@ -491,6 +594,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     /** Live leases, for /metrics. */
     public int leaseCount() {
         return leases.size();
+    }
+
+    /** The member registry (issue 13), by id, removed members included. */
+    public List<RegisteredMember> registry() {
+        return List.copyOf(registry.values());
     }
 
     /** The published members, by id. */

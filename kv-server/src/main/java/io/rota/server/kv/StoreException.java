@@ -22,7 +22,7 @@ public final class StoreException extends RuntimeException {
         this(Error.newBuilder().setCode(code).setMessage(message).build());
     }
 
-    private StoreException(Error error) {
+    StoreException(Error error) {
         // No stack trace: this is an expected outcome, not a bug, and apply must stay cheap.
         super(error.getMessage(), null, false, false);
         this.error = error;

@@ -981,6 +981,6 @@ public final class RaftDriver<R> implements AutoCloseable {
 
     private NodeStatus status(RaftNode n) {
         return new NodeStatus(n.id(), n.role(), n.currentTerm(), n.leaderId(), n.firstIndex(), n.lastIndex(),
-                n.commitIndex(), appliedIndex, snapshotIndex, n.progress());
+                n.commitIndex(), appliedIndex, snapshotIndex, n.progress(), n.configuration());
     }
 }

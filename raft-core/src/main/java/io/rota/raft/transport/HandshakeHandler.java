@@ -82,19 +82,21 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             refusedBy(ctx, handshake.getNodeId(), handshake.getRefusal());
             return;
         }
+        // Issue 13: a removed id, or a fresh node under an id the cluster knows as joined (it has lost its
+        // votes and the entries it acknowledged), is told why (it stops) before the connection closes. Asked
+        // first: a removed id is no longer a known peer, and would otherwise be refused without a word.
+        String admission = checkCommon(handshake) == null
+                ? this.admission.refuse(handshake.getNodeId(), handshake.getFresh()) : null;
+        if (admission != null) {
+            refusals.warn("Refusing peer {} ({}) on node {}: {}", handshake.getNodeId(), ctx.channel().remoteAddress(),
+                    config.selfId(), admission);
+            cancelTimeout();
+            ctx.writeAndFlush(refusal(admission)).addListener(f -> ctx.close());
+            return;
+        }
         String problem = accepting() ? checkDialler(handshake) : checkAcceptor(handshake);
         if (problem != null) {
             refuse(ctx, problem);
-            return;
-        }
-        // Issue 13: a fresh node under an id the cluster knows as joined has lost its votes and the entries
-        // it acknowledged; it is told why (it stops) before the connection closes.
-        String fresh = handshake.getFresh() ? admission.refuseFresh(handshake.getNodeId()) : null;
-        if (fresh != null) {
-            refusals.warn("Refusing peer {} ({}) on node {}: {}", handshake.getNodeId(), ctx.channel().remoteAddress(),
-                    config.selfId(), fresh);
-            cancelTimeout();
-            ctx.writeAndFlush(refusal(fresh)).addListener(f -> ctx.close());
             return;
         }
         cancelTimeout();

@@ -6,7 +6,7 @@ package io.rota.raft.transport;
  * known id on an empty data directory).
  *
  * <p>Each side of a handshake says whether it is {@linkplain #fresh() fresh}: it starts from an empty data
- * directory and has never joined. The other side asks {@link #refuseFresh} — the server answers from its
+ * directory and has never joined. The other side asks, before its own checks of the id, {@link #refuse} — the server answers from its
  * replicated member table, which knows every id that has joined or was removed — and a refused peer
  * {@linkplain #refusedBy hears why} in a refusal frame before the connection closes. Called on event
  * loops: no method may block.
@@ -21,7 +21,7 @@ public interface PeerAdmission {
         }
 
         @Override
-        public String refuseFresh(long peerId) {
+        public String refuse(long peerId, boolean fresh) {
             return null;
         }
 
@@ -33,8 +33,11 @@ public interface PeerAdmission {
     /** Whether this node starts from an empty data directory and has never joined (sent in its handshake). */
     boolean fresh();
 
-    /** Why a fresh peer under {@code peerId} must not connect, or null to admit it. */
-    String refuseFresh(long peerId);
+    /**
+     * Why peer {@code peerId} must not connect, or null to admit it: its id was removed from the cluster, or
+     * it is {@code fresh} under an id that has joined.
+     */
+    String refuse(long peerId, boolean fresh);
 
     /** Peer {@code peerId} refused this node's handshake for {@code reason}. */
     void refusedBy(long peerId, String reason);

@@ -283,8 +283,8 @@ class HandshakeHandlerTest {
             }
 
             @Override
-            public String refuseFresh(long peerId) {
-                return peerId == 1 ? "member 1 has joined already" : null;
+            public String refuse(long peerId, boolean peerFresh) {
+                return peerId == 1 && peerFresh ? "member 1 has joined already" : null;
             }
 
             @Override

@@ -199,6 +199,7 @@ public final class Rotactl implements Runnable {
             case REQUEST_TOO_LARGE -> e.getMessage() + "; the members' limit is their --max-request-bytes";
             case SESSION_EXPIRED -> e.getMessage() + "; run the command again";
             case INVALID_ARGUMENT -> "invalid request: " + e.getMessage();
+            case MEMBERSHIP_REFUSED -> "membership change refused (" + e.membershipRefusal() + "): " + e.getMessage();
         };
     }
 

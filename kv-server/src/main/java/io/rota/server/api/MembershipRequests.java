@@ -1,0 +1,257 @@
+package io.rota.server.api;
+
+import io.rota.proto.Command;
+import io.rota.proto.CommandResult;
+import io.rota.proto.Frame;
+import io.rota.proto.Member;
+import io.rota.proto.MemberAddRequest;
+import io.rota.proto.MemberAddResponse;
+import io.rota.proto.MemberInfo;
+import io.rota.proto.MemberListResponse;
+import io.rota.proto.MemberPromoteResponse;
+import io.rota.proto.MemberRemoveResponse;
+import io.rota.proto.MoveLeaderResponse;
+import io.rota.proto.RegisterMemberRequest;
+import io.rota.proto.RegisteredMember;
+import io.rota.proto.ResponseHeader;
+import io.rota.proto.RetireMemberRequest;
+import io.rota.raft.core.ConfChange;
+import io.rota.raft.core.ConfChangeResult;
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.RaftNode;
+import io.rota.raft.node.Clock;
+import io.rota.raft.node.ConfChangeRefusedException;
+import io.rota.raft.node.NodeStatus;
+import io.rota.raft.node.RaftDriver;
+import io.rota.raft.node.RaftException;
+import io.rota.server.cluster.ClusterView;
+import io.rota.server.kv.CoordinationStateMachine;
+import io.rota.server.lease.LogClock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The membership requests (issue 13) as the leader carries them out; {@link RequestRouter} sends them here
+ * on the leader and forwards them to it elsewhere. Each answer is a response frame, or a failed future with
+ * the driver's exception ({@link ConfChangeRefusedException}, {@link RaftException}) for {@link Errors} to
+ * map.
+ * <ul>
+ *   <li>Add: register the member through Raft (the state machine assigns an id never used before, and every
+ *       member's transport learns its peer address when the entry applies), then propose the configuration
+ *       change, ADD_LEARNER or ADD_VOTER (§4.1, §4.2.1). A retry of the same add finds the same entry.</li>
+ *   <li>Remove: the configuration change first (§4.2.2: a removed leader steps down once it commits), then
+ *       the registry entry is marked removed, which makes every member forget the peer.</li>
+ *   <li>Promote: PROMOTE, which the core refuses while the learner is behind (LEARNER_BEHIND).</li>
+ *   <li>Move leader: leadership transfer (§3.10), answered once the target leads.</li>
+ *   <li>List: the leader's configuration with each member's matchIndex and lag.</li>
+ * </ul>
+ */
+final class MembershipRequests {
+
+    private final RaftDriver<CommandResult> driver;
+    private final CoordinationStateMachine stateMachine;
+    private final ClusterView view;
+    private final ScheduledExecutorService timer;
+    private final Clock clock;
+    private final Duration pollInterval;
+
+    MembershipRequests(RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine, ClusterView view,
+                       ScheduledExecutorService timer, Clock clock, Duration pollInterval) {
+        this.driver = driver;
+        this.stateMachine = stateMachine;
+        this.view = view;
+        this.timer = timer;
+        this.clock = clock;
+        this.pollInterval = pollInterval;
+    }
+
+    /** Whether the frame is a membership request (leader-only, forwarded like a write). */
+    static boolean isMembership(Frame f) {
+        return switch (f.getBodyCase()) {
+            case MEMBER_ADD_REQUEST, MEMBER_REMOVE_REQUEST, MEMBER_PROMOTE_REQUEST, MOVE_LEADER_REQUEST,
+                 MEMBER_LIST_REQUEST -> true;
+            default -> false;
+        };
+    }
+
+    /** Carry out {@code request} on this member, the leader; {@code deadline} is on {@link Clock#nanoTime()}. */
+    CompletableFuture<Frame> handle(Frame request, long deadline) {
+        return switch (request.getBodyCase()) {
+            case MEMBER_ADD_REQUEST -> add(request.getMemberAddRequest(), deadline);
+            case MEMBER_REMOVE_REQUEST -> remove(request.getMemberRemoveRequest().getId(), deadline);
+            case MEMBER_PROMOTE_REQUEST -> driver.changeMembership(
+                    ConfChange.promote(request.getMemberPromoteRequest().getId()), remaining(deadline))
+                    .thenApply(c -> Frame.newBuilder().setMemberPromoteResponse(MemberPromoteResponse.newBuilder()
+                            .setHeader(ResponseHeader.getDefaultInstance())).build());
+            case MOVE_LEADER_REQUEST -> moveLeader(request.getMoveLeaderRequest().getTargetId(), deadline);
+            case MEMBER_LIST_REQUEST -> list();
+            default -> throw new IllegalArgumentException("not a membership request: " + request.getBodyCase());
+        };
+    }
+
+    private CompletableFuture<Frame> add(MemberAddRequest req, long deadline) {
+        return driver.status().thenCompose(status -> {
+            long floor = status.id();
+            for (long id : status.configuration().members()) {
+                floor = Math.max(floor, id);
+            }
+            Command register = Command.newBuilder()
+                    .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime()))
+                    .setRegisterMember(RegisterMemberRequest.newBuilder().setName(req.getName())
+                            .setPeerAddress(req.getPeerAddress()).setClientAddress(req.getClientAddress())
+                            .setLearner(req.getLearner()).setIdFloor(floor))
+                    .build();
+            return driver.propose(register.toByteArray(), remaining(deadline));
+        }).thenCompose(result -> {
+            if (result.hasError()) {
+                return CompletableFuture.failedFuture(new ApplyError(result.getError()));
+            }
+            RegisteredMember member = result.getRegisterMember().getMember();
+            ConfChange change = req.getLearner() ? ConfChange.addLearner(member.getId())
+                    : ConfChange.addVoter(member.getId());
+            return driver.changeMembership(change, remaining(deadline))
+                    .exceptionallyCompose(e -> alreadyDone(e, ConfChangeResult.Reason.ALREADY_MEMBER))
+                    .thenCompose(ignored -> members())
+                    .thenApply(members -> Frame.newBuilder().setMemberAddResponse(MemberAddResponse.newBuilder()
+                            .setHeader(ResponseHeader.getDefaultInstance()).setMember(member)
+                            .addAllMembers(members)).build());
+        });
+    }
+
+    private CompletableFuture<Frame> remove(long id, long deadline) {
+        return driver.changeMembership(ConfChange.remove(id), remaining(deadline))
+                // A retried remove (the first one's change committed, its retirement did not) finds it gone.
+                .exceptionallyCompose(e -> alreadyDone(e, ConfChangeResult.Reason.NOT_A_MEMBER))
+                .thenCompose(ignored -> {
+                    Command retire = Command.newBuilder()
+                            .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime()))
+                            .setRetireMember(RetireMemberRequest.newBuilder().setId(id)).build();
+                    return driver.propose(retire.toByteArray(), remaining(deadline));
+                })
+                .thenApply(result -> {
+                    if (result.hasError()) {
+                        throw new ApplyError(result.getError());
+                    }
+                    return Frame.newBuilder().setMemberRemoveResponse(MemberRemoveResponse.newBuilder()
+                            .setHeader(ResponseHeader.getDefaultInstance())).build();
+                });
+    }
+
+    /** A refusal for {@code reason} means a retried request's change is already in place: carry on. */
+    private static CompletableFuture<Configuration> alreadyDone(Throwable failure, ConfChangeResult.Reason reason) {
+        Throwable e = Errors.unwrap(failure);
+        if (e instanceof ConfChangeRefusedException refused && refused.reason() == reason) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.failedFuture(e);
+    }
+
+    private CompletableFuture<Frame> moveLeader(long target, long deadline) {
+        return driver.status().thenCompose(status -> {
+            if (!status.configuration().isVoter(target)) {
+                boolean learner = status.configuration().isLearner(target);
+                return CompletableFuture.failedFuture(new ApplyError(io.rota.proto.Error.newBuilder()
+                        .setCode(io.rota.proto.Error.Code.MEMBERSHIP_REFUSED)
+                        .setMembershipRefusal(learner ? "NOT_A_VOTER" : "NOT_A_MEMBER")
+                        .setMessage("member " + target + (learner ? " is a learner; promote it first"
+                                : " is not a member of the cluster") + " (only a voter can lead)").build()));
+            }
+            if (target == status.id()) {
+                return CompletableFuture.completedFuture(moved(target));
+            }
+            return driver.transferLeadership(target).thenCompose(started -> {
+                if (!started) {
+                    return CompletableFuture.failedFuture(new RaftException(RaftException.Code.NOT_LEADER,
+                            "member " + status.id() + " no longer leads", view.leaderId(), ""));
+                }
+                CompletableFuture<Frame> done = new CompletableFuture<>();
+                awaitLeader(target, deadline, done);
+                return done;
+            });
+        });
+    }
+
+    /** Polls the cluster view each tick until {@code target} leads, or fails TIMEOUT at the deadline. */
+    private void awaitLeader(long target, long deadline, CompletableFuture<Frame> done) {
+        if (view.leaderId() == target) {
+            done.complete(moved(target));
+        } else if (clock.nanoTime() - deadline >= 0) {
+            done.completeExceptionally(new RaftException(RaftException.Code.TIMEOUT, "member " + target
+                    + " did not take over before the deadline (leader now: " + view.leaderId() + ")",
+                    RaftNode.NONE, ""));
+        } else {
+            timer.schedule(() -> awaitLeader(target, deadline, done), pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static Frame moved(long leader) {
+        return Frame.newBuilder().setMoveLeaderResponse(MoveLeaderResponse.newBuilder()
+                .setHeader(ResponseHeader.getDefaultInstance()).setLeader(leader)).build();
+    }
+
+    private CompletableFuture<Frame> list() {
+        return driver.status().thenCombine(driver.readLocal(stateMachine::registry), (status, registry) -> {
+            Map<Long, RegisteredMember> known = describe(registry, view.members());
+            MemberListResponse.Builder out = MemberListResponse.newBuilder()
+                    .setHeader(ResponseHeader.getDefaultInstance()).setLeader(status.leaderId())
+                    .setLastIndex(status.lastIndex());
+            for (long id : new java.util.TreeSet<>(status.configuration().members())) {
+                RegisteredMember m = known.getOrDefault(id, RegisteredMember.newBuilder().setId(id).build());
+                long match = id == status.id() ? status.lastIndex() : progress(status, id);
+                long lag = Math.max(0, status.lastIndex() - match);
+                out.addMembers(MemberInfo.newBuilder().setId(id).setName(m.getName())
+                        .setPeerAddress(m.getPeerAddress()).setClientAddress(m.getClientAddress())
+                        .setLearner(status.configuration().isLearner(id)).setLeader(id == status.leaderId())
+                        .setMatchIndex(match).setLag(lag)
+                        .setCaughtUp(match > 0 && lag <= ConfChange.PROMOTION_MAX_LAG_ENTRIES));
+            }
+            return Frame.newBuilder().setMemberListResponse(out).build();
+        });
+    }
+
+    private static long progress(NodeStatus status, long id) {
+        RaftNode.ProgressView p = status.progress().get(id);
+        return p == null ? 0 : p.matchIndex();
+    }
+
+    /** The configuration's members with what the registry and the published table say of them. */
+    private CompletableFuture<List<RegisteredMember>> members() {
+        return driver.status().thenCombine(driver.readLocal(stateMachine::registry), (status, registry) -> {
+            Map<Long, RegisteredMember> known = describe(registry, view.members());
+            return status.configuration().members().stream().sorted()
+                    .map(id -> known.getOrDefault(id, RegisteredMember.newBuilder().setId(id).build())
+                            .toBuilder().setLearner(status.configuration().isLearner(id)).build())
+                    .toList();
+        });
+    }
+
+    /** Registry entries, completed (or supplied) by the published table: the latest addresses win. */
+    static Map<Long, RegisteredMember> describe(List<RegisteredMember> registry, Map<Long, Member> published) {
+        Map<Long, RegisteredMember> out = new TreeMap<>();
+        registry.forEach(r -> out.put(r.getId(), r));
+        published.forEach((id, m) -> out.put(id, out.getOrDefault(id, RegisteredMember.newBuilder().setId(id).build())
+                .toBuilder().setName(m.getName()).setPeerAddress(m.getPeerAddress())
+                .setClientAddress(m.getClientAddress()).build()));
+        return out;
+    }
+
+    private Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(1, deadline - clock.nanoTime()));
+    }
+
+    /** The state machine answered a registry command with a typed error (a taken name, a bad address). */
+    static final class ApplyError extends RuntimeException {
+        final transient io.rota.proto.Error error;
+
+        ApplyError(io.rota.proto.Error error) {
+            super(error.getMessage(), null, false, false);
+            this.error = error;
+        }
+    }
+}

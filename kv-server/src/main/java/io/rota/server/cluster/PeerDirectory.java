@@ -1,0 +1,122 @@
+package io.rota.server.cluster;
+
+import io.rota.proto.Member;
+import io.rota.proto.RegisteredMember;
+import io.rota.raft.transport.NettyPeerTransport;
+import io.rota.raft.transport.PeerAdmission;
+import io.rota.server.MemberIdentity;
+import io.rota.server.kv.MemberRegistryListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The server's side of a changing membership (issue 13), kept from the replicated member tables:
+ * <ul>
+ *   <li>the peer transport's table: a member registered or published is dialled and admitted at its peer
+ *       address, a removed one is forgotten and its connection closed;</li>
+ *   <li>who has joined: published members and removed ones. A fresh process (an empty data directory) under
+ *       such an id, and any process under a removed id, is refused in the handshake ({@link PeerAdmission})
+ *       with what happened and how to replace the member; this member, refused so, stops ({@link #fatal()});</li>
+ *   <li>this member's own "has joined", written to its {@link MemberIdentity} once its own publication is
+ *       applied from its log.</li>
+ * </ul>
+ * {@link #membersChanged} runs on the driver thread, the admission methods on event loops: the sets they
+ * share are replaced whole, never changed in place.
+ */
+public final class PeerDirectory implements MemberRegistryListener, PeerAdmission {
+
+    private static final Logger log = LoggerFactory.getLogger(PeerDirectory.class);
+
+    private final long selfId;
+    private final String clusterId;
+    private final Path dataDir;
+    private final NettyPeerTransport transport;
+    private final CompletableFuture<String> fatal = new CompletableFuture<>();
+    private volatile boolean joined;
+    private volatile Set<Long> joinedIds = Set.of();
+    private volatile Set<Long> removedIds = Set.of();
+
+    public PeerDirectory(long selfId, MemberIdentity identity, Path dataDir, NettyPeerTransport transport) {
+        this.selfId = selfId;
+        this.clusterId = identity.clusterId();
+        this.joined = identity.joined();
+        this.dataDir = dataDir;
+        this.transport = transport;
+    }
+
+    /** Completes with the reason when this fresh member was refused by a peer: it must stop. */
+    public CompletableFuture<String> fatal() {
+        return fatal;
+    }
+
+    @Override
+    public void membersChanged(List<RegisteredMember> registry, List<Member> published) {
+        Set<Long> joinedNow = new HashSet<>();
+        Set<Long> removedNow = new HashSet<>();
+        for (RegisteredMember r : registry) {
+            if (r.getRemoved()) {
+                removedNow.add(r.getId());
+                transport.removePeer(r.getId());
+            } else if (!r.getPeerAddress().isEmpty()) {
+                transport.addPeer(r.getId(), address(r.getPeerAddress()));
+            }
+        }
+        for (Member m : published) {
+            joinedNow.add(m.getId());
+            if (!m.getPeerAddress().isEmpty() && !removedNow.contains(m.getId())) {
+                transport.addPeer(m.getId(), address(m.getPeerAddress()));
+            }
+        }
+        joinedIds = Set.copyOf(joinedNow);
+        removedIds = Set.copyOf(removedNow);
+        if (!joined && joinedNow.contains(selfId)) {
+            // Our own publication is in our log: from now on this directory has taken part in the cluster.
+            new MemberIdentity(clusterId, selfId, true).write(dataDir);
+            joined = true;
+            log.info("member {} has joined cluster '{}' (recorded in {})", selfId, clusterId,
+                    dataDir.resolve(MemberIdentity.FILE));
+        }
+    }
+
+    @Override
+    public boolean fresh() {
+        return !joined;
+    }
+
+    @Override
+    public String refuse(long peerId, boolean fresh) {
+        if (removedIds.contains(peerId)) {
+            return "member " + peerId + " was removed from cluster '" + clusterId + "' and its id is never used"
+                    + " again. To bring this host back, add it as a new member: rotactl member add NAME --peer-urls"
+                    + " HOST:PORT, then start it with the line that prints (--initial-cluster-state existing) on an"
+                    + " empty data dir";
+        }
+        if (fresh && joinedIds.contains(peerId)) {
+            return "member " + peerId + " has already joined cluster '" + clusterId + "', but it now starts with an"
+                    + " empty data dir: it would have forgotten its votes and the entries it acknowledged, which can"
+                    + " lose committed writes. Do not reuse a member id. To replace the member: rotactl member remove "
+                    + peerId + ", then rotactl member add NAME --peer-urls HOST:PORT, and start the new member with"
+                    + " the line that prints (--initial-cluster-state existing) on an empty data dir"
+                    + " (docs/operations.md, 'Replace a dead member')";
+        }
+        return null;
+    }
+
+    /** Refusals are only for removed ids and fresh processes under joined ids: either way, stop (as etcd's removed members do). */
+    @Override
+    public void refusedBy(long peerId, String reason) {
+        fatal.complete("peer " + peerId + " refused this member: " + reason);
+    }
+
+    private static InetSocketAddress address(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    }
+}

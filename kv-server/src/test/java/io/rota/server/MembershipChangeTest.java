@@ -1,0 +1,206 @@
+package io.rota.server;
+
+import io.rota.client.AddedMember;
+import io.rota.client.ClusterMember;
+import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
+import io.rota.testkit.Await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Membership changes end to end, in one JVM (issue 13): a member added as a learner joins with
+ * --initial-cluster-state existing, catches up, is promoted and removed; a member restarted on an empty data
+ * directory under its old id is refused with the way to replace it; the replacement (remove, add) works.
+ */
+class MembershipChangeTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path root;
+    private final List<RotaServer> running = new ArrayList<>();
+    private final Map<String, InetSocketAddress> bootstrap = new LinkedHashMap<>();
+
+    @AfterEach
+    void stopAll() {
+        for (RotaServer s : running) {
+            s.close();
+        }
+    }
+
+    private ServerConfig.Builder member(String name, InetSocketAddress peer, Map<String, InetSocketAddress> cluster) {
+        return ServerConfig.builder(name).dataDir(root.resolve(name))
+                .listenClient(new InetSocketAddress("127.0.0.1", freePort())).listenPeer(peer)
+                .initialCluster(cluster).clusterId("membership").heartbeatMs(50).electionMs(500)
+                .snapshotCount(200).maxRequestBytes(64 * 1024).requestTimeout(Duration.ofSeconds(5));
+    }
+
+    private RotaServer start(ServerConfig config) {
+        RotaServer s = RotaServer.start(config);
+        running.add(s);
+        return s;
+    }
+
+    private void stop(RotaServer s) {
+        s.close();
+        running.remove(s);
+    }
+
+    private List<RotaServer> startThree() {
+        for (int i = 1; i <= 3; i++) {
+            bootstrap.put("n" + i, new InetSocketAddress("127.0.0.1", freePort()));
+        }
+        List<RotaServer> three = new ArrayList<>();
+        for (String name : bootstrap.keySet()) {
+            three.add(start(member(name, bootstrap.get(name), bootstrap).build()));
+        }
+        return three;
+    }
+
+    private String endpoints() {
+        StringBuilder out = new StringBuilder();
+        for (RotaServer s : running) {
+            out.append(out.length() == 0 ? "" : ",").append("127.0.0.1:").append(s.clientAddress().getPort());
+        }
+        return out.toString();
+    }
+
+    /** Starts the member `member add` registered, with the cluster's members as it printed them. */
+    private RotaServer join(AddedMember added, InetSocketAddress peer) {
+        Map<String, InetSocketAddress> cluster = new LinkedHashMap<>();
+        Map<String, Long> ids = new LinkedHashMap<>();
+        for (ClusterMember m : added.members()) {
+            String[] hp = m.peerAddress().split(":");
+            cluster.put(m.name(), new InetSocketAddress(hp[0], Integer.parseInt(hp[1])));
+            ids.put(m.name(), m.id());
+        }
+        return start(member(added.name(), peer, cluster).memberIds(ids)
+                .initialClusterState(ServerConfig.ClusterState.EXISTING).build());
+    }
+
+    @Test
+    void aLearnerJoinsCatchesUpIsPromotedAndRemoved() {
+        startThree();
+        try (RotaClient rota = RotaClient.builder().endpoints(endpoints()).callTimeout(Duration.ofSeconds(10)).build()) {
+            for (int i = 0; i < 500; i++) {   // past two snapshots: the learner catches up by snapshot
+                rota.kv().put("k" + i, "v" + i);
+            }
+            InetSocketAddress peer = new InetSocketAddress("127.0.0.1", freePort());
+            AddedMember added = rota.cluster().addMember("n4", "127.0.0.1:" + peer.getPort(), "", true);
+            assertEquals(4, added.id(), "one above every id in use");
+            assertEquals(added, rota.cluster().addMember("n4", "127.0.0.1:" + peer.getPort(), "", true),
+                    "a retried add answers the same member");
+            assertTrue(added.members().stream().anyMatch(m -> m.id() == 4 && m.learner()));
+            RotaServer n4 = join(added, peer);
+            Await.until(TIMEOUT, () -> rota.cluster().memberList().stream()
+                    .anyMatch(m -> m.id() == 4 && m.learner() && m.caughtUp()), "n4 caught up");
+            rota.cluster().promoteMember(4);
+            List<ClusterMember> members = rota.cluster().memberList();
+            assertEquals(4, members.size());
+            assertTrue(members.stream().noneMatch(ClusterMember::learner), members.toString());
+            try (RotaClient viaN4 = RotaClient.connect("127.0.0.1:" + n4.clientAddress().getPort())) {
+                viaN4.kv().put("through-n4", "yes");
+                assertEquals("v499", viaN4.kv().get("k499").first().orElseThrow().valueString());
+            }
+            rota.cluster().moveLeader(4);
+            Await.until(TIMEOUT, () -> n4.view().isLeader(), "n4 leads");
+            rota.cluster().moveLeader(1);
+            RotaException refused = assertThrows(RotaException.class, () -> rota.cluster().promoteMember(2));
+            assertEquals("NOT_A_LEARNER", refused.membershipRefusal());
+            rota.cluster().removeMember(4);
+            assertEquals(List.of(1L, 2L, 3L), rota.cluster().memberList().stream().map(ClusterMember::id).toList());
+            stop(n4);
+            rota.kv().put("after-remove", "ok");
+            RotaException taken = assertThrows(RotaException.class,
+                    () -> rota.cluster().addMember("n1", "127.0.0.1:1", "", true));
+            assertEquals("NAME_TAKEN", taken.membershipRefusal());
+        }
+    }
+
+    @Test
+    void anEmptyDataDirUnderAJoinedIdIsRefusedAndTheMemberIsReplaced() throws Exception {
+        List<RotaServer> three = startThree();
+        try (RotaClient rota = RotaClient.builder().endpoints(endpoints()).callTimeout(Duration.ofSeconds(10)).build()) {
+            rota.kv().put("before", "1");
+            Await.until(TIMEOUT, () -> three.get(0).view().members().size() == 3, "all three published");
+            RotaServer n3 = three.get(2);
+            ServerConfig n3Config = n3.config();
+            stop(n3);
+            deleteRecursively(n3Config.dataDir());
+
+            RotaServer again = start(n3Config);
+            String reason = again.refused().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(reason.contains("member 3 has already joined"), reason);
+            assertTrue(reason.contains("rotactl member remove 3"), reason);
+            stop(again);
+
+            rota.cluster().removeMember(3);
+            InetSocketAddress peer = new InetSocketAddress("127.0.0.1", freePort());
+            AddedMember added = rota.cluster().addMember("n5", "127.0.0.1:" + peer.getPort(), "", true);
+            assertEquals(4, added.id(), "id 3 is never reused");
+            RotaServer n5 = join(added, peer);
+            Await.until(TIMEOUT, () -> rota.cluster().memberList().stream()
+                    .anyMatch(m -> m.id() == 4 && m.caughtUp()), "n5 caught up");
+            rota.cluster().promoteMember(4);
+            rota.kv().put("after", "2");
+            assertEquals("1", rota.kv().get("before").first().orElseThrow().valueString());
+
+            // The removed id comes back, knowing n5 (so it dials it, the lower id dials): refused, "removed".
+            deleteRecursively(n3Config.dataDir());
+            Map<String, InetSocketAddress> withN5 = new LinkedHashMap<>(bootstrap);
+            withN5.put("n5", peer);
+            RotaServer removed = start(n3Config.toBuilder().initialCluster(withN5)
+                    .memberIds(Map.of("n1", 1L, "n2", 2L, "n3", 3L, "n5", 4L)).build());
+            String why = removed.refused().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(why.contains("was removed"), why);
+            stop(removed);
+            assertFalse(rota.cluster().memberList().stream().anyMatch(m -> m.id() == 3));
+            assertTrue(n5.view().members().containsKey(4L), "n5 published itself");
+        }
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.delete(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
