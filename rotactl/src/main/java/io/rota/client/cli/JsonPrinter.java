@@ -154,6 +154,23 @@ final class JsonPrinter implements Printer {
     }
 
     @Override
+    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress) {
+        List<Json> list = new ArrayList<>();
+        for (io.rota.client.ClusterMember m : members) {
+            list.add(new Json().field("id", m.id()).field("name", m.name()).field("peer_address", m.peerAddress())
+                    .field("client_address", m.clientAddress()).field("is_learner", m.learner())
+                    .field("is_leader", m.leader()).field("match_index", m.matchIndex()).field("lag", m.lag())
+                    .field("caught_up", m.caughtUp()));
+        }
+        print(new Json().objects("members", list));
+    }
+
+    @Override
+    public void memberChanged(String done, long id, List<String> next) {
+        print(new Json().field("done", done).field("id", id).strings("next", next));
+    }
+
+    @Override
     public void lockHeld(String name, String key, long fencingToken, long leaseId) {
         print(new Json().field("name", name).field("key", key).field("fencing_token", fencingToken)
                 .field("lease", leaseHex(leaseId)));

@@ -1,24 +1,144 @@
 package io.rota.client.cli;
 
+import io.rota.client.AddedMember;
+import io.rota.client.ClusterMember;
 import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** {@code rotactl member list}. */
-@Command(name = "member", description = "Member commands.", subcommands = MemberCommand.ListCommand.class)
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code rotactl member add|remove|promote|list}, as etcdctl has them (issue 13). Each change goes to the
+ * leader, one server at a time; the output says what was done and what to do next. docs/operations.md has
+ * the runbooks that string them together.
+ */
+@Command(name = "member", description = "Member commands: add, remove, promote, list.",
+        subcommands = {MemberCommand.AddCommand.class, MemberCommand.RemoveCommand.class,
+                MemberCommand.PromoteCommand.class, MemberCommand.ListCommand.class})
 final class MemberCommand extends CommandGroup {
 
     MemberCommand() {
-        super("name a member command: list");
+        super("name a member command: add, remove, promote, list");
     }
 
-    /** {@code member list}. */
-    @Command(name = "list", description = "Lists the members that published their addresses: ID, status, name, "
-            + "peer address, client address, whether a learner (never, in Rota).")
-    static final class ListCommand extends ClientCommand {
+    /** {@code member add NAME --peer-urls HOST:PORT [--client-urls HOST:PORT] [--learner]}. */
+    @Command(name = "add", description = {"Adds a member: the cluster assigns its id (never reused) and adds it to the"
+            + " configuration. Prints the command that starts it (--initial-cluster-state existing, on an empty data"
+            + " dir).", "A learner (--learner) receives the log without a vote: promote it once caught up ('member"
+            + " promote'). Without --learner the new member votes at once, while its log is still empty."})
+    static final class AddCommand extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME", description = "The new member's name (unique).")
+        String name;
+
+        @Option(names = "--peer-urls", required = true, paramLabel = "HOST:PORT",
+                description = "Where the other members dial it (its --listen-peer). A scheme (http://) is ignored.")
+        String peerUrls;
+
+        @Option(names = "--client-urls", paramLabel = "HOST:PORT",
+                description = "Its client address (its --listen-client), for the printed command; it publishes it"
+                        + " itself when it starts.")
+        String clientUrls;
+
+        @Option(names = "--learner", description = "Add as a learner (no vote until 'member promote').")
+        boolean learner;
+
         @Override
         int run(RotaClient client, Printer printer) {
-            printer.memberList(client.cluster().members());
+            String peer = stripScheme(peerUrls);
+            String clientAddress = clientUrls == null ? "" : stripScheme(clientUrls);
+            if (!peer.matches("[^:,\\s]+:\\d{1,5}")) {
+                throw usage("--peer-urls must be one HOST:PORT, got '" + peerUrls + "'");
+            }
+            AddedMember added = client.cluster().addMember(name, peer, clientAddress, learner);
+            List<String> next = new ArrayList<>();
+            next.add("Start it on an empty data dir:");
+            next.add("  rota server --name " + name + " --data-dir DATA_DIR --listen-peer " + peer
+                    + " --listen-client " + (clientAddress.isEmpty() ? "HOST:PORT" : clientAddress)
+                    + " --initial-cluster " + added.initialCluster() + " --initial-cluster-state existing"
+                    + " [--cluster-id ID, as the others]");
+            if (learner) {
+                next.add("Then, once 'rotactl member list --progress' shows it caught up: rotactl member promote "
+                        + added.id());
+            }
+            printer.memberChanged("Member " + name + " added with id " + added.id() + " as a "
+                    + (learner ? "learner" : "voter") + " (peer " + peer + ")", added.id(), next);
             return 0;
         }
+    }
+
+    /** {@code member remove ID}. */
+    @Command(name = "remove", description = "Removes a member from the configuration and retires its id for good.")
+    static final class RemoveCommand extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "ID", description = "The member's id (see 'member list').")
+        long id;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            client.cluster().removeMember(id);
+            printer.memberChanged("Member " + id + " removed from the cluster", id, List.of(
+                    "Stop its process (a process under id " + id + " is refused from now on) and delete its data dir.",
+                    "To put a member back on that host: rotactl member add NAME --peer-urls HOST:PORT"));
+            return 0;
+        }
+    }
+
+    /** {@code member promote ID}. */
+    @Command(name = "promote", description = "Promotes a learner to voter; refused while it is behind the leader.")
+    static final class PromoteCommand extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "ID", description = "The learner's id.")
+        long id;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            try {
+                client.cluster().promoteMember(id);
+            } catch (RotaException e) {
+                if ("LEARNER_BEHIND".equals(e.membershipRefusal())) {
+                    throw new CommandFailure("member " + id + " is still catching up (LEARNER_BEHIND); see its LAG in"
+                            + " 'rotactl member list --progress' and promote it again when CAUGHT UP is true");
+                }
+                throw e;
+            }
+            printer.memberChanged("Member " + id + " promoted to voter", id, List.of());
+            return 0;
+        }
+    }
+
+    /** {@code member list [--progress]}. */
+    @Command(name = "list", description = {"Lists the members of the configuration: ID, status (started once it"
+            + " published its client address), name, peer address, client address, whether a learner.",
+            "--progress adds, from the leader: whether it leads, its match index, its lag in entries, and whether"
+            + " it is caught up (a learner can be promoted)."})
+    static final class ListCommand extends ClientCommand {
+        @Option(names = {"--progress", "-l"}, description = "Add leader, match index, lag and caught-up columns.")
+        boolean progress;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            List<ClusterMember> members;
+            try {
+                members = client.cluster().memberList();
+            } catch (RotaException e) {
+                if (e.code() != RotaException.Code.INVALID_ARGUMENT) {
+                    throw e;
+                }
+                // A server from before issue 13 answers no member list: show what members published.
+                printer.memberList(client.cluster().members());
+                return 0;
+            }
+            printer.clusterMembers(members, progress);
+            return 0;
+        }
+    }
+
+    /** {@code http://host:port} → {@code host:port}: etcdctl's flags take URLs. */
+    static String stripScheme(String url) {
+        int scheme = url.indexOf("://");
+        String s = scheme < 0 ? url : url.substring(scheme + 3);
+        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
     }
 }

@@ -97,8 +97,18 @@ interface Printer {
     /** One health row per endpoint. */
     void endpointHealth(List<HealthRow> rows);
 
-    /** The members. */
+    /** The members that published their addresses (a server without the member list of issue 13). */
     void memberList(List<Member> members);
+
+    /**
+     * The configuration's members as the leader sees them: etcd's columns (STATUS is "started" once the
+     * member published its client address, else "unstarted"), plus, with {@code progress}, leader,
+     * matchIndex, lag and whether caught up.
+     */
+    void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress);
+
+    /** A membership change done: what happened (one line), member {@code id}, and what to do next. */
+    void memberChanged(String done, long id, List<String> next);
 
     /** A lock now held: its name, holder key, fencing token and lease. */
     void lockHeld(String name, String key, long fencingToken, long leaseId);

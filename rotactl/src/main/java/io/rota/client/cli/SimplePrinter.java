@@ -159,6 +159,31 @@ class SimplePrinter implements Printer {
     }
 
     @Override
+    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress) {
+        for (io.rota.client.ClusterMember m : members) {
+            String line = String.join(", ", Long.toString(m.id()), status(m), m.name(), m.peerAddress(),
+                    m.clientAddress(), Boolean.toString(m.learner()));
+            if (progress) {
+                line += ", " + String.join(", ", Boolean.toString(m.leader()), Long.toString(m.matchIndex()),
+                        Long.toString(m.lag()), Boolean.toString(m.caughtUp()));
+            }
+            out.println(line);
+        }
+        out.flush();
+    }
+
+    static String status(io.rota.client.ClusterMember m) {
+        return m.clientAddress().isEmpty() ? "unstarted" : "started";
+    }
+
+    @Override
+    public void memberChanged(String done, long id, List<String> next) {
+        out.println(done);
+        next.forEach(out::println);
+        out.flush();
+    }
+
+    @Override
     public void lockHeld(String name, String key, long fencingToken, long leaseId) {
         out.println(key);
         out.println("fencing token " + fencingToken);

@@ -89,6 +89,23 @@ final class TablePrinter extends SimplePrinter {
     }
 
     @Override
+    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress) {
+        Table t = progress
+                ? new Table("ID", "STATUS", "NAME", "PEER ADDRS", "CLIENT ADDRS", "IS LEARNER", "IS LEADER",
+                        "MATCH INDEX", "LAG", "CAUGHT UP")
+                : new Table("ID", "STATUS", "NAME", "PEER ADDRS", "CLIENT ADDRS", "IS LEARNER");
+        for (io.rota.client.ClusterMember m : members) {
+            if (progress) {
+                t.row(m.id(), status(m), m.name(), m.peerAddress(), m.clientAddress(), m.learner(), m.leader(),
+                        m.matchIndex(), m.lag(), m.caughtUp());
+            } else {
+                t.row(m.id(), status(m), m.name(), m.peerAddress(), m.clientAddress(), m.learner());
+            }
+        }
+        print(t);
+    }
+
+    @Override
     public void lockHeld(String name, String key, long fencingToken, long leaseId) {
         print(new Table("NAME", "KEY", "FENCING TOKEN", "LEASE").row(name, key, fencingToken, leaseHex(leaseId)));
     }
