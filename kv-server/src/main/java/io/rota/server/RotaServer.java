@@ -4,6 +4,7 @@ import io.rota.proto.CommandResult;
 import io.rota.proto.Member;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeConfig;
+import io.rota.raft.node.NodeStatus;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.storage.RocksDbLogStore;
 import io.rota.raft.storage.StorageConfig;
@@ -32,7 +33,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -46,6 +50,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * </pre>
  */
 public final class RotaServer implements AutoCloseable {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RotaServer.class);
 
     public static final String VERSION = "0.1.0";
     /** How often the leader checkpoints remaining lease TTLs into the log. */
@@ -167,6 +173,49 @@ public final class RotaServer implements AutoCloseable {
 
     private long term() {
         return view == null ? 0 : view.term();
+    }
+
+    /**
+     * Before a graceful stop (SIGTERM): if this member leads, hand leadership to the most caught-up voter
+     * (§3.10 leadership transfer) and wait, at most one election timeout, until it no longer leads — so a
+     * rolling restart has no election gap, only a transfer (docs/design.md M13). Returns the new leader's id,
+     * or 0 if this member did not lead, no voter could take over, or the wait ran out.
+     */
+    public long handOffLeadership() {
+        try {
+            NodeStatus status = driver.status().get(config.electionMs(), TimeUnit.MILLISECONDS);
+            if (status.role() != io.rota.raft.core.Role.LEADER) {
+                return 0;
+            }
+            long target = 0;
+            long best = -1;
+            for (Map.Entry<Long, io.rota.raft.core.RaftNode.ProgressView> e : status.progress().entrySet()) {
+                if (e.getKey() != status.id() && status.configuration().isVoter(e.getKey())
+                        && e.getValue().matchIndex() > best) {
+                    best = e.getValue().matchIndex();
+                    target = e.getKey();
+                }
+            }
+            if (target == 0 || !driver.transferLeadership(target).get(config.electionMs(), TimeUnit.MILLISECONDS)) {
+                return 0;
+            }
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.electionMs());
+            while (System.nanoTime() - deadline < 0) {
+                if (driver.status().get(config.electionMs(), TimeUnit.MILLISECONDS).role()
+                        != io.rota.raft.core.Role.LEADER) {
+                    log.info("{} handed leadership to member {} before stopping", config.name(), target);
+                    return target;
+                }
+                Thread.sleep(5);
+            }
+            log.warn("{} asked member {} to take over, but still led after {} ms; stopping anyway", config.name(),
+                    target, config.electionMs());
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("{} could not hand off leadership before stopping: {}", config.name(), e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
     }
 
     /** Graceful stop: client and HTTP ports first, then the timers, then Raft (transport and store). */

@@ -33,13 +33,15 @@ public final class ProcessCluster implements AutoCloseable {
 
     private final Path jar;
     private final Path dir;
-    private final int size;
-    private final int[] clientPort;
-    private final int[] peerPort;
-    private final int[] httpPort;
+    private volatile int size;
+    private volatile int[] clientPort;
+    private volatile int[] peerPort;
+    private volatile int[] httpPort;
     private final List<String> extraArgs;
     private final BiFunction<Integer, Integer, String> peerAddress;
-    private final Process[] processes;
+    private volatile Process[] processes;
+    /** Per member: the --initial-cluster and extra flags it was last started with explicitly, or null. */
+    private List<String>[] startOverride;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     /**
@@ -124,6 +126,87 @@ public final class ProcessCluster implements AutoCloseable {
         }
         this.peerAddress = peerAddress != null ? peerAddress : (i, j) -> "127.0.0.1:" + peerPort[j];
         this.processes = new Process[size];
+        this.startOverride = newOverrides(size);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String>[] newOverrides(int n) {
+        return (List<String>[]) new List[n];
+    }
+
+    /**
+     * Makes room for one more member (issue 13: `member add`), with its own free ports; it does not start.
+     * Start it with {@link #startMember(int, String, String...)}, which gives its --initial-cluster.
+     *
+     * @return the new member's index (its name is {@link #name}(index))
+     */
+    public synchronized int addMember() {
+        int i = size;
+        size++;
+        clientPort = java.util.Arrays.copyOf(clientPort, size);
+        peerPort = java.util.Arrays.copyOf(peerPort, size);
+        httpPort = java.util.Arrays.copyOf(httpPort, size);
+        processes = java.util.Arrays.copyOf(processes, size);
+        startOverride = java.util.Arrays.copyOf(startOverride, size);
+        clientPort[i] = Ports.freePort();
+        peerPort[i] = Ports.freePort();
+        httpPort[i] = Ports.freePort();
+        return i;
+    }
+
+    /**
+     * Starts member {@code i} with this {@code --initial-cluster} and these extra flags (after the cluster's
+     * own), e.g. {@code --initial-cluster-state existing}; a later {@link #startMember(int)} repeats them.
+     */
+    public synchronized void startMember(int i, String initialCluster, String... memberArgs) {
+        List<String> override = new ArrayList<>();
+        override.add(initialCluster);
+        override.addAll(List.of(memberArgs));
+        startOverride[i] = override;
+        startMember(i);
+    }
+
+    /** Member i's data directory. */
+    public Path dataDir(int i) {
+        return dir.resolve(name(i));
+    }
+
+    /** Deletes member {@code i}'s data directory (a dead disk); the member must not be running. */
+    public void deleteDataDir(int i) {
+        if (isAlive(i)) {
+            throw new IllegalStateException(name(i) + " is running");
+        }
+        Path data = dataDir(i);
+        if (!Files.exists(data)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(data)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Stops member {@code i} with SIGTERM (a graceful stop) and waits up to {@code timeout} for it to exit. */
+    public void terminate(int i, Duration timeout) {
+        signal(i, "TERM");
+        awaitExit(i, timeout);
+    }
+
+    /** Waits up to {@code timeout} for member {@code i}'s process to exit; its exit code. */
+    public int awaitExit(int i, Duration timeout) {
+        Process p = processes[i];
+        try {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(name(i) + " did not exit within " + timeout);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return p.exitValue();
     }
 
     /** Starts (or restarts, on its existing data dir) member {@code i}; does not wait for it. */
@@ -132,15 +215,22 @@ public final class ProcessCluster implements AutoCloseable {
             throw new IllegalStateException(name(i) + " is already running");
         }
         StringBuilder cluster = new StringBuilder();
-        for (int j = 0; j < size; j++) {
-            cluster.append(j == 0 ? "" : ",").append(name(j)).append('=')
-                    .append(j == i ? "127.0.0.1:" + peerPort[j] : peerAddress.apply(i, j));
+        if (startOverride[i] != null) {
+            cluster.append(startOverride[i].get(0));
+        } else {
+            for (int j = 0; j < size; j++) {
+                cluster.append(j == 0 ? "" : ",").append(name(j)).append('=')
+                        .append(j == i ? "127.0.0.1:" + peerPort[j] : peerAddress.apply(i, j));
+            }
         }
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx256m", "-XX:+UseSerialGC", "-jar", jar.toString(),
                 "server", "--name", name(i), "--data-dir", dir.resolve(name(i)).toString(),
                 "--listen-client", "127.0.0.1:" + clientPort[i], "--listen-peer", "127.0.0.1:" + peerPort[i],
                 "--http", "127.0.0.1:" + httpPort[i], "--initial-cluster", cluster.toString()));
         cmd.addAll(extraArgs);
+        if (startOverride[i] != null) {
+            cmd.addAll(startOverride[i].subList(1, startOverride[i].size()));
+        }
         try {
             processes[i] = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(name(i) + ".log").toFile())).start();
