@@ -9,6 +9,9 @@
 #   scripts/cluster.sh resume NAME      SIGCONT
 #   scripts/cluster.sh restart NAME     stop it (SIGTERM, or it is already dead), start it, wait for /health
 #   scripts/cluster.sh partition NAME   LAB MODE: cut the member's Raft peer traffic (both ways); heal NAME ends it
+#   scripts/cluster.sh add NAME         add a member (n4, n5, ... on the next ports): rotactl member add --learner,
+#                                       start it with --initial-cluster-state existing, promote it once caught up
+#   scripts/cluster.sh remove NAME      rotactl member remove, stop it, delete its data dir (its id is retired)
 #
 # The dashboard: http://127.0.0.1:7201/ (any member's HTTP port). ROTA_LAB=1 at start turns on lab mode: the
 # dashboard gets buttons that run this script's kill/pause/resume/restart and partition members — for a
@@ -31,19 +34,38 @@ START_TIMEOUT_S="${ROTA_START_TIMEOUT_S:-60}"
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 usage() { echo "usage: scripts/cluster.sh start|stop|status|kill NAME|pause NAME|resume NAME|restart NAME" \
-  "|partition NAME|heal NAME (NAME: n1 .. n$SIZE)" >&2; exit 2; }
+  "|partition NAME|heal NAME|add NAME|remove NAME (NAME: n1 .. n$SIZE)" >&2; exit 2; }
 
 [[ "$SIZE" == 3 || "$SIZE" == 5 ]] || die "ROTA_MEMBERS must be 3 or 5 (got '$SIZE')"
 [[ "$BASE" =~ ^[0-9]+$ ]] && ((BASE > 0 && BASE + 200 + SIZE < 65536)) || die "ROTA_BASE_PORT must be a port number (got '$BASE')"
-MEMBERS=($(seq 1 "$SIZE"))
+# Membership changes (add, remove) are remembered in $DIR: "added" holds "POSITION ID" per added member (its id
+# is the cluster's, assigned by member add), nP.join the --initial-cluster it joined with, "removed" the
+# positions removed for good. The members are the first $SIZE positions and the added ones, less the removed.
+ADDED="$DIR/added"; REMOVED="$DIR/removed"
+members_now() {
+  local i
+  for i in $(seq 1 "$SIZE") $( [[ -f "$ADDED" ]] && cut -d' ' -f1 "$ADDED"); do
+    [[ -f "$REMOVED" ]] && grep -qx "$i" "$REMOVED" && continue
+    echo "$i"
+  done
+}
+MEMBERS=($(members_now))
 
-# n2 or 2 -> 2 (the member's position: its ports and its id in --initial-cluster)
+# n2 or 2 -> 2 (the member's position: its ports, and its id unless it was added)
 member() {
-  local n="${1:-}"
-  [[ -n "$n" ]] || die "name a member: n1 .. n$SIZE"
+  local n="${1:-}" i
+  [[ -n "$n" ]] || die "name a member: $(names)"
   n="${n#n}"
-  [[ "$n" =~ ^[1-9]$ ]] && ((n <= SIZE)) || die "no member '${1:-}': name one of n1 .. n$SIZE"
-  echo "$n"
+  for i in "${MEMBERS[@]}"; do [[ "$i" == "$n" ]] && { echo "$n"; return; }; done
+  die "no member '${1:-}': name one of $(names)"
+}
+names() { local out="" i; for i in "${MEMBERS[@]}"; do out+="${out:+, }n$i"; done; echo "$out"; }
+
+# The member id at position $1: the position for the first members, the cluster's for added ones.
+member_id() {
+  local id=""
+  [[ -f "$ADDED" ]] && id="$(awk -v p="$1" '$1 == p { print $2 }' "$ADDED")"
+  echo "${id:-$1}"
 }
 
 client_port() { echo $((BASE + $1)); }
@@ -68,7 +90,7 @@ paused() {
 
 initial_cluster() {
   local out="" i
-  for i in "${MEMBERS[@]}"; do out+="${out:+,}n$i=127.0.0.1:$(peer_port "$i")"; done
+  for i in $(seq 1 "$SIZE"); do out+="${out:+,}n$i=127.0.0.1:$(peer_port "$i")"; done
   echo "$out"
 }
 
@@ -114,9 +136,12 @@ start_member() {
   mkdir -p "$DIR"
   # Lab mode: the member's dashboard may run this script (with this environment) on a button press.
   if [[ "${ROTA_LAB:-}" == 1 ]]; then lab=(--lab-script "$ROOT/scripts/cluster.sh" --lab-cluster-dir "$DIR"); fi
+  # An added member joins: the cluster's members as member add printed them, and existing state.
+  local cluster=(--initial-cluster "$(initial_cluster)")
+  if [[ -f "$DIR/n$i.join" ]]; then cluster=(--initial-cluster "$(cat "$DIR/n$i.join")" --initial-cluster-state existing); fi
   "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
     --listen-client "127.0.0.1:$(client_port "$i")" --listen-peer "127.0.0.1:$(peer_port "$i")" \
-    --http "127.0.0.1:$(http_port "$i")" --initial-cluster "$(initial_cluster)" "${lab[@]}" \
+    --http "127.0.0.1:$(http_port "$i")" "${cluster[@]}" "${lab[@]}" \
     >>"$DIR/n$i.log" 2>&1 &
   echo $! >"$(pid_file "$i")"
   echo "n$i started (pid $!, client 127.0.0.1:$(client_port "$i"), log $DIR/n$i.log)"
@@ -214,6 +239,50 @@ case "$cmd" in
     ;;
   partition)
     lab_post "${1:-}" "/lab/partition?on=true"
+    ;;
+  add)
+    n="${1:-}"; n="${n#n}"
+    [[ "$n" =~ ^[1-9]$ ]] || die "add NAME: name the new member n4 .. n9 (its ports: client $((BASE + 4)), ...)"
+    for i in "${MEMBERS[@]}"; do [[ "$i" == "$n" ]] && die "n$n is already a member"; done
+    { [[ -f "$REMOVED" ]] && grep -qx "$n" "$REMOVED"; } && die "n$n was removed; ids and names are not reused here: add another name"
+    ((n > SIZE)) || die "n$n is one of the first $SIZE members; add n$((SIZE + 1)) or later"
+    [[ -f "$ROOT/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
+    build_jar
+    rctl=("$ROOT/scripts/rotactl" --endpoints "$(endpoints)")
+    out="$("${rctl[@]}" member add "n$n" --peer-urls "127.0.0.1:$(peer_port "$n")" \
+      --client-urls "127.0.0.1:$(client_port "$n")" --learner)" || die "member add failed (see above)"
+    echo "$out" | head -n 1
+    id="$(sed -n 's/.* added with id \([0-9]*\) .*/\1/p' <<<"$out" | head -n 1)"
+    join="$(grep -o -- '--initial-cluster [^ ]*' <<<"$out" | head -n 1 | cut -d' ' -f2)"
+    [[ -n "$id" && -n "$join" ]] || die "could not read member add's answer: $out"
+    mkdir -p "$DIR"; echo "$n $id" >>"$ADDED"; echo "$join" >"$DIR/n$n.join"; MEMBERS+=("$n")
+    start_member "$n"
+    await "n$n not healthy" http_get "$n" /health >/dev/null
+    deadline=$((SECONDS + START_TIMEOUT_S))
+    until "${rctl[@]}" member promote "$id" >/dev/null 2>&1; do
+      ((SECONDS < deadline)) || die "n$n did not catch up in ${START_TIMEOUT_S}s; see $DIR/n$n.log, then: scripts/rotactl member promote $id"
+      sleep 0.5
+    done
+    echo "n$n (id $id) caught up and was promoted to voter."
+    echo
+    echo "ROTA_ENDPOINTS=$(endpoints)"
+    echo "Next:"
+    echo "  scripts/rotactl member list --progress     # voters, learners, lag"
+    echo "  scripts/cluster.sh remove n$n              # and back"
+    ;;
+  remove)
+    i="$(member "${1:-}")"; id="$(member_id "$i")"
+    [[ -f "$ROOT/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
+    others=""; for j in "${MEMBERS[@]}"; do [[ "$j" != "$i" ]] && others+="${others:+,}127.0.0.1:$(client_port "$j")"; done
+    "$ROOT/scripts/rotactl" --endpoints "$others" member remove "$id" >/dev/null || die "member remove $id failed (see above)"
+    echo "n$i (id $id) removed from the cluster"
+    stop_member "$i"
+    rm -rf "${DIR:?}/n$i" "$DIR/n$i.join"
+    mkdir -p "$DIR"; echo "$i" >>"$REMOVED"
+    echo "its data dir is deleted; its id $id is never used again."
+    echo "Next:"
+    echo "  scripts/cluster.sh status"
+    echo "  scripts/cluster.sh add n$(( $(printf '%s\n' "${MEMBERS[@]}" $( [[ -f "$ADDED" ]] && cut -d' ' -f1 "$ADDED") $( [[ -f "$REMOVED" ]] && cat "$REMOVED") | sort -n | tail -n 1) + 1 ))   # a new member in its place"
     ;;
   heal)
     lab_post "${1:-}" "/lab/partition?on=false"
