@@ -13,6 +13,7 @@ import io.rota.server.api.ClientServer;
 import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.cluster.MemberIdentity;
 import io.rota.server.cluster.PeerDirectory;
 import io.rota.server.fault.FaultClock;
 import io.rota.server.http.Dashboard;

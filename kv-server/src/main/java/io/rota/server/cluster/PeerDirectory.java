@@ -4,7 +4,6 @@ import io.rota.proto.Member;
 import io.rota.proto.RegisteredMember;
 import io.rota.raft.transport.NettyPeerTransport;
 import io.rota.raft.transport.PeerAdmission;
-import io.rota.server.MemberIdentity;
 import io.rota.server.kv.MemberRegistryListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.rota.server;
+package io.rota.server.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -54,7 +54,7 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
     }
 
     /** Whether {@code dataDir} holds anything but this file (a log, a snapshot): an older member's directory. */
-    static boolean hasData(Path dataDir) {
+    public static boolean hasData(Path dataDir) {
         if (!Files.isDirectory(dataDir)) {
             return false;
         }
@@ -95,7 +95,7 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
      *
      * @throws IllegalStateException if the directory belongs to another cluster or member
      */
-    static MemberIdentity open(Path dataDir, String clusterId, long memberId) {
+    public static MemberIdentity open(Path dataDir, String clusterId, long memberId) {
         Optional<MemberIdentity> stored = read(dataDir);
         if (stored.isPresent()) {
             MemberIdentity s = stored.get();
