@@ -33,7 +33,7 @@ final class ClusterScript {
     ClusterScript(Path dir, int members, Map<String, String> extraEnv) {
         this.dir = dir;
         this.members = members;
-        this.basePort = freeBase(members);
+        this.basePort = freeBase(members + 2);   // room for scripts/cluster.sh add n4, n5
         env.put("ROTA_CLUSTER_DIR", dir.toString());
         env.put("ROTA_BASE_PORT", Integer.toString(basePort));
         env.put("ROTA_MEMBERS", Integer.toString(members));
@@ -80,7 +80,7 @@ final class ClusterScript {
     }
 
     void killLeftovers() throws IOException {
-        for (int i = 1; i <= members; i++) {
+        for (int i = 1; i <= 9; i++) {   // members added with cluster.sh add too
             Path pidFile = dir.resolve("n" + i + ".pid");
             if (Files.exists(pidFile)) {
                 ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim())).ifPresent(ProcessHandle::destroyForcibly);

@@ -54,4 +54,28 @@ class ClusterScriptProcessTest {
         assertTrue(cluster.run("stop").contains("n3 stopped"));
         assertTrue(cluster.run("status").lines().skip(1).allMatch(l -> l.contains(" DOWN ")));
     }
+
+    @Test
+    void addAFourthMemberThenRemoveOne() throws Exception {
+        assumeTrue(Files.isRegularFile(Path.of(System.getProperty("rota.jar", "target/rota-server.jar"))),
+                "needs the packaged jar: run ./mvnw -B verify");
+        assumeTrue(Files.isRegularFile(Path.of("..", "rotactl", "target", "rotactl.jar")), "needs the rotactl jar");
+        cluster = new ClusterScript(dir, 3, Map.of());
+        cluster.run("start");
+        String add = cluster.run("add", "n4");
+        assertTrue(add.contains("Member n4 added with id 4 as a learner"), add);
+        assertTrue(add.contains("n4 (id 4) caught up and was promoted to voter."), add);
+        List<String> status = cluster.run("status").lines().toList();
+        assertEquals(5, status.size(), String.join("\n", status));
+        assertTrue(status.get(4).startsWith("n4 "), String.join("\n", status));
+
+        String remove = cluster.run("remove", "n1");
+        assertTrue(remove.contains("n1 (id 1) removed from the cluster"), remove);
+        List<String> after = cluster.run("status").lines().toList();
+        assertEquals(4, after.size(), String.join("\n", after));
+        assertTrue(after.stream().noneMatch(l -> l.startsWith("n1 ")), String.join("\n", after));
+        cluster.run("stop");
+        assertTrue(cluster.run("start").contains("A leader is elected"), "the remaining members restart");
+        cluster.run("stop");
+    }
 }

@@ -112,4 +112,31 @@ class CommandLineTest {
         assertEquals(1, config.idOf("b"));
         assertEquals(1500, config.minLeaseTtlMs(), "1.5 x election timeout");
     }
+
+    @Test
+    void aBadInitialClusterStateIsRefused() {
+        assertRefused(args("--initial-cluster-state", "joining"), "--initial-cluster-state must be new or existing");
+    }
+
+    @Test
+    void explicitIdsAreAllOrNone() {
+        assertRefused(args("--initial-cluster", "n1=1@127.0.0.1:7101,n2=127.0.0.1:7102"),
+                "--initial-cluster must give an id to every member or to none");
+        assertRefused(args("--initial-cluster", "n1=x@127.0.0.1:7101"), "has an id that is not a number");
+        assertRefused(args("--initial-cluster", "n1=1@127.0.0.1:7101,n2=1@127.0.0.1:7102"), "the same id");
+    }
+
+    @Test
+    void aJoiningMemberHasItsExplicitIdAndIsNoVoterOfItsBootstrapConfiguration() {
+        Map<String, InetSocketAddress> cluster = new LinkedHashMap<>();
+        cluster.put("n1", new InetSocketAddress("127.0.0.1", 7101));
+        cluster.put("n4", new InetSocketAddress("127.0.0.1", 7104));
+        ServerConfig config = ServerConfig.builder("n4").dataDir(dir).listenClient(new InetSocketAddress("127.0.0.1", 0))
+                .listenPeer(cluster.get("n4")).initialCluster(cluster).memberIds(Map.of("n1", 1L, "n4", 4L))
+                .initialClusterState(ServerConfig.ClusterState.EXISTING).build();
+        assertEquals(4, config.memberId());
+        assertEquals(java.util.Set.of(1L), config.nodeConfig().raft().configuration().voters(),
+                "it learns the real configuration from the leader");
+        assertEquals(java.util.Set.of(1L), config.transportConfig().peers().keySet());
+    }
 }
