@@ -13,6 +13,7 @@ import io.rota.server.api.ClientServer;
 import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.cluster.FreshnessTrackingStore;
 import io.rota.server.cluster.MemberIdentity;
 import io.rota.server.cluster.PeerDirectory;
 import io.rota.server.fault.FaultClock;
@@ -92,7 +93,10 @@ public final class RotaServer implements AutoCloseable {
         // Built before the driver, which reports fsync latency, applied entries and role changes into it.
         ServerMetrics metrics = new ServerMetrics(clock);
         metrics.timeline.note("start", 0, config.name() + " started");
-        driver = RaftDriver.start(nodeConfig, RocksDbLogStore.open(StorageConfig.defaults(config.dataDir())),
+        FreshnessTrackingStore store = new FreshnessTrackingStore(RocksDbLogStore.open(
+                StorageConfig.defaults(config.dataDir())));
+        peerDirectory.setEmptyLog(store::emptyLog);
+        driver = RaftDriver.start(nodeConfig, store,
                 partition != null ? partition : transport, stateMachine, new SplittableRandom(), metrics, clock);
         lab = labMode == null ? null : new LabController(labMode.script(), labMode.clusterDir(), partition);
 

@@ -39,6 +39,8 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
     private final NettyPeerTransport transport;
     private final CompletableFuture<String> fatal = new CompletableFuture<>();
     private volatile boolean joined;
+    /** Whether the log is still empty (set once the store is built; until then, empty). */
+    private volatile java.util.function.BooleanSupplier emptyLog = () -> true;
     private volatile Set<Long> joinedIds = Set.of();
     private volatile Set<Long> removedIds = Set.of();
 
@@ -48,6 +50,11 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
         this.joined = identity.joined();
         this.dataDir = dataDir;
         this.transport = transport;
+    }
+
+    /** Where {@link #fresh()} learns whether this member's log is still empty. */
+    public void setEmptyLog(java.util.function.BooleanSupplier emptyLog) {
+        this.emptyLog = emptyLog;
     }
 
     /** Completes with the reason when this fresh member was refused by a peer: it must stop. */
@@ -84,9 +91,14 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
         }
     }
 
+    /**
+     * Fresh: never joined, and started on an empty log that no leader has written to yet. A member restarted
+     * on its own data is never fresh (its log may hold what it acknowledged), even if it crashed before it
+     * recorded "joined".
+     */
     @Override
     public boolean fresh() {
-        return !joined;
+        return !joined && emptyLog.getAsBoolean();
     }
 
     @Override

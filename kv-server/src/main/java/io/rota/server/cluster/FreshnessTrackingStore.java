@@ -1,0 +1,59 @@
+package io.rota.server.cluster;
+
+import io.rota.raft.core.PersistentState;
+import io.rota.raft.core.Ready;
+import io.rota.raft.core.Snapshot;
+import io.rota.raft.storage.LogStore;
+
+/**
+ * A {@link LogStore} that passes everything through and notes whether this member is <em>fresh</em> in the
+ * sense of the peer handshake (docs/design.md M12): it loaded nothing at start — no entry, no snapshot —
+ * and has persisted no entry or snapshot since. A member's own elections change only its hard state, so a
+ * lone restarted member stays fresh until a leader sends it the log; a member restarted on its old data is
+ * never fresh, whatever its identity file says.
+ */
+public final class FreshnessTrackingStore implements LogStore {
+
+    private final LogStore inner;
+    private volatile boolean emptyAtLoad;
+    private volatile boolean receivedLog;
+
+    public FreshnessTrackingStore(LogStore inner) {
+        this.inner = inner;
+    }
+
+    /** Loaded empty and nothing received since. */
+    public boolean emptyLog() {
+        return emptyAtLoad && !receivedLog;
+    }
+
+    @Override
+    public PersistentState load() {
+        PersistentState state = inner.load();
+        emptyAtLoad = state.snapshot() == null && state.entries().isEmpty() && state.compactedIndex() == 0;
+        return state;
+    }
+
+    @Override
+    public void persist(Ready ready) {
+        inner.persist(ready);
+        if (ready.snapshot() != null || !ready.entries().isEmpty()) {
+            receivedLog = true;
+        }
+    }
+
+    @Override
+    public void saveSnapshot(Snapshot snapshot) {
+        inner.saveSnapshot(snapshot);
+    }
+
+    @Override
+    public void compact(Snapshot snapshot, long newFirstIndex) {
+        inner.compact(snapshot, newFirstIndex);
+    }
+
+    @Override
+    public void close() {
+        inner.close();
+    }
+}
