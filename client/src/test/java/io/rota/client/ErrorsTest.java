@@ -34,10 +34,21 @@ class ErrorsTest {
         expected.put(Error.Code.REQUEST_TOO_LARGE, RotaException.Code.REQUEST_TOO_LARGE);
         expected.put(Error.Code.INVALID_ARGUMENT, RotaException.Code.INVALID_ARGUMENT);
         expected.put(Error.Code.SESSION_EXPIRED, RotaException.Code.SESSION_EXPIRED);
+        expected.put(Error.Code.MEMBERSHIP_REFUSED, RotaException.Code.MEMBERSHIP_REFUSED);
         expected.put(Error.Code.UNRECOGNIZED, RotaException.Code.UNAVAILABLE);
         for (Error.Code code : Error.Code.values()) {
             assertEquals(expected.get(code), Errors.code(code), "a row for " + code);
         }
+    }
+
+    @Test
+    @DisplayName("a refused membership change carries its reason and retry-after")
+    void membershipRefusalIsCarried() {
+        RotaException e = Errors.of(Error.newBuilder().setCode(Error.Code.MEMBERSHIP_REFUSED).setMessage("behind")
+                .setMembershipRefusal("LEARNER_BEHIND").setRetryAfterMs(1000).build());
+        assertEquals(RotaException.Code.MEMBERSHIP_REFUSED, e.code());
+        assertEquals("LEARNER_BEHIND", e.membershipRefusal());
+        assertEquals(1000, e.retryAfterMs());
     }
 
     @Test

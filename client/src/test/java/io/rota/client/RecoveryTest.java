@@ -25,6 +25,7 @@ class RecoveryTest {
         expected.put(RotaException.Code.LEASE_NOT_FOUND, Recovery.FAIL);
         expected.put(RotaException.Code.REQUEST_TOO_LARGE, Recovery.FAIL);
         expected.put(RotaException.Code.INVALID_ARGUMENT, Recovery.FAIL);
+        expected.put(RotaException.Code.MEMBERSHIP_REFUSED, Recovery.FAIL);
         for (RotaException.Code code : RotaException.Code.values()) {
             assertEquals(expected.get(code), Recovery.of(code), "a row for " + code);
         }

@@ -56,4 +56,18 @@ class ErrorsTest {
         assertSame(busy, Errors.unwrap(busy));
         assertTrue(Errors.isRaft(new CompletionException(busy), RaftException.Code.BUSY));
     }
+
+    @Test
+    @DisplayName("a refused membership change is MEMBERSHIP_REFUSED with the core's reason; retry-after when it passes with time")
+    void everyMembershipRefusalCarriesItsReason() {
+        for (io.rota.raft.core.ConfChangeResult.Reason reason : io.rota.raft.core.ConfChangeResult.Reason.values()) {
+            io.rota.raft.node.ConfChangeRefusedException e = new io.rota.raft.node.ConfChangeRefusedException(
+                    io.rota.raft.core.ConfChange.promote(4), reason);
+            Error error = Errors.of(new CompletionException(e), null);
+            assertEquals(Error.Code.MEMBERSHIP_REFUSED, error.getCode());
+            assertEquals(reason.name(), error.getMembershipRefusal());
+            assertEquals(e.retryable(), error.getMembershipRetryable());
+            assertEquals(e.retryable() ? Errors.MEMBERSHIP_RETRY_AFTER_MS : 0, error.getRetryAfterMs());
+        }
+    }
 }
