@@ -1,13 +1,18 @@
 package io.rota.server.api;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rota.proto.CommandResult;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
@@ -20,13 +25,19 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-/** Bootstraps the client protocol port; the pipeline is {@link ClientInitializer}'s. */
+/**
+ * Bootstraps the client protocol port; the pipeline is {@link ClientInitializer}'s. {@link #close()} closes
+ * the port and every client connection itself before it stops the event loops, so each client learns at once
+ * that this member is gone (see {@link #close()} for why the loops' shutdown alone does not promise that).
+ */
 public final class ClientServer implements AutoCloseable {
 
     /** Calls one connection may have in flight (watches excluded). */
     static final int MAX_CALLS_IN_FLIGHT = 4_096;
     /** Forwarded calls in flight per leader connection. */
     static final int MAX_FORWARDED_IN_FLIGHT = 16_384;
+    /** How long close() waits for the connections to close, then for the event loops to stop. */
+    private static final long CLOSE_TIMEOUT_SECONDS = 2;
 
     /**
      * The client port's settings. They are derived, not configured: {@code ServerConfig.clientSettings}
@@ -128,6 +139,8 @@ public final class ClientServer implements AutoCloseable {
     }
 
     private final EventLoopGroup group;
+    /** The listening channel and every open client connection (a closed one leaves by itself). */
+    private final ChannelGroup channels = new DefaultChannelGroup("client-port", GlobalEventExecutor.INSTANCE, true);
     private final Forwarder forwarder;
     private final RequestRouter router;
     private final InetSocketAddress localAddress;
@@ -140,11 +153,18 @@ public final class ClientServer implements AutoCloseable {
         this.forwarder = new NettyForwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
                 MAX_FORWARDED_IN_FLIGHT);
         this.router = new RequestRouter(driver, stateMachine, view, forwarder, timer, clock, metrics, settings);
+        ClientInitializer pipeline = new ClientInitializer(settings.maxFrameBytes(), router, watchHub, metrics,
+                MAX_CALLS_IN_FLIGHT);
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
-                .childHandler(new ClientInitializer(settings.maxFrameBytes(), router, watchHub, metrics,
-                        MAX_CALLS_IN_FLIGHT));
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        channels.add(ch);   // once close() has begun, the group closes it at once
+                        ch.pipeline().addLast(pipeline);
+                    }
+                });
         ChannelFuture bound = b.bind(settings.listen()).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             forwarder.close();
@@ -152,6 +172,7 @@ public final class ClientServer implements AutoCloseable {
             throw new IllegalStateException("cannot listen for clients on " + settings.listen() + ": "
                     + bound.cause().getMessage(), bound.cause());
         }
+        channels.add(bound.channel());
         this.localAddress = (InetSocketAddress) bound.channel().localAddress();
     }
 
@@ -164,9 +185,25 @@ public final class ClientServer implements AutoCloseable {
         return router;
     }
 
+    /**
+     * Closes the port and every client connection, waits for them to close, then stops the event loops.
+     * The channels are closed here, not left to the loops' shutdown: a Netty 4.2 loop closes its channels
+     * only when it finds itself shutting down between its I/O and its task phase
+     * ({@code SingleThreadIoEventLoop.run}: {@code runIo}, {@code prepareToDestroy}, {@code runAllTasks},
+     * {@code confirmShutdown}). With no quiet period, a loop that is running tasks when the shutdown starts
+     * ends at once, and its cleanup only closes the selector. Its sockets then stay open with nobody serving
+     * them, and a client (an SDK watch) waits forever on a member that has stopped instead of moving to
+     * another (seen under load in RotaClientWatchFailoverTest; ClientServerCloseTest makes it happen).
+     */
     @Override
     public void close() {
+        channels.close().awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         forwarder.close();
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        group.shutdownGracefully(0, CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** The event loops that serve the port: a test holds them busy to check that close() closes anyway. */
+    EventLoopGroup eventLoops() {
+        return group;
     }
 }

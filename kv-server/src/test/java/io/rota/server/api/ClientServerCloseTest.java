@@ -1,0 +1,91 @@
+package io.rota.server.api;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.rota.server.watch.WatchHub;
+import io.rota.testkit.Await;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link ClientServer#close()} ends every client connection. Netty 4.2 closes a loop's channels on shutdown
+ * only if the loop notices the shutdown before its task phase; with no quiet period, a loop that is running
+ * tasks when the shutdown starts ends without closing them. Here every loop is held inside a task while
+ * close() starts, so that case happens every time, not only under load (where it made
+ * RotaClientWatchFailoverTest's watch wait forever on a stopped member). No Raft node: the connection sends
+ * nothing.
+ */
+class ClientServerCloseTest {
+
+    @Test
+    @DisplayName("close() ends every client connection, even when the event loops are running tasks as it starts")
+    void closeEndsConnectionsWhileTheLoopsRunTasks() throws Exception {
+        ServerMetrics metrics = new ServerMetrics();
+        ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress("127.0.0.1", 0))
+                .maxFrameBytes(1 << 20).requestTimeout(Duration.ofSeconds(5)).retryInterval(Duration.ofMillis(100))
+                .readAttemptTimeout(Duration.ofSeconds(2)).minLeaseTtlSeconds(2).version("test").build();
+        ClientServer server = new ClientServer(settings, null, null, null, new WatchHub(1, () -> 1, 100, 10), null,
+                null, metrics);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread closer = new Thread(server::close, "client-server-close");
+        try (Socket client = new Socket()) {
+            client.connect(server.localAddress(), 5_000);
+            client.setSoTimeout(10_000);
+            Await.until(Duration.ofSeconds(10), () -> metrics.connections.sum() == 1, "the connection is accepted");
+
+            List<EventExecutor> loops = new ArrayList<>();
+            server.eventLoops().forEach(loops::add);
+            CountDownLatch busy = new CountDownLatch(loops.size());
+            for (EventExecutor loop : loops) {
+                loop.execute(() -> {
+                    busy.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            assertTrue(busy.await(10, TimeUnit.SECONDS), "every loop runs the holding task");
+
+            closer.start();
+            // Let the loops go once close() blocks. By then a close() that left the connections to the loops'
+            // shutdown has started it; one that closes them itself is waiting for the loops to do so.
+            Await.until(Duration.ofSeconds(10), () -> closer.getState() == Thread.State.WAITING
+                    || closer.getState() == Thread.State.TIMED_WAITING, "close() waits");
+            release.countDown();
+            closer.join(10_000);
+            assertFalse(closer.isAlive(), "close() returned");
+
+            assertEquals(-1, read(client), "the client sees the end of the connection (-2: none within 10 s)");
+            assertEquals(0, metrics.connections.sum(), "the server saw the connection end too");
+        } finally {
+            release.countDown();
+            if (closer.getState() == Thread.State.NEW) {
+                server.close();
+            }
+        }
+    }
+
+    /** The next byte, -1 at the end of the stream, or -2 if the read timed out (the connection stayed open). */
+    private static int read(Socket client) throws IOException {
+        try {
+            return client.getInputStream().read();
+        } catch (SocketTimeoutException stillOpen) {
+            return -2;
+        }
+    }
+}
