@@ -277,10 +277,19 @@ public final class MembershipNemesis implements Nemesis, AutoCloseable {
                 restarted.add(ProcessCluster.name(m.index()));
             }
         }
+        List<String> down = new ArrayList<>();
         for (MembershipPlan.Member m : plan.members()) {
             if (!plan.isDead(m.index())) {
-                cluster.awaitHealthy(m.index());
+                try {
+                    cluster.awaitHealthy(m.index());
+                } catch (AssertionError e) {
+                    down.add(ProcessCluster.name(m.index()) + " (see " + cluster.logFile(m.index()) + ")");
+                }
             }
+        }
+        if (!down.isEmpty()) {
+            throw new IllegalStateException("members that do not come back: " + String.join(", ", down)
+                    + "; members: " + describe());
         }
         return (restarted.isEmpty() ? "" : "restarted " + String.join(", ", restarted) + "; ") + "members now: "
                 + describe();
