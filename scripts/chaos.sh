@@ -2,14 +2,16 @@
 # chaos.sh — a Jepsen-style chaos run against three real Rota server processes on 127.0.0.1, checked for
 # linearizability. See docs/RELIABILITY.md.
 #
-#   scripts/chaos.sh [--nemesis kill|pause|partition|clock|mixed|none] [--workload register|lease|lock]
+#   scripts/chaos.sh [--nemesis kill|pause|partition|clock|mixed|membership|none] [--workload register|lease|lock]
 #                    [--minutes N] [--out DIR] [--seed S] [any other option of `rota-chaos run`, e.g. --clients 20
 #                    --rate 1000]
 #   scripts/chaos.sh check [--workload register|lease|lock] FILE   check a saved history.jsonl
 #
 # Defaults: --nemesis mixed --workload register --minutes 2 --out chaos-out/<nemesis>-<time>.
 # clock and mixed start the members with --unsafe-fault-injection (clock faults through their HTTP port);
-# the other nemeses do not. Past about 1,000 ops/s, raise --clients (20 clients reach ~2,000 ops/s on 2 cores).
+# the other nemeses do not. membership adds, removes and replaces members through the SDK's Cluster API
+# (n4, n5, ... with new ids; 3..5 voters); its clients dial fixed slots that follow the members.
+# Past about 1,000 ops/s, raise --clients (20 clients reach ~2,000 ops/s on 2 cores).
 # Prints one progress line every 10 s and, at the end, the verdict line
 #   linearizable: yes|no|unknown  ops: ok=.. failed=.. indeterminate=..  acknowledged writes lost: N
 # Exit code: 0 linearizable and nothing lost, 1 a violation, 2 undecided (the checker's budget ran out).
@@ -39,7 +41,7 @@ while (($#)); do
     --nemesis) nemesis="$2"; shift 2 ;;
     --minutes) minutes="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) rest+=("$1"); shift ;;
   esac
 done

@@ -35,7 +35,7 @@ public final class ChaosMain implements Runnable {
     /** {@code run}: a chaos run. */
     @Command(name = "run", mixinStandardHelpOptions = true, description = "Run a workload under a nemesis and check it.")
     static final class Run implements Callable<Integer> {
-        @Option(names = "--nemesis", defaultValue = "mixed", description = "kill, pause, partition, clock, mixed or none (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--nemesis", defaultValue = "mixed", description = "kill, pause, partition, clock, mixed, membership or none (default: ${DEFAULT-VALUE}).")
         String nemesis;
         @Option(names = "--workload", defaultValue = "register", description = "register, lease or lock (default: ${DEFAULT-VALUE}).")
         String workload;

@@ -9,11 +9,14 @@ import io.rota.chaos.nemesis.ClockControl;
 import io.rota.chaos.nemesis.ClockNemesis;
 import io.rota.chaos.nemesis.Faults;
 import io.rota.chaos.nemesis.KillNemesis;
+import io.rota.chaos.nemesis.MembershipNemesis;
+import io.rota.chaos.nemesis.MembershipPlan;
 import io.rota.chaos.nemesis.MixedNemesis;
 import io.rota.chaos.nemesis.Nemesis;
 import io.rota.chaos.nemesis.NemesisSchedule;
 import io.rota.chaos.nemesis.PartitionNemesis;
 import io.rota.chaos.nemesis.PauseNemesis;
+import io.rota.chaos.net.MemberSlots;
 import io.rota.chaos.net.Network;
 import io.rota.chaos.workload.Workload;
 import io.rota.chaos.workload.WorkloadContext;
@@ -40,18 +43,24 @@ import java.util.concurrent.TimeUnit;
  * nemesis sets clocks ({@link #FAULT_INJECTION}). Everything lands in the output directory:
  * {@code history.jsonl}, {@code nemesis.log}, {@code cluster/n1.log ..} (member logs and data),
  * {@code report.txt} and {@code report.json}.
+ *
+ * <p>The membership nemesis changes who the members are, so its run is wired differently: the members dial
+ * each other directly (there is no partition to inject, and a new member's peer address is the one it
+ * registers with {@code member add}), and the clients dial a fixed set of {@link MemberSlots}, each forwarding
+ * to whichever member occupies it now, so they reach new members and stop reaching removed ones.
  */
 public final class ChaosRun {
 
     /** The nemesis names {@code --nemesis} accepts. */
-    public static final List<String> NEMESES = List.of("kill", "pause", "partition", "clock", "mixed", "none");
+    public static final List<String> NEMESES = List.of("kill", "pause", "partition", "clock", "mixed", "membership",
+            "none");
     /** The nemeses that need the members' fault-injection endpoint (the clock nemesis, alone or in mixed). */
     public static final List<String> FAULT_INJECTION = List.of("clock", "mixed");
 
     /**
      * A run's settings.
      *
-     * @param nemesis   kill, pause, partition, clock, mixed or none
+     * @param nemesis   kill, pause, partition, clock, mixed, membership or none
      * @param workload  register, lease or lock (see {@link Workloads#NAMES})
      * @param duration  how long the workload runs under faults
      * @param out       the output directory (created)
@@ -117,29 +126,43 @@ public final class ChaosRun {
         progress.printf(Locale.ROOT, "chaos: nemesis=%s workload=%s duration=%ds seed=%d out=%s%n", s.nemesis(),
                 s.workload(), s.duration().toSeconds(), s.seed(), s.out());
         boolean faultInjection = FAULT_INJECTION.contains(s.nemesis());
+        boolean membership = s.nemesis().equals("membership");
+        String membershipSummary = null;
         try (Network network = new Network(3, Ports::freePort);
+             MemberSlots slots = membership ? new MemberSlots(MembershipPlan.MAX_MEMBERS, Ports::freePort) : null;
              HistoryWriter history = new HistoryWriter(historyFile, () -> System.nanoTime() - started)) {
             List<String> args = new java.util.ArrayList<>(List.of("--election-ms", Long.toString(s.election().toMillis())));
             if (faultInjection) {
                 args.add("--unsafe-fault-injection");
             }
-            ProcessCluster cluster = ProcessCluster.prepare(s.out().resolve("cluster"), 3, network::address,
-                    args.toArray(String[]::new));
+            ProcessCluster cluster = ProcessCluster.prepare(s.out().resolve("cluster"), 3,
+                    membership ? null : network::address, args.toArray(String[]::new));
+            MembershipNemesis members = null;
             try (cluster) {
-                network.start(cluster::peerPort);
-                network.startClients(cluster::clientPort);
+                if (!membership) {
+                    network.start(cluster::peerPort);
+                    network.startClients(cluster::clientPort);
+                }
                 createDirectories(s.out().resolve("cluster"));
                 cluster.startAll();
                 cluster.awaitLeader();
+                if (membership) {
+                    for (int i = 0; i < cluster.size(); i++) {
+                        slots.assign(cluster.clientPort(i));
+                    }
+                    members = new MembershipNemesis(cluster, slots);
+                }
                 ClockControl clocks = faultInjection ? new ClockControl(java.util.stream.IntStream.range(0, 3)
                         .mapToObj(i -> "127.0.0.1:" + cluster.httpPort(i)).toList()) : null;
                 Faults faults = new Faults(cluster, network, clocks);
-                WorkloadContext context = new WorkloadContext(cluster.endpoints(),
-                        c -> network.clientEndpoints(c % cluster.size()), history, started, s.seed(), s.clients(),
-                        s.rate());
+                WorkloadContext context = membership
+                        ? new WorkloadContext(slots.endpoints(0), slots::endpoints, history, started, s.seed(),
+                        s.clients(), s.rate())
+                        : new WorkloadContext(cluster.endpoints(), c -> network.clientEndpoints(c % cluster.size()),
+                        history, started, s.seed(), s.clients(), s.rate());
                 workload.start(context);
-                NemesisSchedule schedule = new NemesisSchedule(nemesis(s.nemesis(), faults), random, s.minSpell(),
-                        s.maxSpell(), history, s.out().resolve("nemesis.log"));
+                NemesisSchedule schedule = new NemesisSchedule(membership ? members : nemesis(s.nemesis(), faults),
+                        random, s.minSpell(), s.maxSpell(), history, s.out().resolve("nemesis.log"));
                 try (schedule) {
                     if (!s.nemesis().equals("none")) {
                         schedule.start();
@@ -156,9 +179,22 @@ public final class ChaosRun {
                 }
                 faultCount = schedule.faultCount();
                 workload.stop();
-                healEverything(cluster, network);
-                progress.println("healed; waiting for every member and a leader, then the final reads");
-                recover(cluster);
+                if (membership) {
+                    // Nothing to undo; every member that should run is restarted if it stopped. One that does
+                    // not come back is reported (a bug to look at), and the final reads need only a leader
+                    // and a majority of the voters.
+                    try {
+                        progress.println("members: " + members.heal());
+                    } catch (RuntimeException | AssertionError e) {
+                        progress.println("WARNING: " + e.getMessage());
+                    }
+                    progress.println("waiting for a leader, then the final reads");
+                    recover(cluster, List.of());
+                } else {
+                    healEverything(cluster, network);
+                    progress.println("healed; waiting for every member and a leader, then the final reads");
+                    recover(cluster, java.util.stream.IntStream.range(0, cluster.size()).boxed().toList());
+                }
                 if (clocks != null) {
                     for (int i = 0; i < cluster.size(); i++) {
                         clocks.set(i, ClockControl.Setting.NONE);
@@ -167,6 +203,14 @@ public final class ChaosRun {
                 workload.finish();
                 if (schedule.failure() != null) {
                     progress.println("WARNING: the nemesis stopped early: " + schedule.failure());
+                }
+                if (members != null) {
+                    membershipSummary = members.summary();
+                    progress.println(membershipSummary);
+                }
+            } finally {
+                if (members != null) {
+                    members.close();
                 }
             }
         }
@@ -178,7 +222,7 @@ public final class ChaosRun {
                 "linearizable: %s  ops: ok=%d failed=%d indeterminate=%d  acknowledged writes lost: %d",
                 result.verdict().name().toLowerCase(Locale.ROOT), counts.ok(), counts.failed(), counts.info(),
                 result.lostAcknowledged());
-        writeReports(s, result, counts, faultCount, seconds, line);
+        writeReports(s, result, counts, faultCount, seconds, line, membershipSummary);
         progress.println(line);
         return new Outcome(result.verdict(), counts, result.lostAcknowledged(), faultCount, line);
     }
@@ -227,9 +271,10 @@ public final class ChaosRun {
         }
     }
 
-    private static void recover(ProcessCluster cluster) {
+    /** Waits until these members answer /health and one of them is the leader. */
+    private static void recover(ProcessCluster cluster, List<Integer> members) {
         long deadline = System.nanoTime() + RECOVERY_TIMEOUT.toNanos();
-        for (int i = 0; i < cluster.size(); i++) {
+        for (int i : members) {
             cluster.awaitHealthy(i);
         }
         while (cluster.leader() < 0) {
@@ -242,11 +287,12 @@ public final class ChaosRun {
     }
 
     private static void writeReports(Settings s, WorkloadResult result, History.Counts counts, int faults,
-                                     double seconds, String line) {
+                                     double seconds, String line, String membership) {
         String text = String.format(Locale.ROOT, "nemesis: %s%nworkload: %s%nseed: %d%nduration: %.1f s (workload %d s)"
-                        + "%nfaults injected: %d%nclients: %d, keys: %d, target rate: %.0f ops/s%n%n%s%n%s%n",
-                s.nemesis(), s.workload(), s.seed(), seconds, s.duration().toSeconds(), faults, s.clients(), s.keys(),
-                s.rate(), result.report(), line);
+                        + "%nfaults injected: %d%n%sclients: %d, keys: %d, target rate: %.0f ops/s%n%n%s%n%s%n",
+                s.nemesis(), s.workload(), s.seed(), seconds, s.duration().toSeconds(), faults,
+                membership == null ? "" : membership + System.lineSeparator(), s.clients(), s.keys(), s.rate(),
+                result.report(), line);
         String json = String.format(Locale.ROOT, "{\"nemesis\": \"%s\", \"workload\": \"%s\", \"seed\": %d,"
                         + " \"duration_s\": %.1f, \"faults\": %d, \"ok\": %d, \"failed\": %d, \"indeterminate\": %d,"
                         + " \"lost_acknowledged_writes\": %d, \"linearizable\": \"%s\"}%n",

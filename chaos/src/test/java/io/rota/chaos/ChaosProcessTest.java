@@ -20,7 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The default suite's chaos runs, each for a minute under the mixed nemesis (kill -9, SIGSTOP, partitions of
  * members and clients, clock offsets and drift; 3–6 s spells) against three real server processes: the register workload (then heal, final reads and the
  * linearizability check) and the lock workload (fencing, token order, stale guarded writes); and 45 s of the
- * lease workload under the clock nemesis (no lease ends before its holder's safe-until). Longer runs:
+ * lease workload under the clock nemesis (no lease ends before its holder's safe-until); and a minute of the
+ * register workload under the membership nemesis (members added as learners and promoted, removed — the
+ * leader too — and replaced, issue 13). Longer runs:
  * scripts/chaos.sh (docs/RELIABILITY.md). The seed is random and printed; {@code -Dchaos.seed=N} replays a
  * schedule, {@code -Dchaos.seconds=N} runs longer.
  */
@@ -89,6 +91,22 @@ class ChaosProcessTest {
                 "every holder recorded its safe-until: " + context);
         assertTrue(outcome.faults() >= 3, "at least three clock faults: " + context);
         assertTrue(Files.readString(dir.resolve("nemesis.log")).contains(" wall "), context);
+    }
+
+    @Test
+    void registerWhileMembersAreAddedRemovedAndReplacedIsLinearizableAndLosesNothing() throws Exception {
+        Run run = run("membership", "register", "chaos.membership.seconds", 60, 4, 6, 50);
+        ChaosRun.Outcome outcome = run.outcome();
+        String report = run.report();
+        String context = run.context();
+        assertEquals(Verdict.YES, outcome.verdict(), context);
+        assertEquals(0, outcome.lost(), context);
+        assertEquals(0, outcome.exitCode(), context);
+        assertTrue(outcome.faults() >= 3, "at least three membership steps in a minute: " + context);
+        Matcher changes = Pattern.compile("membership changes: (\\d+) ").matcher(report);
+        assertTrue(changes.find() && Long.parseLong(changes.group(1)) >= 3, "at least three changes: " + context);
+        assertTrue(outcome.counts().ok() > 200, "the workload made progress: " + context);
+        assertTrue(Files.exists(dir.resolve("cluster").resolve("n4.log")), "a new member n4 ran: " + context);
     }
 
     /** Progress goes to the console (failsafe's output) and into the failure message. */

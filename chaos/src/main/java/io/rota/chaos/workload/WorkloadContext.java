@@ -13,7 +13,8 @@ import java.util.function.IntFunction;
  * @param endpoints       the members' own client addresses, comma-separated (for the final reads, every fault
  *                        healed)
  * @param clientEndpoints client process c's view of the members: the addresses it dials, through the client
- *                        proxies that the partition nemesis cuts (see {@code Network#clientEndpoints})
+ *                        proxies that the partition nemesis cuts (see {@code Network#clientEndpoints}), or,
+ *                        under the membership nemesis, the slots that follow the members ({@code MemberSlots})
  * @param history         where every operation is recorded (it stamps each event with the run's clock)
  * @param originNanos     the {@link System#nanoTime} at which the run started: time 0 of the history
  * @param seed            the run's seed (each client derives its own randomness from it)
