@@ -137,7 +137,7 @@ public final class RotaServer implements AutoCloseable {
                 .setPeerAddress(ServerConfig.format(config.listenPeer()))
                 .setHttpAddress(httpServer == null ? "" : config.http().getHostString() + ":"
                         + httpServer.localAddress().getPort()).build();
-        view.addListener(new MemberPublisher(view, clientServer.router(), self, clock));
+        view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
         leaseKeeper.start(tick);
         view.start();
     }

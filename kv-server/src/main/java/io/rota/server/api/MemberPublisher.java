@@ -26,15 +26,26 @@ public final class MemberPublisher implements ClusterView.Listener {
     private final RequestRouter router;
     private final Member self;
     private final Clock clock;
+    private final Runnable beforePublishing;
     private volatile boolean inFlight;
     private long lastAttempt;
     private boolean attempted;
 
     public MemberPublisher(ClusterView view, RequestRouter router, Member self, Clock clock) {
+        this(view, router, self, clock, () -> { });
+    }
+
+    /**
+     * @param beforePublishing run (on the timer thread) before each proposal of this member's publication;
+     *                         the server records "joined" there (PeerDirectory.recordJoined), since the
+     *                         publication may commit before this member's own log holds anything
+     */
+    public MemberPublisher(ClusterView view, RequestRouter router, Member self, Clock clock, Runnable beforePublishing) {
         this.view = view;
         this.router = router;
         this.self = self;
         this.clock = clock;
+        this.beforePublishing = beforePublishing;
     }
 
     /** Timer thread. */
@@ -50,6 +61,7 @@ public final class MemberPublisher implements ClusterView.Listener {
         attempted = true;
         lastAttempt = now;
         inFlight = true;
+        beforePublishing.run();
         Frame publish = Frame.newBuilder()
                 .setPublishMemberRequest(PublishMemberRequest.newBuilder().setMember(self)).build();
         router.handle(publish).whenComplete((answer, e) -> {

@@ -82,13 +82,28 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
         }
         joinedIds = Set.copyOf(joinedNow);
         removedIds = Set.copyOf(removedNow);
-        if (!joined && joinedNow.contains(selfId)) {
+        if (joinedNow.contains(selfId)) {
             // Our own publication is in our log: from now on this directory has taken part in the cluster.
-            new MemberIdentity(clusterId, selfId, true).write(dataDir);
-            joined = true;
-            log.info("member {} has joined cluster '{}' (recorded in {})", selfId, clusterId,
-                    dataDir.resolve(MemberIdentity.FILE));
+            recordJoined();
         }
+    }
+
+    /**
+     * Records "joined" in this member's identity file (fsync'd), once. Called when this member's own
+     * publication is applied, and also just BEFORE the member first proposes that publication
+     * ({@link io.rota.server.api.MemberPublisher}): the publication may commit on the others while this
+     * newcomer's own log is still empty (a learner catching up by snapshot), and a peer that redials it then
+     * must not take it for a fresh process under a joined id — it is the very process that is joining (design
+     * M12). A process that has not reached this point, on an empty directory, is still fresh.
+     */
+    public synchronized void recordJoined() {
+        if (joined) {
+            return;
+        }
+        new MemberIdentity(clusterId, selfId, true).write(dataDir);
+        joined = true;
+        log.info("member {} has joined cluster '{}' (recorded in {})", selfId, clusterId,
+                dataDir.resolve(MemberIdentity.FILE));
     }
 
     /**
