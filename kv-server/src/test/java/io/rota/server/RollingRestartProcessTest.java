@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
+import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -92,7 +93,7 @@ class RollingRestartProcessTest {
             }
             order.add(leader);
             for (int i : order) {
-                Thread.sleep(500);
+                awaitMoreWrites(acknowledged, 20); // the cluster serves writes before each restart
                 if (graceful) {
                     cluster.terminate(i, TIMEOUT);
                 } else {
@@ -102,7 +103,7 @@ class RollingRestartProcessTest {
                 cluster.awaitHealthy(i);
                 cluster.awaitLeader();
             }
-            Thread.sleep(500);
+            awaitMoreWrites(acknowledged, 20);
             running.set(false);
             load.join(30_000);
             if (graceful) {
@@ -116,5 +117,11 @@ class RollingRestartProcessTest {
             cluster.close();
         }
         return Duration.ofNanos(longestGap.get()).toMillis();
+    }
+
+    /** Polls (with a deadline) until the writer has {@code more} acknowledged writes beyond those it has now. */
+    private static void awaitMoreWrites(Set<String> acknowledged, int more) {
+        int target = acknowledged.size() + more;
+        Await.until(Duration.ofSeconds(30), () -> acknowledged.size() >= target, more + " more acknowledged writes");
     }
 }
