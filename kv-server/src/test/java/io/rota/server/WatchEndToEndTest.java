@@ -89,6 +89,36 @@ class WatchEndToEndTest {
         }
     }
 
+    @Test
+    @DisplayName("etcd semantics: a watch from a revision ahead of the store sees nothing before that revision")
+    void aWatchFromAFutureRevisionStartsThere() throws Exception {
+        try (FrameClient c = new FrameClient(CLUSTER.get().client(CLUSTER.get().awaitLeader()))) {
+            long now = ok(c.call(put("future/0", "x"))).getPutResponse().getHeader().getRevision();
+            long start = now + 3;
+            long watch = c.send(watchPrefix("future/", start));
+            assertTrue(c.next(watch).getWatchResponse().getCreated());
+            List<Long> expected = new ArrayList<>();
+            for (int i = 1; i <= 5; i++) {
+                long r = ok(c.call(put("future/" + i, "v" + i))).getPutResponse().getHeader().getRevision();
+                if (r >= start) {
+                    expected.add(r);
+                }
+            }
+            assertFalse(expected.isEmpty(), "the writes reached the start revision");
+            List<Long> seen = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (seen.size() < expected.size() && System.nanoTime() < deadline) {
+                Frame f = c.poll(watch, Duration.ofMillis(100));
+                if (f != null) {
+                    for (Event e : f.getWatchResponse().getEventsList()) {
+                        seen.add(e.getKv().getModRevision());
+                    }
+                }
+            }
+            assertEquals(expected, seen, "only revisions from " + start + " on, each once, in order");
+        }
+    }
+
     private static Frame pollQuietly(FrameClient c, long callId) {
         try {
             return c.poll(callId, Duration.ofMillis(100));

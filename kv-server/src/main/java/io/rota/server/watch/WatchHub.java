@@ -98,7 +98,7 @@ public final class WatchHub implements StoreListener, AutoCloseable {
             if (from <= current && !catchUp(w)) {
                 return null;
             }
-            w.next = current + 1;
+            w.next = Math.max(from, current + 1); // a start ahead of the store: nothing before it (etcd)
             streams.put(w, stream);
             live.add(w);
             return null;
