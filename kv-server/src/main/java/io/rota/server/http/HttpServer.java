@@ -1,5 +1,8 @@
 package io.rota.server.http;
 
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -25,6 +28,8 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final InetSocketAddress localAddress;
     private final DashboardFeed feed;
+    /** Every accepted connection and the listening channel, closed first by {@link #close()} (design H10). */
+    private final ChannelGroup channels = new DefaultChannelGroup("http-port", GlobalEventExecutor.INSTANCE, true);
 
     /**
      * @param faultClock the clock /fault/clock sets, or null (the default) to refuse it with 404
@@ -36,6 +41,7 @@ public final class HttpServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
                         ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
                                 new HttpHandler(report, faultClock, dashboard, feed));
                     }
@@ -49,6 +55,7 @@ public final class HttpServer implements AutoCloseable {
             throw new IllegalStateException("cannot listen for HTTP on " + listen + ": " + bound.cause().getMessage(),
                     bound.cause());
         }
+        channels.add(bound.channel());
         localAddress = (InetSocketAddress) bound.channel().localAddress();
     }
 
@@ -61,6 +68,9 @@ public final class HttpServer implements AutoCloseable {
         if (feed != null) {
             feed.close();
         }
+        // Close the connections ourselves: a Netty 4.2 loop shut down with no quiet period while it runs tasks
+        // can exit with its sockets still open, and a dashboard's event stream would then never end (H10).
+        channels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }
