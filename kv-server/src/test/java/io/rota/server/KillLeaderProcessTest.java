@@ -3,17 +3,13 @@ package io.rota.server;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.testkit.Await;
+import io.rota.testkit.ProcessCluster;
 import io.rota.testkit.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,7 +34,6 @@ class KillLeaderProcessTest {
     @TempDir
     Path dir;
     private final List<Process> processes = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @AfterEach
     void stopEveryProcess() throws InterruptedException {
@@ -74,13 +69,14 @@ class KillLeaderProcessTest {
         }
         for (int i = 0; i < 3; i++) {
             int port = httpPort[i];
-            Await.until(TIMEOUT, () -> httpGet(port, "/health").statusCode() == 200, "n" + (i + 1) + " healthy");
+            Await.until(TIMEOUT, () -> ProcessCluster.httpGetOnPort(port, "/health").status() == 200,
+                    "n" + (i + 1) + " healthy");
         }
         // Healthy is not yet elected: wait until some member reports itself leader.
         int[] found = {-1};
         Await.until(TIMEOUT, () -> {
             for (int i = 0; i < 3; i++) {
-                if (httpGet(httpPort[i], "/status").body().contains("\"role\":\"leader\"")) {
+                if (ProcessCluster.httpGetOnPort(httpPort[i], "/status").body().contains("\"role\":\"leader\"")) {
                     found[0] = i;
                     return true;
                 }
@@ -122,23 +118,6 @@ class KillLeaderProcessTest {
             return false;
         }
         return true;
-    }
-
-    /** An HTTP answer; status 0 when the member did not answer (not started yet, or dead). */
-    private record Reply(int statusCode, String body) {
-    }
-
-    private Reply httpGet(int port, String path) {
-        try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-            return new Reply(r.statusCode(), r.body());
-        } catch (IOException e) {
-            return new Reply(0, e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 
     private static String javaBin() {

@@ -42,7 +42,7 @@ public final class ProcessCluster implements AutoCloseable {
     private volatile Process[] processes;
     /** Per member: the --initial-cluster and extra flags it was last started with explicitly, or null. */
     private List<String>[] startOverride;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     /**
      * Starts {@code size} members with the server's default timings and waits until each is healthy.
@@ -370,8 +370,16 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** GET {@code path} on member i's HTTP port with a 2 s timeout. */
     public Reply httpGet(int i, String path) {
+        return httpGetOnPort(httpPort[i], path);
+    }
+
+    /**
+     * GET {@code path} on a member's HTTP port on 127.0.0.1 with a 2 s timeout; status 0 (and the error as the
+     * body) when nothing answered — not started yet, or dead. For tests that start members themselves.
+     */
+    public static Reply httpGetOnPort(int port, String path) {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort[i] + path))
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
             return new Reply(r.statusCode(), r.body());
         } catch (IOException e) {
