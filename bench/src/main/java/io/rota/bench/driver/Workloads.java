@@ -251,6 +251,7 @@ public final class Workloads {
         long lastAck = start;
         long longestGap = 0;
         long acks = 0;
+        long acksAfterKill = 0;
         long errors = 0;
         int key = 0;
         while (System.nanoTime() < end) {
@@ -266,6 +267,9 @@ public final class Workloads {
                 longestGap = Math.max(longestGap, now - lastAck);
                 lastAck = now;
                 acks++;
+                if (killed) {
+                    acksAfterKill++;
+                }
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
@@ -278,6 +282,7 @@ public final class Workloads {
         longestGap = Math.max(longestGap, System.nanoTime() - lastAck);
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("gap_ms", TimeUnit.NANOSECONDS.toMillis(longestGap));
+        extra.put("acks_after_kill", acksAfterKill);
         out.println(Markers.format(Markers.RESULT, fields("failover", acks,
                 (System.nanoTime() - start) / 1e9, null, errors, extra)));
         out.flush();
