@@ -74,7 +74,8 @@ public final class Latencies {
             Arrays.sort(samples, 0, size);
             sorted = true;
         }
-        int rank = (int) Math.ceil(percent / 100.0 * size);
+        // percent * size first: 99.9 / 100 * 1000 is 999.0000000000001 in doubles, and ceil would make it 1000.
+        int rank = (int) Math.ceil(percent * size / 100.0 - 1e-9);
         return samples[Math.max(rank, 1) - 1];
     }
 }
