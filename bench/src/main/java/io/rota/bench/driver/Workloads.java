@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
@@ -31,6 +32,13 @@ public final class Workloads {
     static final int VALUE_BYTES = 256;
     /** Keys written and read: one per in-flight chain, so no two chains touch the same key at once. */
     static final int KEYS = 256;
+    /**
+     * The failover writer's deadline per attempt, the same for every system: a write sent to a leader that
+     * died may never be answered (a client library may retry it on the dead connection), and a writer with
+     * no deadline would measure that library's retry policy rather than the cluster's failover.
+     */
+    static final long FAILOVER_ATTEMPT_MS = 1_000;
+    private static final long FAILOVER_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(FAILOVER_ATTEMPT_MS);
 
     private final Target target;
     private final PrintStream out;
@@ -260,9 +268,9 @@ public final class Workloads {
                 out.flush();
                 killed = true;
             }
+            long attempt = Math.min(FAILOVER_ATTEMPT_NANOS, end - System.nanoTime() + 1);
             try {
-                target.write(key++ % KEYS, value).toCompletableFuture().get(end - System.nanoTime() + 1,
-                        TimeUnit.NANOSECONDS);
+                target.write(key++ % KEYS, value).toCompletableFuture().get(attempt, TimeUnit.NANOSECONDS);
                 long now = System.nanoTime();
                 longestGap = Math.max(longestGap, now - lastAck);
                 lastAck = now;
@@ -272,8 +280,12 @@ public final class Workloads {
                 }
             } catch (InterruptedException e) {
                 throw e;
+            } catch (TimeoutException e) {
+                errors++;
+                log(errors, "failover: a write was not answered in " + FAILOVER_ATTEMPT_MS + " ms; sending the next");
             } catch (Exception e) {
                 errors++;
+                log(errors, "failover: a write failed: " + e);
                 // A refused write (no leader yet) returns at once; a short pause keeps the retries from
                 // spinning a core that the surviving members need for their election.
                 Thread.sleep(5);
@@ -286,6 +298,13 @@ public final class Workloads {
         out.println(Markers.format(Markers.RESULT, fields("failover", acks,
                 (System.nanoTime() - start) / 1e9, null, errors, extra)));
         out.flush();
+    }
+
+    /** The first errors of a failover go to the driver's log (its non-marker output); later ones are counted. */
+    private void log(long errorNumber, String message) {
+        if (errorNumber <= 20) {
+            out.println("driver: " + message);
+        }
     }
 
     private void result(String name, Latencies l, double seconds, long errors, Map<String, Object> extra) {
