@@ -37,6 +37,9 @@ final class Compare {
     private final Path root;
     private final PrintStream out;
     private final long ticksPerSecond;
+    /** The system whose members run now, and its driver: what Ctrl-C must stop (see {@link #run()}). */
+    private volatile SystemUnderTest running;
+    private volatile Process runningDriver;
 
     /**
      * @param plan    what to run
@@ -61,10 +64,24 @@ final class Compare {
      */
     List<SystemRun> run() {
         Shell shell = new Shell(workDir.resolve("bench.log"));
+        // Ctrl-C (or kill) in the middle of a pass must not leave three members running on the machine.
+        Thread cleanup = new Thread(() -> {
+            Process d = runningDriver;
+            if (d != null) {
+                d.destroyForcibly();
+            }
+            SystemUnderTest s = running;
+            if (s != null) {
+                System.err.println("rota-bench: interrupted; stopping " + s.displayName());
+                s.stop(shell);
+            }
+        }, "rota-bench-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
         List<SystemRun> runs = new ArrayList<>();
         for (SystemUnderTest s : systems) {
             runs.add(runOne(s, shell));
         }
+        Runtime.getRuntime().removeShutdownHook(cleanup);
         return runs;
     }
 
@@ -105,11 +122,13 @@ final class Compare {
             out.println("rota-bench: NOTE " + notice);
         }
         out.println("rota-bench: starting " + name + " (three members on 127.0.0.1) ...");
+        running = s;
         String endpoints;
         try {
             endpoints = s.start(shell);
         } catch (IOException e) {
             s.stop(shell);
+            running = null;
             return skip(name, e.getMessage() + " (log: " + workDir.resolve("bench.log") + ")");
         }
         try {
@@ -119,6 +138,7 @@ final class Compare {
         } finally {
             out.println("rota-bench: stopping " + name);
             s.stop(shell);
+            running = null;
         }
     }
 
@@ -144,6 +164,7 @@ final class Compare {
         Process driver;
         try {
             driver = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            runningDriver = driver;
         } catch (IOException e) {
             return SystemRun.skipped(s.displayName(), "the driver JVM did not start: " + e.getMessage());
         }
@@ -204,6 +225,7 @@ final class Compare {
             Thread.currentThread().interrupt();
         } finally {
             driver.destroyForcibly();
+            runningDriver = null;
         }
         if (results.isEmpty()) {
             return SystemRun.skipped(s.displayName(), "its driver reported nothing; see " + log);

@@ -9,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -161,11 +160,6 @@ public final class RotaBench implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
-        }
-
-        @Override
-        public String toString() {
-            return "compare " + Arrays.asList(systems);
         }
     }
 }
