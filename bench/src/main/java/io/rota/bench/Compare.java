@@ -28,6 +28,11 @@ import java.util.stream.Stream;
  */
 final class Compare {
 
+    /** The pseudo-workload of the idle CPU sample (its "per op" is per second). */
+    static final String IDLE = "idle";
+    /** How long the idle CPU sample lasts: long enough for a few 10 ms ticks per member to add up. */
+    static final long IDLE_SECONDS = 3;
+
     /** Driver JVM flags, the same for every system. */
     static final List<String> DRIVER_JVM = List.of("-Xms256m", "-Xmx1g");
 
@@ -134,11 +139,33 @@ final class Compare {
         try {
             String version = s.serverVersion(shell);
             out.println("rota-bench: " + version + " is up at " + endpoints + "; running " + plan.workloads());
-            return drive(s, shell, endpoints, version);
+            Measurement idle = idleCpu(s);
+            SystemRun run = drive(s, shell, endpoints, version);
+            if (idle != null && run.skipped() == null) {
+                run.results().put(IDLE, idle);
+                out.println("rota-bench:   " + name + " idle: " + Report.cell(run, Report.ROWS.get(Report.ROWS.size() - 1)));
+            }
+            return run;
         } finally {
             out.println("rota-bench: stopping " + name);
             s.stop(shell);
             running = null;
+        }
+    }
+
+    /** The members' CPU over a few seconds with no client: the background every CPU row includes. */
+    private Measurement idleCpu(SystemUnderTest s) {
+        try {
+            long before = ProcStat.cpuTicks(s.memberPids());
+            long start = System.nanoTime();
+            TimeUnit.SECONDS.sleep(IDLE_SECONDS);
+            long ticks = ProcStat.cpuTicks(s.memberPids()) - before;
+            double seconds = (System.nanoTime() - start) / 1e9;
+            double microsPerSecond = ticks * 1_000_000.0 / ticksPerSecond / seconds;
+            return new Measurement(IDLE, 0, seconds, -1, -1, -1, 0, -1, -1, microsPerSecond);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 

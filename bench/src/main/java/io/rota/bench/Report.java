@@ -22,7 +22,9 @@ final class Report {
         /** the failover gap in ms; lower is better. */
         GAP,
         /** server CPU per operation in µs; lower is better. */
-        CPU
+        CPU,
+        /** the members' CPU while no client sends anything, as a share of one core; lower is better. */
+        IDLE
     }
 
     /** The rows, in the order of the published comparison. */
@@ -43,7 +45,8 @@ final class Report {
             new Row("server CPU per serializable read (lower is better)", "read-ser-64", Kind.CPU),
             new Row("server CPU per lock cycle, 1 client (lower is better)", "lock-1x1", Kind.CPU),
             new Row("server CPU per lock cycle, 8 on one lock (lower is better)", "lock-8x1", Kind.CPU),
-            new Row("server CPU per lock cycle, 64 on 64 locks (lower is better)", "lock-64x64", Kind.CPU));
+            new Row("server CPU per lock cycle, 64 on 64 locks (lower is better)", "lock-64x64", Kind.CPU),
+            new Row("server CPU idle, the 3 s after start (lower is better)", Compare.IDLE, Kind.IDLE));
 
     private Report() {
     }
@@ -114,6 +117,9 @@ final class Report {
                 String bound = m.acksAfterKill() == 0 ? "≥ " : "";
                 String note = m.acksAfterKill() == 0 ? " (no write acknowledged after the kill)" : "";
                 return String.format(Locale.US, "%s%,d ms", bound, Math.round(v)) + note;
+            case IDLE:
+                // µs of CPU per second of wall time: 10,000 µs/s is 1 % of a core.
+                return String.format(Locale.US, "%.1f %% of a core", v / 10_000);
             default:
                 return String.format(Locale.US, "%,d µs", Math.round(v));
         }
@@ -179,7 +185,9 @@ final class Report {
                 + "writer, one write in flight, retried until acknowledged; the leader is killed with SIGKILL after "
                 + "%.0f s and writing goes on %.0f s; the gap is the longest time between two acknowledgements. "
                 + "Server CPU: utime+stime of the three member processes (/proc/PID/stat) over the measured window, "
-                + "divided by its operations. Ratio: Rota / best peer on that row (throughput: above 1 is better; "
-                + "gap and CPU: below 1 is better).%n", mode, warmupS, measureS, failoverS[0], failoverS[1]);
+                + "divided by its operations; idle: the same over %d s after the start, before the client connects "
+                + "(CPU that every row's figure includes). Ratio: Rota / best peer on that row (throughput: above 1 is better; "
+                + "gap and CPU: below 1 is better).%n", mode, warmupS, measureS, failoverS[0], failoverS[1],
+                Compare.IDLE_SECONDS);
     }
 }

@@ -64,6 +64,15 @@ class ReportTest {
     }
 
     @Test
+    void idleCpuIsAShareOfOneCore() {
+        Measurement idle = new Measurement(Compare.IDLE, 0, 3.0, -1, -1, -1, 0, -1, -1, 25_000);
+        SystemRun run = new SystemRun("Rota", null, "Rota abc", "rota-client", "17", Map.of(Compare.IDLE, idle));
+        String table = Report.table(List.of(run));
+        assertTrue(table.contains("| server CPU idle, the 3 s after start (lower is better) | 2.5 % of a core | – |"),
+                table);
+    }
+
+    @Test
     void millisecondsKeepTwoDecimalsBelowTenAndOneAbove() {
         assertEquals("0.80", Report.millis(800));
         assertEquals("9.99", Report.millis(9_990));
