@@ -83,9 +83,15 @@ final class Compare {
         }, "rota-bench-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         List<SystemRun> runs = new ArrayList<>();
+        long passStart = System.nanoTime();
         for (SystemUnderTest s : systems) {
+            long start = System.nanoTime();
             runs.add(runOne(s, shell));
+            out.printf(java.util.Locale.US, "rota-bench: %s took %.0f s%n", s.displayName(),
+                    (System.nanoTime() - start) / 1e9);
         }
+        out.printf(java.util.Locale.US, "rota-bench: the pass took %.1f minutes%n",
+                (System.nanoTime() - passStart) / 60e9);
         Runtime.getRuntime().removeShutdownHook(cleanup);
         return runs;
     }

@@ -91,7 +91,7 @@ final class Report {
         }
         switch (row.kind()) {
             case THROUGHPUT:
-                return m.ops() > 0 ? m.opsPerSecond() : null;
+                return m.opsPerSecond();
             case GAP:
                 return m.gapMillis() >= 0 ? (double) m.gapMillis() : null;
             default:
@@ -111,6 +111,11 @@ final class Report {
         String errors = m.errors() > 0 ? String.format(Locale.US, " (%,d errors)", m.errors()) : "";
         switch (row.kind()) {
             case THROUGHPUT:
+                if (m.ops() == 0) {
+                    // Not "–": the system ran the row and not one operation started and finished in the window.
+                    return String.format(Locale.US, "0/s (none finished inside the %.0f s window)", m.seconds())
+                            + errors;
+                }
                 return String.format(Locale.US, "%,d/s, p50 %s, p99 %s, p99.9 %s ms", Math.round(v),
                         millis(m.p50Micros()), millis(m.p99Micros()), millis(m.p999Micros())) + errors;
             case GAP:

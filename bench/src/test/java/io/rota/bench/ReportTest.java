@@ -64,6 +64,17 @@ class ReportTest {
     }
 
     @Test
+    void aRowWhereNothingFinishedSaysSoAndScoresZero() {
+        Measurement none = new Measurement("lock-8x1", 0, 3.0, 0, 0, 0, 0, -1, -1, -1);
+        SystemRun rota = new SystemRun("Rota", null, "Rota abc", "rota-client", "17", Map.of("lock-8x1", none));
+        SystemRun zk = new SystemRun("ZooKeeper", null, "ZooKeeper 3.8.0", "curator", "17",
+                Map.of("lock-8x1", new Measurement("lock-8x1", 390, 3.0, 40_000, 90_000, 95_000, 0, -1, -1, -1)));
+        String table = Report.table(List.of(rota, zk));
+        assertTrue(table.contains("| lock + unlock, 8 clients on one lock | 0/s (none finished inside the 3 s window) "
+                + "| 130/s, p50 40.0, p99 90.0, p99.9 95.0 ms | 0.00× |"), table);
+    }
+
+    @Test
     void idleCpuIsAShareOfOneCore() {
         Measurement idle = new Measurement(Compare.IDLE, 0, 3.0, -1, -1, -1, 0, -1, -1, 25_000);
         SystemRun run = new SystemRun("Rota", null, "Rota abc", "rota-client", "17", Map.of(Compare.IDLE, idle));
