@@ -1,20 +1,15 @@
 package io.rota.bench;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 /** etcd: three members started by the peer tools' etcd-cluster.sh (Debian's etcd-server package). */
-final class EtcdSystem extends SystemUnderTest {
+final class EtcdSystem extends ScriptedPeer {
 
     static final String ENDPOINTS = "127.0.0.1:21379,127.0.0.1:22379,127.0.0.1:23379";
-
-    private final Path script;
-    private final Path dir;
-    private final Path driverJar;
 
     /**
      * @param tools     the directory holding etcd-cluster.sh
@@ -22,9 +17,7 @@ final class EtcdSystem extends SystemUnderTest {
      * @param driverJar rota-bench-etcd.jar
      */
     EtcdSystem(Path tools, Path dir, Path driverJar) {
-        this.script = tools.resolve("etcd-cluster.sh");
-        this.dir = dir;
-        this.driverJar = driverJar;
+        super(tools.resolve("etcd-cluster.sh"), dir, driverJar, ENDPOINTS);
     }
 
     @Override
@@ -38,44 +31,14 @@ final class EtcdSystem extends SystemUnderTest {
     }
 
     @Override
-    Path driverJar() {
-        return driverJar;
-    }
-
-    @Override
     List<Integer> ports() {
         return List.of(21379, 22379, 23379, 21380, 22380, 23380);
-    }
-
-    @Override
-    String missing() {
-        if (!Files.isRegularFile(script)) {
-            return script + " not found: pass the directory of etcd-cluster.sh with --peer-tools";
-        }
-        if (!Files.isRegularFile(driverJar)) {
-            return driverJar + " is not built: run scripts/bench.sh compare (it builds it)";
-        }
-        return null;
     }
 
     @Override
     String installNotice() {
         return Shell.onPath("etcd") ? null
                 : "etcd is not installed: etcd-cluster.sh will now apt-get install Debian's etcd-server and etcd-client";
-    }
-
-    @Override
-    String start(Shell shell) throws IOException {
-        Shell.Result r = shell.run(Duration.ofSeconds(300), Map.of(), "bash", script.toString(), "start", dir.toString());
-        if (!r.ok()) {
-            throw new IOException("etcd-cluster.sh start failed (exit " + r.exit() + "): " + r.output().strip());
-        }
-        return ENDPOINTS;
-    }
-
-    @Override
-    List<Long> memberPids() {
-        return pidsIn(dir);
     }
 
     @Override
@@ -86,7 +49,7 @@ final class EtcdSystem extends SystemUnderTest {
         for (String line : r.output().lines().toList()) {
             String[] f = line.split(", *");
             if (f.length >= 5 && f[4].trim().equals("true") && f[0].matches("127\\.0\\.0\\.1:2[1-3]379")) {
-                return pidOf(dir, f[0].charAt(11) - '0');
+                return pidOf(dir, f[0].charAt(11) - '0');   // 127.0.0.1:2N379: member N
             }
         }
         throw new IOException("no etcd leader in etcdctl endpoint status: " + r.output().strip());
@@ -96,11 +59,5 @@ final class EtcdSystem extends SystemUnderTest {
     String serverVersion(Shell shell) {
         // "etcd Version: 3.4.23"
         return shell.firstLine("etcd (version unknown)", "etcd", "--version").replace(" Version:", "");
-    }
-
-    @Override
-    void stop(Shell shell) {
-        shell.run(Duration.ofSeconds(60), Map.of(), "bash", script.toString(), "stop", dir.toString());
-        Compare.deleteTree(dir);
     }
 }

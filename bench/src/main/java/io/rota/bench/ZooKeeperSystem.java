@@ -13,13 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 /** ZooKeeper: a three-member ensemble started by the peer tools' zk-cluster.sh (Debian's zookeeper package). */
-final class ZooKeeperSystem extends SystemUnderTest {
+final class ZooKeeperSystem extends ScriptedPeer {
 
     static final String ENDPOINTS = "127.0.0.1:12181,127.0.0.1:12182,127.0.0.1:12183";
-
-    private final Path script;
-    private final Path dir;
-    private final Path driverJar;
 
     /**
      * @param tools     the directory holding zk-cluster.sh
@@ -27,9 +23,7 @@ final class ZooKeeperSystem extends SystemUnderTest {
      * @param driverJar rota-bench-zookeeper.jar
      */
     ZooKeeperSystem(Path tools, Path dir, Path driverJar) {
-        this.script = tools.resolve("zk-cluster.sh");
-        this.dir = dir;
-        this.driverJar = driverJar;
+        super(tools.resolve("zk-cluster.sh"), dir, driverJar, ENDPOINTS);
     }
 
     @Override
@@ -43,44 +37,14 @@ final class ZooKeeperSystem extends SystemUnderTest {
     }
 
     @Override
-    Path driverJar() {
-        return driverJar;
-    }
-
-    @Override
     List<Integer> ports() {
         return List.of(12181, 12182, 12183, 12891, 12892, 12893, 13891, 13892, 13893);
-    }
-
-    @Override
-    String missing() {
-        if (!Files.isRegularFile(script)) {
-            return script + " not found: pass the directory of zk-cluster.sh with --peer-tools";
-        }
-        if (!Files.isRegularFile(driverJar)) {
-            return driverJar + " is not built: run scripts/bench.sh compare (it builds it)";
-        }
-        return null;
     }
 
     @Override
     String installNotice() {
         return Files.isRegularFile(Path.of("/usr/share/java/zookeeper.jar")) ? null
                 : "ZooKeeper is not installed: zk-cluster.sh will now apt-get install Debian's zookeeper package";
-    }
-
-    @Override
-    String start(Shell shell) throws IOException {
-        Shell.Result r = shell.run(Duration.ofSeconds(300), Map.of(), "bash", script.toString(), "start", dir.toString());
-        if (!r.ok()) {
-            throw new IOException("zk-cluster.sh start failed (exit " + r.exit() + "): " + r.output().strip());
-        }
-        return ENDPOINTS;
-    }
-
-    @Override
-    List<Long> memberPids() {
-        return pidsIn(dir);
     }
 
     @Override
@@ -116,11 +80,5 @@ final class ZooKeeperSystem extends SystemUnderTest {
             // Fall back to the package's version below.
         }
         return "ZooKeeper " + shell.firstLine("(version unknown)", "dpkg-query", "-W", "-f=${Version}", "zookeeper");
-    }
-
-    @Override
-    void stop(Shell shell) {
-        shell.run(Duration.ofSeconds(60), Map.of(), "bash", script.toString(), "stop", dir.toString());
-        Compare.deleteTree(dir);
     }
 }

@@ -65,9 +65,9 @@ public interface Target extends AutoCloseable {
      */
     LockClient newLockClient() throws Exception;
 
-    /** Closes the connection. */
+    /** Closes the connection (no checked exception: every library's close is unchecked). */
     @Override
-    void close() throws Exception;
+    void close();
 
     /** One lock user, with its own session. Used by one thread at a time. */
     interface LockClient extends AutoCloseable {
@@ -87,7 +87,8 @@ public interface Target extends AutoCloseable {
          */
         void unlock() throws Exception;
 
+        /** Closes this client's connection and session. */
         @Override
-        void close() throws Exception;
+        void close();
     }
 }

@@ -235,7 +235,7 @@ public final class Workloads {
             for (Target.LockClient c : opened) {
                 try {
                     c.close();
-                } catch (Exception e) {
+                } catch (RuntimeException e) {
                     out.println("driver: closing a lock client: " + e);
                 }
             }
