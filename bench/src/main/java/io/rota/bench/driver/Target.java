@@ -1,0 +1,94 @@
+package io.rota.bench.driver;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One system under test, as the bench's workloads see it: a client of a three-member cluster that writes,
+ * reads and hands out lock sessions. Each system's driver implements it with that system's own client
+ * library (Rota's SDK, jetcd, Curator) and runs in a JVM of its own (design.md B1).
+ *
+ * <p>Implementations have a public no-argument constructor; {@link #open(String)} connects.
+ */
+public interface Target extends AutoCloseable {
+
+    /**
+     * Connects to the cluster.
+     *
+     * @param endpoints comma-separated {@code host:port} client addresses of the members
+     * @throws Exception if the cluster cannot be reached
+     */
+    void open(String endpoints) throws Exception;
+
+    /**
+     * The client library and its version, for the report (e.g. {@code jetcd-core 0.8.5}).
+     *
+     * @return a short description
+     */
+    String clientLibrary();
+
+    /**
+     * Creates keys {@code 0 .. keys-1} with {@code value}, so that later writes and reads find them (ZooKeeper's
+     * setData needs an existing node).
+     *
+     * @param keys  how many keys
+     * @param value their first value
+     * @throws Exception if the cluster refuses
+     */
+    void prepare(int keys, byte[] value) throws Exception;
+
+    /**
+     * Writes {@code value} to key number {@code key}; completes when the write is acknowledged (durable on a
+     * quorum).
+     *
+     * @param key   the key's number, below {@link #prepare}'s count
+     * @param value the value
+     * @return completes with anything on success, exceptionally on failure
+     */
+    CompletionStage<?> write(int key, byte[] value);
+
+    /**
+     * Reads key number {@code key}.
+     *
+     * @param key          the key's number
+     * @param linearizable true: a read that sees every write acknowledged before it started (etcd's default
+     *                     Range, ZooKeeper's sync + getData, Rota's default get); false: a serializable read
+     *                     served by whichever member the client talks to
+     * @return completes with anything on success
+     */
+    CompletionStage<?> read(int key, boolean linearizable);
+
+    /**
+     * Opens one lock client: its own connection and session, as a separate process would have.
+     *
+     * @return the client; the caller closes it
+     * @throws Exception if it cannot connect
+     */
+    LockClient newLockClient() throws Exception;
+
+    /** Closes the connection (no checked exception: every library's close is unchecked). */
+    @Override
+    void close();
+
+    /** One lock user, with its own session. Used by one thread at a time. */
+    interface LockClient extends AutoCloseable {
+
+        /**
+         * Blocks until this client holds lock {@code name} (the system's own lock recipe).
+         *
+         * @param name the lock's name
+         * @throws Exception if the lock cannot be taken
+         */
+        void lock(String name) throws Exception;
+
+        /**
+         * Releases the lock taken by the last {@link #lock}.
+         *
+         * @throws Exception if the release fails
+         */
+        void unlock() throws Exception;
+
+        /** Closes this client's connection and session. */
+        @Override
+        void close();
+    }
+}

@@ -1,0 +1,92 @@
+package io.rota.bench.rota;
+
+import io.rota.bench.driver.Target;
+import io.rota.bench.driver.Versions;
+import io.rota.client.GetOptions;
+import io.rota.client.RotaClient;
+import io.rota.client.recipes.Lock;
+import io.rota.client.recipes.LockHandle;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Rota's driver: the SDK with its defaults ({@link RotaClient}) and the lock recipe
+ * ({@link io.rota.client.recipes.Lock}), as an application would use them.
+ */
+public final class RotaTarget implements Target {
+
+    private static final GetOptions SERIALIZABLE = GetOptions.builder().serializable().build();
+    private static final Duration LOCK_WAIT = Duration.ofSeconds(30);
+
+    private String endpoints;
+    private RotaClient rota;
+    private byte[][] keys;
+
+    /** Used by DriverMain by reflection. */
+    public RotaTarget() {
+    }
+
+    @Override
+    public void open(String endpoints) {
+        this.endpoints = endpoints;
+        this.rota = RotaClient.connect(endpoints);
+    }
+
+    @Override
+    public String clientLibrary() {
+        return "rota-client " + Versions.of("/rota-bench.properties", "rota.version");
+    }
+
+    @Override
+    public void prepare(int count, byte[] value) {
+        keys = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            keys[i] = ("bench/k" + i).getBytes(StandardCharsets.UTF_8);
+            rota.kv().put(keys[i], value);
+        }
+    }
+
+    @Override
+    public CompletionStage<?> write(int key, byte[] value) {
+        return rota.kv().putAsync(keys[key], value, 0);
+    }
+
+    @Override
+    public CompletionStage<?> read(int key, boolean linearizable) {
+        return linearizable ? rota.kv().getAsync(keys[key]) : rota.kv().getAsync(keys[key], SERIALIZABLE);
+    }
+
+    @Override
+    public LockClient newLockClient() {
+        RotaClient own = RotaClient.connect(endpoints);
+        return new LockClient() {
+            private final Map<String, Lock> locks = new HashMap<>();
+            private LockHandle held;
+
+            @Override
+            public void lock(String name) throws InterruptedException {
+                held = locks.computeIfAbsent(name, n -> Lock.of(own, n)).acquire(LOCK_WAIT);
+            }
+
+            @Override
+            public void unlock() {
+                held.close();
+                held = null;
+            }
+
+            @Override
+            public void close() {
+                own.close();
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        rota.close();
+    }
+}
