@@ -18,7 +18,7 @@ import java.util.Locale;
                 + "KEY on (--from-key). Sorted by key unless --sort-by/--order say otherwise.",
                 "Simple output: the key on one line, the value on the next, for each key; nothing if none matches.",
                 "Keys and values with a newline, a control character or bytes that are not UTF-8 are escaped "
-                        + "(\\\\n, \\\\xNN, \\\\\\\\); --hex or -w json (base64) show the exact bytes.",
+                        + "(\\n, \\xNN, \\\\); --hex or -w json (base64) show the exact bytes.",
                 "Reads are linearizable unless --serializable."})
 final class GetCommand extends ClientCommand {
 
