@@ -1,5 +1,7 @@
 package io.rota.client;
 
+import java.util.Objects;
+
 /**
  * How {@link Kv#get(String, GetOptions)} reads: one key, a prefix, a range [key, end) or every key from
  * one on, at the current or a past revision, sorted by key or another field, with or without values,
@@ -227,8 +229,8 @@ public final class GetOptions {
          * @return this builder
          */
         public Builder sort(SortTarget target, SortOrder order) {
-            this.sortTarget = java.util.Objects.requireNonNull(target, "target");
-            this.sortOrder = java.util.Objects.requireNonNull(order, "order");
+            this.sortTarget = Objects.requireNonNull(target, "target");
+            this.sortOrder = Objects.requireNonNull(order, "order");
             return this;
         }
 

@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.rota.server.RotactlRunner.assertOk;
+import static io.rota.server.RotactlRunner.revision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,10 +68,10 @@ class RotactlEtcdHabitsTest {
         assertOk(rotactl("get", "rng/", "--prefix", "--sort-by", "value", "--print-value-only"), "1\n2\n3\n");
         assertOk(rotactl("get", "rng/", "--prefix", "--order", "DESCEND", "--keys-only"), "rng/c\nrng/b\nrng/a\n");
         assertOk(rotactl("get", "rng/", "--prefix", "--sort-by", "CREATE", "--order", "descend", "--keys-only",
-                "--limit", "1", "-w", "simple"), "rng/c\n");
+                "-w", "simple"), "rng/c\nrng/b\nrng/a\n");
 
         Run limited = rotactl("get", "rng/", "--prefix", "--sort-by", "MODIFY", "--order", "DESCEND", "--limit", "2");
-        assertOk(limited, "rng/c\n2\nrng/b\n1\n");
+        assertEquals("rng/c\n2\nrng/b\n1\n", limited.out(), limited.toString());
         assertEquals("(2 of 3 keys shown: --limit 2; raise --limit, or narrow the range, to see the rest)\n",
                 limited.err(), "the notice goes to stderr, so the last line of stdout stays a value");
         Run json = rotactl("get", "rng/", "--prefix", "--limit", "1", "-w", "json");
@@ -234,14 +236,5 @@ class RotactlEtcdHabitsTest {
         }
     }
 
-    private static long revision(String json) {
-        Matcher m = Pattern.compile("\"revision\":(\\d+)").matcher(json);
-        assertTrue(m.find(), json);
-        return Long.parseLong(m.group(1));
-    }
 
-    private static void assertOk(Run r, String out) {
-        assertEquals(0, r.exitCode(), r.toString());
-        assertEquals(out, r.out(), r.toString());
-    }
 }

@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.rota.server.RotactlRunner.assertOk;
+import static io.rota.server.RotactlRunner.revision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -247,18 +249,6 @@ class RotactlProcessTest {
                 + "; is every member running? (scripts/cluster.sh status)\n", status.err());
         assertEquals(1, rotactl("endpoint", "health").exitCode());
         assertOk(rotactl("put", "still", "works"), "OK\n");
-    }
-
-    private static long revision(String json) {
-        Matcher m = Pattern.compile("\"revision\":(\\d+)").matcher(json);
-        assertTrue(m.find(), json);
-        return Long.parseLong(m.group(1));
-    }
-
-    private static void assertOk(Run r, String out) {
-        assertEquals(0, r.exitCode(), r.toString());
-        assertEquals(out, r.out(), r.toString());
-        assertEquals("", r.err(), r.toString());
     }
 
     private static Run rotactl(String... args) {

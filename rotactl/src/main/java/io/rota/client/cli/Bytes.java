@@ -44,7 +44,8 @@ final class Bytes {
      * How simple and table output show a key or value. With {@code hex}: etcdctl's {@code \x61\x62}. Otherwise
      * the UTF-8 text with a backslash escape for what would break the line or the terminal: {@code \\},
      * {@code \n}, {@code \r}, {@code \t}, other ASCII control characters as {@code \xNN}, other control and
-     * invisible format characters (U+202E reorders a terminal line) as {@code &#92;u{NNNN}}, and each byte that is not valid UTF-8 as {@code \xNN} — so the output reads back unambiguously.
+     * invisible format characters (U+202E reorders a terminal line) as <code>&#92;u{NNNN}</code>, and each
+     * byte that is not valid UTF-8 as {@code \xNN} — so the output reads back unambiguously.
      */
     static String display(byte[] bytes, boolean hex) {
         if (hex) {

@@ -1,5 +1,6 @@
 package io.rota.client.cli;
 
+import io.rota.client.KvHash;
 import io.rota.client.Member;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
@@ -129,9 +130,9 @@ final class EndpointCommand extends CommandGroup {
             printer.hashKv(rows);
             requireAll(rows.stream().filter(r -> r.hash() == null).map(Printer.HashRow::endpoint).toList(),
                     rows.size(), "did not answer");
-            List<io.rota.client.KvHash> hashes = rows.stream().map(Printer.HashRow::hash).toList();
-            boolean sameRevision = hashes.stream().map(io.rota.client.KvHash::revision).distinct().count() == 1;
-            if (sameRevision && hashes.stream().map(io.rota.client.KvHash::hash).distinct().count() > 1) {
+            List<KvHash> hashes = rows.stream().map(Printer.HashRow::hash).toList();
+            boolean sameRevision = hashes.stream().map(KvHash::revision).distinct().count() == 1;
+            if (sameRevision && hashes.stream().map(KvHash::hash).distinct().count() > 1) {
                 throw new CommandFailure("the members' states differ at revision " + hashes.get(0).revision()
                         + ": their hashes are not equal; a member whose hash differs from the majority's has "
                         + "diverged (check its log: 'rotactl endpoint status', the member's log file)");
@@ -139,7 +140,7 @@ final class EndpointCommand extends CommandGroup {
             if (!sameRevision) {
                 spec.commandLine().getErr().println("(the members hashed different revisions, as writes went on; "
                         + "to compare them, give one: --rev " + hashes.stream()
-                        .mapToLong(io.rota.client.KvHash::revision).min().orElse(0) + ")");
+                        .mapToLong(KvHash::revision).min().orElse(0) + ")");
                 spec.commandLine().getErr().flush();
             }
             return 0;

@@ -7,6 +7,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -97,7 +98,7 @@ final class GetCommand extends ClientCommand {
         }
         if (end != null) {
             byte[] stop = root().bytes(spec, end, "END");
-            if (stop.length == 0 || java.util.Arrays.compareUnsigned(stop, start) <= 0) {
+            if (stop.length == 0 || Arrays.compareUnsigned(stop, start) <= 0) {
                 throw usage("END must sort after KEY: the range [KEY, END) would be empty");
             }
             options.rangeEnd(stop);

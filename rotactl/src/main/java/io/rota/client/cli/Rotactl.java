@@ -25,8 +25,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * {@code rotactl}, the command line of Rota, shaped like etcdctl: {@code put}, {@code get}, {@code del},
- * {@code txn}, {@code watch}, {@code lease ...}, {@code endpoint status|health}, {@code member list}; and the
- * recipes: {@code lock}, {@code elect}, {@code once}, {@code jobs history}.
+ * {@code txn}, {@code watch}, {@code lease ...}, {@code endpoint status|health|hashkv}, {@code member ...},
+ * {@code version}, {@code check perf}; and the recipes: {@code lock}, {@code elect}, {@code once},
+ * {@code jobs history}. Global options also come from {@code ROTA_<FLAG>} variables ({@link EnvDefaults}).
  *
  * <p>Exit codes: 0 success, 1 a failed operation ({@code Error: ...} on stderr says what went wrong and
  * what to do), 2 a usage error. Only {@link #main} exits the JVM; tests build the command line with

@@ -11,9 +11,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
@@ -122,7 +124,7 @@ final class WatchCommand extends ClientCommand {
         } catch (InterruptedException e) {
             child.terminate();
             throw e;
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new CommandFailure("could not wait for " + child.display() + ": " + e.getCause());
         }
         if (exit != 0) {
@@ -140,7 +142,7 @@ final class WatchCommand extends ClientCommand {
             return Bytes.display(bytes, true);
         }
         String text = new String(bytes, StandardCharsets.UTF_8);
-        boolean exact = !text.contains("\0") && java.util.Arrays.equals(text.getBytes(StandardCharsets.UTF_8), bytes);
+        boolean exact = !text.contains("\0") && Arrays.equals(text.getBytes(StandardCharsets.UTF_8), bytes);
         return exact ? text : Bytes.display(bytes, false);
     }
 }
