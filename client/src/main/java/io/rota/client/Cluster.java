@@ -67,6 +67,26 @@ public final class Cluster {
     }
 
     /**
+     * Asks the member at {@code endpoint} for a hash of its key-value state at {@code revision}, as etcd's
+     * HashKV: served from that member's applied state, so members that applied the same revision must give
+     * the same hash — a different one means their states diverged.
+     *
+     * @param endpoint the member's client address, {@code host:port}
+     * @param revision the revision to hash; 0 for the member's current one
+     * @return the hash; fails with COMPACTED if the revision is older than the member's history,
+     *         INVALID_ARGUMENT if the member has not reached it, UNAVAILABLE or TIMEOUT
+     */
+    public CompletableFuture<KvHash> hashKvAsync(String endpoint, long revision) {
+        return ask(endpoint, Frame.newBuilder().setHashKvRequest(io.rota.proto.HashKvRequest.newBuilder()
+                .setRevision(revision)), () -> { })
+                .thenApply(f -> {
+                    io.rota.proto.HashKvResponse r = f.getHashKvResponse();
+                    return new KvHash(endpoint, r.getHeader().getMemberId(), Integer.toUnsignedLong(r.getHash()),
+                            r.getHashRevision(), r.getCompactRevision());
+                });
+    }
+
+    /**
      * Checks that the member at {@code endpoint} can serve a linearizable read (a ReadIndex round with
      * its leader: it is connected to a working majority), within the client's call timeout.
      *

@@ -1,8 +1,11 @@
 package io.rota.client;
 
+import java.util.Objects;
+
 /**
- * How {@link Kv#get(String, GetOptions)} reads: one key or a prefix, at the current or a past revision,
- * with or without values, linearizable or serializable. Immutable; start from {@link #builder()}.
+ * How {@link Kv#get(String, GetOptions)} reads: one key, a prefix, a range [key, end) or every key from
+ * one on, at the current or a past revision, sorted by key or another field, with or without values,
+ * linearizable or serializable. Immutable; start from {@link #builder()}.
  *
  * <pre>{@code
  * GetResult r = kv.get("jobs/", GetOptions.builder().prefix().keysOnly().limit(100).build());
@@ -10,9 +13,35 @@ package io.rota.client;
  */
 public final class GetOptions {
 
+    /** What keys are sorted by (etcd's sort targets); ties stay in key order. */
+    public enum SortTarget {
+        /** The key's bytes, unsigned. */
+        KEY,
+        /** The key's version. */
+        VERSION,
+        /** The key's create revision. */
+        CREATE,
+        /** The key's mod revision. */
+        MOD,
+        /** The value's bytes, unsigned. */
+        VALUE
+    }
+
+    /** The direction of a sort. */
+    public enum SortOrder {
+        /** Smallest first. */
+        ASCEND,
+        /** Largest first. */
+        DESCEND
+    }
+
     private static final GetOptions DEFAULTS = builder().build();
 
     private final boolean prefix;
+    private final boolean fromKey;
+    private final byte[] rangeEnd;
+    private final SortTarget sortTarget;
+    private final SortOrder sortOrder;
     private final boolean keysOnly;
     private final boolean countOnly;
     private final long limit;
@@ -21,6 +50,10 @@ public final class GetOptions {
 
     private GetOptions(Builder b) {
         this.prefix = b.prefix;
+        this.fromKey = b.fromKey;
+        this.rangeEnd = b.rangeEnd;
+        this.sortTarget = b.sortTarget;
+        this.sortOrder = b.sortOrder;
         this.keysOnly = b.keysOnly;
         this.countOnly = b.countOnly;
         this.limit = b.limit;
@@ -53,6 +86,42 @@ public final class GetOptions {
      */
     public boolean prefix() {
         return prefix;
+    }
+
+    /**
+     * Whether every key &ge; the given key is read (etcd's {@code --from-key}).
+     *
+     * @return true for a from-key read
+     */
+    public boolean fromKey() {
+        return fromKey;
+    }
+
+    /**
+     * The end of the half-open range [key, rangeEnd), if one was given.
+     *
+     * @return a copy of the end, or null for none
+     */
+    public byte[] rangeEnd() {
+        return rangeEnd == null ? null : rangeEnd.clone();
+    }
+
+    /**
+     * What the keys are sorted by (KEY unless {@link Builder#sort} said otherwise).
+     *
+     * @return the sort target
+     */
+    public SortTarget sortTarget() {
+        return sortTarget;
+    }
+
+    /**
+     * The direction of the sort (ascending unless {@link Builder#sort} said otherwise).
+     *
+     * @return the sort order
+     */
+    public SortOrder sortOrder() {
+        return sortOrder;
     }
 
     /**
@@ -104,6 +173,10 @@ public final class GetOptions {
     /** Builds {@link GetOptions}. */
     public static final class Builder {
         private boolean prefix;
+        private boolean fromKey;
+        private byte[] rangeEnd;
+        private SortTarget sortTarget = SortTarget.KEY;
+        private SortOrder sortOrder = SortOrder.ASCEND;
         private boolean keysOnly;
         private boolean countOnly;
         private long limit;
@@ -120,6 +193,44 @@ public final class GetOptions {
          */
         public Builder prefix() {
             this.prefix = true;
+            return this;
+        }
+
+        /**
+         * Read every key &ge; the given key (etcd's {@code --from-key}).
+         *
+         * @return this builder
+         */
+        public Builder fromKey() {
+            this.fromKey = true;
+            return this;
+        }
+
+        /**
+         * Read the half-open range [key, {@code end}) (etcd's {@code get KEY END}).
+         *
+         * @param end the first key not read; must sort after the key
+         * @return this builder
+         */
+        public Builder rangeEnd(byte[] end) {
+            if (end == null || end.length == 0) {
+                throw new IllegalArgumentException("the range end must not be empty");
+            }
+            this.rangeEnd = end.clone();
+            return this;
+        }
+
+        /**
+         * Sort the keys by {@code target} in {@code order} on the server, before the limit applies (etcd's
+         * {@code --sort-by}, {@code --order}).
+         *
+         * @param target what to sort by
+         * @param order  the direction
+         * @return this builder
+         */
+        public Builder sort(SortTarget target, SortOrder order) {
+            this.sortTarget = Objects.requireNonNull(target, "target");
+            this.sortOrder = Objects.requireNonNull(order, "order");
             return this;
         }
 
@@ -188,6 +299,9 @@ public final class GetOptions {
          * @return immutable options
          */
         public GetOptions build() {
+            if ((prefix ? 1 : 0) + (fromKey ? 1 : 0) + (rangeEnd != null ? 1 : 0) > 1) {
+                throw new IllegalArgumentException("prefix, fromKey and rangeEnd exclude each other");
+            }
             return new GetOptions(this);
         }
     }

@@ -267,7 +267,8 @@ public final class Kv {
     // ----- get with options -----
 
     /**
-     * Reads one key or a prefix as {@code options} say (revision, limit, keys only, serializable).
+     * Reads one key, a prefix or a range as {@code options} say (revision, limit, sort, keys only,
+     * serializable).
      *
      * @param key     the key, or the prefix with {@link GetOptions#prefix()}
      * @param options how to read
@@ -278,8 +279,16 @@ public final class Kv {
         if (options.prefix()) {
             request.setKey(ByteString.copyFrom(key.length == 0 ? ALL : key))
                     .setRangeEnd(ByteString.copyFrom(prefixEnd(key)));
+        } else if (options.fromKey()) {
+            request.setKey(ByteString.copyFrom(key.length == 0 ? ALL : key)).setRangeEnd(ByteString.copyFrom(ALL));
+        } else if (options.rangeEnd() != null) {
+            request.setKey(ByteString.copyFrom(key)).setRangeEnd(ByteString.copyFrom(options.rangeEnd()));
         } else {
             request.setKey(ByteString.copyFrom(key));
+        }
+        if (options.sortTarget() != GetOptions.SortTarget.KEY || options.sortOrder() != GetOptions.SortOrder.ASCEND) {
+            request.setSortTarget(RangeRequest.SortTarget.valueOf(options.sortTarget().name()))
+                    .setSortOrder(RangeRequest.SortOrder.valueOf(options.sortOrder().name()));
         }
         return range(request.setLimit(options.limit()).setRevision(options.revision())
                 .setSerializable(options.serializable()).setKeysOnly(options.keysOnly())
@@ -295,6 +304,18 @@ public final class Kv {
      * @throws RotaException on failure (COMPACTED for a revision older than the history)
      */
     public GetResult get(String key, GetOptions options) {
-        return Errors.await(getAsync(Op.utf8(key), options));
+        return get(Op.utf8(key), options);
+    }
+
+    /**
+     * Reads one key or a range as {@code options} say, and waits.
+     *
+     * @param key     the key (any bytes), or the prefix, or the range's start
+     * @param options how to read
+     * @return the result
+     * @throws RotaException on failure (COMPACTED for a revision older than the history)
+     */
+    public GetResult get(byte[] key, GetOptions options) {
+        return Errors.await(getAsync(key, options));
     }
 }

@@ -41,7 +41,8 @@ public final class RotaClient implements AutoCloseable {
 
     private RotaClient(Builder builder) {
         this.threads = new ClientThreads();
-        this.pool = new ConnectionPool(builder.endpoints, threads.eventLoop, builder.attemptTimeout);
+        this.pool = new ConnectionPool(builder.endpoints, threads.eventLoop,
+                builder.dialTimeout != null ? builder.dialTimeout : builder.attemptTimeout);
         this.retrier = new Retrier(pool, threads, builder.attemptTimeout.toNanos(), builder.callTimeout.toNanos());
         Calls calls = new Caller(retrier, threads, builder.callTimeout);
         this.kv = new Kv(calls);
@@ -142,6 +143,7 @@ public final class RotaClient implements AutoCloseable {
         private List<String> endpoints = List.of();
         private Duration callTimeout = Duration.ofSeconds(10);
         private Duration attemptTimeout = Duration.ofSeconds(3);
+        private Duration dialTimeout;
 
         private Builder() {
         }
@@ -202,6 +204,21 @@ public final class RotaClient implements AutoCloseable {
                 throw new IllegalArgumentException("attemptTimeout must be positive");
             }
             this.attemptTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * How long opening a connection to one member may take (etcd's dial timeout; default: the attempt
+         * timeout). A member that does not accept the connection in time is skipped for the next one.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         */
+        public Builder dialTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("dialTimeout must be positive");
+            }
+            this.dialTimeout = timeout;
             return this;
         }
 

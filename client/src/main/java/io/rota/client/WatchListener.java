@@ -22,4 +22,13 @@ public interface WatchListener {
      */
     default void onError(RotaException error) {
     }
+
+    /**
+     * A progress notification (asked for with {@link WatchOptions#withProgressNotify()}): the watch has
+     * delivered every event of its range up to {@code revision}. The default does nothing.
+     *
+     * @param revision the member's revision the watch is up to date with
+     */
+    default void onProgress(long revision) {
+    }
 }

@@ -12,8 +12,10 @@ package io.rota.client;
  * @param isPrefix     whether the watched key is a prefix (every key that starts with it)
  * @param fromRevision the first revision to deliver (0: the next one)
  * @param prevKv       whether events carry the previous key ({@link WatchEvent#prevKv()})
+ * @param progressNotify whether the member sends a progress notification while the watch is idle
+ *                     ({@link WatchListener#onProgress(long)}; every 10 s by default, the server's setting)
  */
-public record WatchOptions(boolean isPrefix, long fromRevision, boolean prevKv) {
+public record WatchOptions(boolean isPrefix, long fromRevision, boolean prevKv, boolean progressNotify) {
 
     /**
      * Checks the revision.
@@ -21,6 +23,7 @@ public record WatchOptions(boolean isPrefix, long fromRevision, boolean prevKv) 
      * @param isPrefix see the record component
      * @param fromRevision see the record component
      * @param prevKv see the record component
+     * @param progressNotify see the record component
      */
     public WatchOptions {
         if (fromRevision < 0) {
@@ -34,7 +37,7 @@ public record WatchOptions(boolean isPrefix, long fromRevision, boolean prevKv) 
      * @return the options
      */
     public static WatchOptions key() {
-        return new WatchOptions(false, 0, false);
+        return new WatchOptions(false, 0, false, false);
     }
 
     /**
@@ -43,7 +46,7 @@ public record WatchOptions(boolean isPrefix, long fromRevision, boolean prevKv) 
      * @return the options
      */
     public static WatchOptions prefix() {
-        return new WatchOptions(true, 0, false);
+        return new WatchOptions(true, 0, false, false);
     }
 
     /**
@@ -53,7 +56,7 @@ public record WatchOptions(boolean isPrefix, long fromRevision, boolean prevKv) 
      * @return new options
      */
     public WatchOptions fromRevision(long revision) {
-        return new WatchOptions(isPrefix, revision, prevKv);
+        return new WatchOptions(isPrefix, revision, prevKv, progressNotify);
     }
 
     /**
@@ -62,6 +65,16 @@ public record WatchOptions(boolean isPrefix, long fromRevision, boolean prevKv) 
      * @return new options
      */
     public WatchOptions withPrevKv() {
-        return new WatchOptions(isPrefix, fromRevision, true);
+        return new WatchOptions(isPrefix, fromRevision, true, progressNotify);
+    }
+
+    /**
+     * These options, with progress notifications while the watch is idle (etcd's
+     * {@code progress_notify}): the listener learns the revision it is up to date with.
+     *
+     * @return new options
+     */
+    public WatchOptions withProgressNotify() {
+        return new WatchOptions(isPrefix, fromRevision, prevKv, true);
     }
 }

@@ -68,23 +68,34 @@ public final class Watches {
      * @return the running watch; close it to cancel
      */
     public Watch watch(String key, WatchOptions options, WatchListener listener) {
-        byte[] k = Op.utf8(key);
-        if (options.isPrefix()) {
-            return start(k.length == 0 ? new byte[] {0} : k, Kv.prefixEnd(k), options.fromRevision(),
-                    options.prevKv(), listener);
-        }
-        return start(k, new byte[0], options.fromRevision(), options.prevKv(), listener);
+        return watch(Op.utf8(key), options, listener);
     }
 
-    private Watch start(byte[] key, byte[] rangeEnd, long fromRevision, boolean prevKv, WatchListener listener) {
+    /**
+     * Watches one key or a prefix given as bytes, as {@code options} say.
+     *
+     * @param key      the key or prefix (any bytes; an empty prefix: every key)
+     * @param options  how to watch
+     * @param listener receives the events
+     * @return the running watch; close it to cancel
+     */
+    public Watch watch(byte[] key, WatchOptions options, WatchListener listener) {
+        if (options.isPrefix()) {
+            return start(key.length == 0 ? new byte[] {0} : key.clone(), Kv.prefixEnd(key), options, listener);
+        }
+        return start(key.clone(), new byte[0], options, listener);
+    }
+
+    private Watch start(byte[] key, byte[] rangeEnd, WatchOptions options, WatchListener listener) {
+        long fromRevision = options.fromRevision();
         if (key.length == 0) {
             throw new IllegalArgumentException("empty key");
         }
         if (fromRevision < 0) {
             throw new IllegalArgumentException("negative revision");
         }
-        WatchTask task = new WatchTask(ByteString.copyFrom(key), ByteString.copyFrom(rangeEnd), fromRevision, prevKv,
-                listener);
+        WatchTask task = new WatchTask(ByteString.copyFrom(key), ByteString.copyFrom(rangeEnd), fromRevision,
+                options.prevKv(), options.progressNotify(), listener);
         running.add(task);
         task.open(pool.preferred());
         return task;
@@ -101,6 +112,7 @@ public final class Watches {
         private final ByteString key;
         private final ByteString rangeEnd;
         private final boolean prevKv;
+        private final boolean progressNotify;
         private final WatchListener listener;
         /** The next revision to deliver; 0 until known (a watch from "now" learns it from its creation). */
         private long next;
@@ -112,10 +124,12 @@ public final class Watches {
         private String endpoint;
         private int failures;
 
-        WatchTask(ByteString key, ByteString rangeEnd, long fromRevision, boolean prevKv, WatchListener listener) {
+        WatchTask(ByteString key, ByteString rangeEnd, long fromRevision, boolean prevKv, boolean progressNotify,
+                  WatchListener listener) {
             this.key = key;
             this.rangeEnd = rangeEnd;
             this.prevKv = prevKv;
+            this.progressNotify = progressNotify;
             this.next = fromRevision;
             this.listener = listener;
         }
@@ -137,7 +151,7 @@ public final class Watches {
                         return;
                     }
                     WatchCreateRequest.Builder create = WatchCreateRequest.newBuilder().setKey(key).setStartRevision(next)
-                            .setPrevKv(prevKv);
+                            .setPrevKv(prevKv).setProgressNotify(progressNotify);
                     if (!rangeEnd.isEmpty()) {
                         create.setRangeEnd(rangeEnd);
                     }
@@ -222,6 +236,12 @@ public final class Watches {
                     if (max > 0) {
                         next = max + 1;
                     }
+                    if (progressNotify && !r.getCreated() && !r.getCanceled() && r.getEventsCount() == 0) {
+                        // A progress notification (etcd's: no events, not a creation or cancel). Passed on in
+                        // the callback queue, so it never overtakes an event delivered before it.
+                        long upTo = r.getHeader().getRevision();
+                        threads.callback(() -> deliverProgress(upTo));
+                    }
                     if (r.getCanceled()) {
                         if (r.getCancelCode() == WatchResponse.CancelCode.FELL_BEHIND
                                 && r.getResumeRevision() <= Math.max(next, 1)) {
@@ -259,6 +279,15 @@ public final class Watches {
                 }
             }
             listener.onEvent(event);
+        }
+
+        private void deliverProgress(long revision) {
+            synchronized (this) {
+                if (closedByApp) {
+                    return;
+                }
+            }
+            listener.onProgress(revision);
         }
 
         @Override

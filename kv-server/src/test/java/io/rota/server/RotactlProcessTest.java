@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.rota.server.RotactlRunner.assertOk;
+import static io.rota.server.RotactlRunner.revision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -55,8 +57,8 @@ class RotactlProcessTest {
 
         Run json = rotactl("get", "cfg/a", "-w", "json");
         assertEquals(0, json.exitCode(), json.toString());
-        assertTrue(json.out().matches("\\{\"header\":\\{\"revision\":\\d+},\"kvs\":\\[\\{\"key\":\"cfg/a\",\"create_revision\":\\d+,"
-                + "\"mod_revision\":\\d+,\"version\":1,\"value\":\"one\"}],\"count\":1,\"more\":false}\n"), json.out());
+        assertTrue(json.out().matches("\\{\"header\":\\{\"revision\":\\d+},\"kvs\":\\[\\{\"key\":\"Y2ZnL2E=\",\"create_revision\":\\d+,"
+                + "\"mod_revision\":\\d+,\"version\":1,\"value\":\"b25l\"}],\"count\":1,\"more\":false}\n"), json.out());
 
         Run table = rotactl("get", "cfg/", "--prefix", "-w", "table");
         assertEquals(0, table.exitCode(), table.toString());
@@ -68,7 +70,9 @@ class RotactlProcessTest {
         assertOk(rotactl("get", "cfg/", "--prefix", "--keys-only"), "cfg/a\ncfg/b\n");
         assertOk(rotactl("get", "cfg/", "--prefix", "--print-value-only"), "one\n2\n");
         assertOk(rotactl("get", "cfg/", "--prefix", "--count-only"), "2\n");
-        assertOk(rotactl("get", "cfg/", "--prefix", "--limit", "1"), "cfg/a\none\n");
+        Run limited = rotactl("get", "cfg/", "--prefix", "--limit", "1");
+        assertEquals("cfg/a\none\n", limited.out(), limited.toString());
+        assertEquals("(1 of 2 keys shown: --limit 1; raise --limit, or narrow the range, to see the rest)\n", limited.err());
         assertOk(rotactl("get", "cfg/", "--prefix", "--serializable", "--endpoints", CLUSTER.get().endpoint(2)),
                 "cfg/a\none\ncfg/b\n2\n");
         assertOk(rotactl("get", "cfg/b", "--rev", Long.toString(before)), "cfg/b\ntwo words\n");
@@ -123,9 +127,9 @@ class RotactlProcessTest {
 
         Background json = background("watch", "w/2", "--rev", Long.toString(from), "-w", "json");
         assertOk(rotactl("put", "w/2", "x\"y"), "OK\n");
-        Await.until(WAIT, () -> json.out().contains("\"value\":\"x\\\"y\""), "a JSON event: " + json.out());
+        Await.until(WAIT, () -> json.out().contains("\"value\":\"eCJ5\""), "a JSON event: " + json.out());
         Run jsonRun = json.stop();
-        assertTrue(jsonRun.out().matches("\\{\"type\":\"PUT\",\"kv\":\\{\"key\":\"w/2\",.*}\n"), jsonRun.out());
+        assertTrue(jsonRun.out().matches("\\{\"type\":\"PUT\",\"kv\":\\{\"key\":\"dy8y\",.*}\n"), jsonRun.out());
     }
 
     @Test
@@ -245,18 +249,6 @@ class RotactlProcessTest {
                 + "; is every member running? (scripts/cluster.sh status)\n", status.err());
         assertEquals(1, rotactl("endpoint", "health").exitCode());
         assertOk(rotactl("put", "still", "works"), "OK\n");
-    }
-
-    private static long revision(String json) {
-        Matcher m = Pattern.compile("\"revision\":(\\d+)").matcher(json);
-        assertTrue(m.find(), json);
-        return Long.parseLong(m.group(1));
-    }
-
-    private static void assertOk(Run r, String out) {
-        assertEquals(0, r.exitCode(), r.toString());
-        assertEquals(out, r.out(), r.toString());
-        assertEquals("", r.err(), r.toString());
     }
 
     private static Run rotactl(String... args) {

@@ -11,7 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -45,6 +48,20 @@ final class RotactlRunner {
         int code = Rotactl.commandLine(new PrintWriter(out), new PrintWriter(err),
                 new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), env).execute(args);
         return new Run(code, out.toString(), err.toString());
+    }
+
+    /** The first {@code "revision":N} of a JSON result (its header's). */
+    static long revision(String json) {
+        Matcher m = Pattern.compile("\"revision\":(\\d+)").matcher(json);
+        assertTrue(m.find(), json);
+        return Long.parseLong(m.group(1));
+    }
+
+    /** A run that succeeded, printed exactly {@code out} and nothing on stderr. */
+    static void assertOk(Run r, String out) {
+        assertEquals(0, r.exitCode(), r.toString());
+        assertEquals(out, r.out(), r.toString());
+        assertEquals("", r.err(), r.toString());
     }
 
     private static String[] withEndpoints(String endpoints, String... args) {

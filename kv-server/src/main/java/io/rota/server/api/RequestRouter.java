@@ -115,6 +115,10 @@ public final class RequestRouter {
                 case LEASE_LEASES_REQUEST -> retrying(deadline, () -> read(() -> Frame.newBuilder()
                         .setLeaseLeasesResponse(stateMachine.leases()).build(), deadline));
                 case STATUS_REQUEST -> status();
+                // This member's own applied state, as etcd's HashKV: comparing members is the point.
+                case HASH_KV_REQUEST -> driver.readLocal(() -> Frame.newBuilder()
+                        .setHashKvResponse(stateMachine.hashKv(request.getHashKvRequest())).build())
+                        .exceptionally(e -> Frames.error(0, Errors.of(e, view)));
                 default -> CompletableFuture.completedFuture(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
                         "not a request this server answers: " + request.getBodyCase())));
             };

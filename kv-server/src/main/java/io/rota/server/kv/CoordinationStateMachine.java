@@ -17,6 +17,8 @@ import io.rota.proto.LeaseGrantResponse;
 import io.rota.proto.LeaseKeepAliveResponse;
 import io.rota.proto.LeaseLeasesResponse;
 import io.rota.proto.LeaseRevokeResponse;
+import io.rota.proto.HashKvRequest;
+import io.rota.proto.HashKvResponse;
 import io.rota.proto.LeaseStatus;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.LeaseTimeToLiveResponse;
@@ -536,6 +538,17 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
      */
     public RangeResponse range(RangeRequest req) {
         return store.range(req, List.of());
+    }
+
+    /**
+     * etcd's HashKV over this member's applied state (see {@link KvStore#hash}).
+     *
+     * @throws StoreException COMPACTED (older than the history) or INVALID_ARGUMENT (a future revision)
+     */
+    public HashKvResponse hashKv(HashKvRequest req) {
+        long[] hash = store.hash(req.getRevision());
+        return HashKvResponse.newBuilder().setHeader(header()).setHash((int) hash[0]).setHashRevision(hash[1])
+                .setCompactRevision(store.history().compactRevision()).build();
     }
 
     /**

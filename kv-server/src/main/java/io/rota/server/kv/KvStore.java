@@ -8,7 +8,10 @@ import io.rota.proto.RangeRequest;
 import io.rota.proto.RangeResponse;
 import io.rota.proto.ResponseHeader;
 
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NavigableMap;
@@ -16,6 +19,7 @@ import java.util.NavigableSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.LongPredicate;
+import java.util.zip.CRC32C;
 
 /**
  * The keys of the store at the current revision, the store-wide revision, and the bounded event history
@@ -141,13 +145,73 @@ public final class KvStore {
         long limit = req.getLimit() == 0 ? Long.MAX_VALUE : req.getLimit();
         out.setMore(view.size() > limit);
         if (!req.getCountOnly()) {
-            Iterator<KeyValue> it = view.values().iterator();
+            Iterator<KeyValue> it = sorted(view.values(), req).iterator();
             for (long n = 0; n < limit && it.hasNext(); n++) {
                 KeyValue kv = it.next();
                 out.addKvs(req.getKeysOnly() ? kv.toBuilder().clearValue().build() : kv);
             }
         }
         return out.build();
+    }
+
+    /**
+     * The keys in the order the request asks for, before its limit applies (etcd sorts on the server
+     * too): by key ascending unless told otherwise; a target other than KEY without an order is
+     * ascending, as etcd's; ties stay in key order (the sort is stable).
+     */
+    private static Collection<KeyValue> sorted(Collection<KeyValue> byKey, RangeRequest req) {
+        RangeRequest.SortOrder order = req.getSortOrder();
+        RangeRequest.SortTarget target = req.getSortTarget();
+        if (target == RangeRequest.SortTarget.KEY && order != RangeRequest.SortOrder.DESCEND) {
+            return byKey;
+        }
+        Comparator<KeyValue> by = switch (target) {
+            case KEY -> Comparator.comparing(KeyValue::getKey, KeyRange.ORDER);
+            case VERSION -> Comparator.comparingLong(KeyValue::getVersion);
+            case CREATE -> Comparator.comparingLong(KeyValue::getCreateRevision);
+            case MOD -> Comparator.comparingLong(KeyValue::getModRevision);
+            case VALUE -> Comparator.comparing(KeyValue::getValue, KeyRange.ORDER);
+            case UNRECOGNIZED -> throw StoreException.invalid("unknown sort target");
+        };
+        if (order == RangeRequest.SortOrder.UNRECOGNIZED) {
+            throw StoreException.invalid("unknown sort order");
+        }
+        List<KeyValue> out = new ArrayList<>(byKey);
+        out.sort(order == RangeRequest.SortOrder.DESCEND ? by.reversed() : by);
+        return out;
+    }
+
+    /**
+     * etcd's HashKV for this member: a CRC-32C over every key as of {@code at} (0: the current revision), in
+     * key order, each key's fields length-prefixed or fixed-width so that no two states hash the same
+     * bytes. Deterministic: members that applied the same log prefix give the same hash at a revision.
+     *
+     * @return {@code [hash, revision hashed]}
+     * @throws StoreException COMPACTED when {@code at} is older than the history, INVALID_ARGUMENT in the future
+     */
+    long[] hash(long at) {
+        if (at > revision) {
+            throw StoreException.invalid("revision " + at + " is in the future (current " + revision + ")");
+        }
+        long hashed = at <= 0 ? revision : at;
+        KeyRange all = new KeyRange(ByteString.copyFrom(new byte[] {0}), ByteString.copyFrom(new byte[] {0}));
+        Collection<KeyValue> keys = hashed == revision ? kvs.values() : pastSlice(all, hashed, List.of()).values();
+        CRC32C crc = new CRC32C();
+        ByteBuffer fixed = ByteBuffer.allocate(4 * Long.BYTES);
+        for (KeyValue kv : keys) {
+            update(crc, kv.getKey());
+            update(crc, kv.getValue());
+            fixed.clear();
+            fixed.putLong(kv.getCreateRevision()).putLong(kv.getModRevision()).putLong(kv.getVersion())
+                    .putLong(kv.getLease()).flip();
+            crc.update(fixed);
+        }
+        return new long[] {crc.getValue(), hashed};
+    }
+
+    private static void update(CRC32C crc, ByteString bytes) {
+        crc.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.size()).flip());
+        crc.update(bytes.asReadOnlyByteBuffer());
     }
 
     /** The range as of revision {@code at}: the current keys with every later write undone, newest first. */

@@ -158,4 +158,48 @@ class KvSemanticsTest {
         assertError(Error.Code.UNAVAILABLE, full);
         assertEquals(StoreException.FULL_RETRY_AFTER_MS, full.getError().getRetryAfterMs(), "a typed retry-after");
     }
+
+    @Test
+    void rangeSortsOnTheServerBeforeTheLimitAsEtcdDoes() {
+        h.put("a", "3");
+        h.put("b", "1");
+        h.put("c", "2");
+        h.put("a", "3");   // a: version 2, mod revision 5
+        RangeRequest.Builder all = RangeRequest.newBuilder().setKey(b("a")).setRangeEnd(b("z"));
+        assertEquals(List.of("a", "b", "c"), keys(range(all.clone())));
+        assertEquals(List.of("c", "b", "a"), keys(range(all.clone().setSortOrder(RangeRequest.SortOrder.DESCEND))));
+        assertEquals(List.of("b", "c", "a"), keys(range(all.clone().setSortTarget(RangeRequest.SortTarget.VALUE))),
+                "a target without an order is ascending (etcd)");
+        assertEquals(List.of("a", "c"), keys(range(all.clone().setSortTarget(RangeRequest.SortTarget.MOD)
+                .setSortOrder(RangeRequest.SortOrder.DESCEND).setLimit(2))), "the limit applies after the sort");
+        assertEquals(List.of("a", "b", "c"), keys(range(all.clone().setSortTarget(RangeRequest.SortTarget.CREATE))));
+        assertEquals(List.of("b", "c", "a"), keys(range(all.clone().setSortTarget(RangeRequest.SortTarget.VERSION)
+                .setSortOrder(RangeRequest.SortOrder.ASCEND))), "version 1 before 2, ties in key order");
+        RangeResponse limited = range(all.clone().setSortTarget(RangeRequest.SortTarget.VALUE)
+                .setSortOrder(RangeRequest.SortOrder.DESCEND).setLimit(1));
+        assertEquals(List.of("a"), keys(limited));
+        assertTrue(limited.getMore());
+        assertEquals(3, limited.getCount());
+    }
+
+    @Test
+    void hashKvIsDeterministicPerRevisionAndSeesEveryField() {
+        Harness other = new Harness();
+        for (Harness x : List.of(h, other)) {
+            x.put("a", "1");
+            x.put("b", "2");
+        }
+        long atThree = h.sm.hashKv(io.rota.proto.HashKvRequest.newBuilder().setRevision(3).build()).getHash();
+        assertEquals(atThree, other.sm.hashKv(io.rota.proto.HashKvRequest.getDefaultInstance()).getHash(),
+                "two members with the same writes have the same hash");
+        h.put("b", "2");   // same keys and values, but b's version and mod revision changed
+        io.rota.proto.HashKvResponse now = h.sm.hashKv(io.rota.proto.HashKvRequest.getDefaultInstance());
+        assertEquals(4, now.getHashRevision());
+        assertTrue(now.getHash() != atThree, "a revision or version change changes the hash");
+        assertEquals(atThree, h.sm.hashKv(io.rota.proto.HashKvRequest.newBuilder().setRevision(3).build()).getHash(),
+                "the past revision is hashed from the history, as it was");
+        StoreException future = assertThrows(StoreException.class,
+                () -> h.sm.hashKv(io.rota.proto.HashKvRequest.newBuilder().setRevision(99).build()));
+        assertTrue(future.getMessage().contains("future"), future.getMessage());
+    }
 }

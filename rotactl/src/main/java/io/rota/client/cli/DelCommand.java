@@ -26,7 +26,8 @@ final class DelCommand extends ClientCommand {
         if (key.isEmpty() && !prefix) {
             throw usage("the key is empty; to delete every key use: del \"\" --prefix");
         }
-        DeleteResult result = prefix ? client.kv().deletePrefix(key) : client.kv().delete(key);
+        byte[] k = root().bytes(spec, key, "KEY");
+        DeleteResult result = prefix ? client.kv().deletePrefix(k) : client.kv().delete(k);
         if (result.deleted() == 0) {
             throw new CommandFailure(prefix ? "no key starts with \"" + key + "\"; nothing deleted"
                     : "key \"" + key + "\" not found; nothing deleted");

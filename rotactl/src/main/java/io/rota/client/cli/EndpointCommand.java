@@ -1,5 +1,6 @@
 package io.rota.client.cli;
 
+import io.rota.client.KvHash;
 import io.rota.client.Member;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
@@ -14,13 +15,13 @@ import java.util.concurrent.CompletionException;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
-/** {@code rotactl endpoint status|health [--cluster]}: one row per member. */
-@Command(name = "endpoint", description = "Endpoint commands: each member's status or health.",
-        subcommands = {EndpointCommand.Status.class, EndpointCommand.Health.class})
+/** {@code rotactl endpoint status|health|hashkv [--cluster]}: one row per member. */
+@Command(name = "endpoint", description = "Endpoint commands: each member's status, health or hash of its keys.",
+        subcommands = {EndpointCommand.Status.class, EndpointCommand.Health.class, EndpointCommand.HashKv.class})
 final class EndpointCommand extends CommandGroup {
 
     EndpointCommand() {
-        super("name an endpoint command: status or health");
+        super("name an endpoint command: status, health or hashkv");
     }
 
     /** The endpoints to ask: the configured ones, or with --cluster every member's published client address. */
@@ -101,6 +102,47 @@ final class EndpointCommand extends CommandGroup {
             printer.endpointHealth(rows);
             requireAll(rows.stream().filter(r -> r.error() != null).map(Printer.HealthRow::endpoint).toList(),
                     rows.size(), "are unhealthy");
+            return 0;
+        }
+    }
+
+    /** {@code endpoint hashkv}. */
+    @Command(name = "hashkv", description = {"Prints each member's hash of its key-value state at a revision "
+            + "(etcd's HashKV): endpoint, hash, revision hashed. Members that applied the same revision must "
+            + "have the same hash; a different one means their states diverged.",
+            "Exit code 1 if a member does not answer, or if members hashed the same revision differently."})
+    static final class HashKv extends ClientCommand {
+        @Option(names = "--rev", paramLabel = "N", description = "Hash the state as of revision N (default 0: each "
+                + "member's current revision, which may differ while writes go on; give N to compare).")
+        long revision;
+
+        @Option(names = "--cluster", description = "Ask every member the cluster lists, not only --endpoints.")
+        boolean cluster;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            if (revision < 0) {
+                throw usage("--rev must not be negative");
+            }
+            List<Printer.HashRow> rows = askEach(targets(client, cluster), e -> client.cluster().hashKvAsync(e, revision),
+                    (e, h) -> new Printer.HashRow(e, h, null), (e, why) -> new Printer.HashRow(e, null, why),
+                    root().timeoutText());
+            printer.hashKv(rows);
+            requireAll(rows.stream().filter(r -> r.hash() == null).map(Printer.HashRow::endpoint).toList(),
+                    rows.size(), "did not answer");
+            List<KvHash> hashes = rows.stream().map(Printer.HashRow::hash).toList();
+            boolean sameRevision = hashes.stream().map(KvHash::revision).distinct().count() == 1;
+            if (sameRevision && hashes.stream().map(KvHash::hash).distinct().count() > 1) {
+                throw new CommandFailure("the members' states differ at revision " + hashes.get(0).revision()
+                        + ": their hashes are not equal; a member whose hash differs from the majority's has "
+                        + "diverged (check its log: 'rotactl endpoint status', the member's log file)");
+            }
+            if (!sameRevision) {
+                spec.commandLine().getErr().println("(the members hashed different revisions, as writes went on; "
+                        + "to compare them, give one: --rev " + hashes.stream()
+                        .mapToLong(KvHash::revision).min().orElse(0) + ")");
+                spec.commandLine().getErr().flush();
+            }
             return 0;
         }
     }

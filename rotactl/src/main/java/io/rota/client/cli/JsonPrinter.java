@@ -24,8 +24,9 @@ import java.util.List;
 import static io.rota.client.cli.Conversions.leaseHex;
 
 /**
- * {@code -w json}: one JSON object per result on one line. Keys and values are UTF-8 strings (etcdctl
- * writes base64), lease ids hex strings as rotactl prints and reads them; field names follow etcd's.
+ * {@code -w json}: one JSON object per result on one line. Keys and values are base64, as etcdctl writes
+ * them (any bytes survive, and tools written for etcdctl's JSON read ours); lease ids are hex strings as
+ * rotactl prints and reads them; field names follow etcd's.
  */
 final class JsonPrinter implements Printer {
 
@@ -77,6 +78,48 @@ final class JsonPrinter implements Printer {
             j.field("prev_kv", kv(event.prevKv()));
         }
         print(j);
+    }
+
+    @Override
+    public void watchProgress(long revision) {
+        print(new Json().field("header", header(revision)).field("progress_notify", true));
+    }
+
+    @Override
+    public void hashKv(List<HashRow> rows) {
+        List<Json> list = new ArrayList<>();
+        for (HashRow r : rows) {
+            Json j = new Json().field("endpoint", r.endpoint());
+            if (r.hash() == null) {
+                j.field("error", r.error());
+            } else {
+                j.field("member_id", r.hash().memberId()).field("hash", r.hash().hash())
+                        .field("hash_revision", r.hash().revision())
+                        .field("compact_revision", r.hash().compactRevision());
+            }
+            list.add(j);
+        }
+        print(new Json().objects("endpoints", list));
+    }
+
+    @Override
+    public void version(String client, List<StatusRow> members) {
+        List<Json> list = new ArrayList<>();
+        for (StatusRow r : members) {
+            Json j = new Json().field("endpoint", r.endpoint());
+            list.add(r.status() == null ? j.field("error", r.error())
+                    : j.field("name", r.status().name()).field("version", r.status().version()));
+        }
+        print(new Json().field("rotactl", client).objects("members", list));
+    }
+
+    @Override
+    public void checkPerf(List<Check> checks) {
+        List<Json> list = new ArrayList<>();
+        for (Check c : checks) {
+            list.add(new Json().field("name", c.name()).field("pass", c.passed()).field("message", c.message()));
+        }
+        print(new Json().objects("checks", list).field("pass", checks.stream().allMatch(Check::passed)));
     }
 
     @Override
@@ -243,9 +286,9 @@ final class JsonPrinter implements Printer {
     }
 
     private static Json kv(KeyValue kv) {
-        Json j = new Json().field("key", kv.keyString()).field("create_revision", kv.createRevision())
+        Json j = new Json().field("key", Bytes.base64(kv.key())).field("create_revision", kv.createRevision())
                 .field("mod_revision", kv.modRevision()).field("version", kv.version())
-                .field("value", kv.valueString());
+                .field("value", Bytes.base64(kv.value()));
         if (kv.lease() != 0) {
             j.field("lease", leaseHex(kv.lease()));
         }

@@ -32,11 +32,12 @@ interface Printer {
         /** Bordered columns with a header for listings; other results as SIMPLE. */
         TABLE;
 
-        Printer on(PrintWriter out) {
+        /** A printer to {@code out}; {@code hex}: keys and values as hex (simple, table; JSON has base64). */
+        Printer on(PrintWriter out, boolean hex) {
             return switch (this) {
-                case SIMPLE -> new SimplePrinter(out);
+                case SIMPLE -> new SimplePrinter(out, hex);
                 case JSON -> new JsonPrinter(out);
-                case TABLE -> new TablePrinter(out);
+                case TABLE -> new TablePrinter(out, hex);
             };
         }
     }
@@ -57,6 +58,20 @@ interface Printer {
     record StatusRow(String endpoint, MemberStatus status, String error) {
     }
 
+    /** One row of {@code endpoint hashkv}: the member's hash, or why it did not answer. */
+    record HashRow(String endpoint, io.rota.client.KvHash hash, String error) {
+    }
+
+    /**
+     * One check of {@code check perf}.
+     *
+     * @param name    what was measured, e.g. "Throughput"
+     * @param passed  whether it met its threshold
+     * @param message the measurement and the threshold, e.g. "Throughput is 150 writes/s"
+     */
+    record Check(String name, boolean passed, String message) {
+    }
+
     /** One row of {@code endpoint health}: how long its linearizable read took, or why it failed. */
     record HealthRow(String endpoint, Duration took, String error) {
     }
@@ -75,6 +90,18 @@ interface Printer {
 
     /** One watch event (with its previous key if the watch asked for it). */
     void watchEvent(WatchEvent event);
+
+    /** A watch's progress notification: every event up to {@code revision} was printed. */
+    void watchProgress(long revision);
+
+    /** Each member's hash of its key-value state ({@code endpoint hashkv}). */
+    void hashKv(List<HashRow> rows);
+
+    /** rotactl's version and each member's ({@code version}). */
+    void version(String client, List<StatusRow> members);
+
+    /** The results of {@code check perf}: one line per check, then the verdict. */
+    void checkPerf(List<Check> checks);
 
     /** A granted lease: its id and TTL. */
     void leaseGranted(Lease lease);

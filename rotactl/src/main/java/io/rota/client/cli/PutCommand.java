@@ -8,12 +8,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 
 /** {@code rotactl put KEY [VALUE] [--lease ID] [--prev-kv]}: prints {@code OK}. */
 @Command(name = "put", sortOptions = false,
         description = {"Puts KEY = VALUE: creates the key or overwrites it, at a new revision. Prints OK.",
-                "Without VALUE, the value is read from stdin (all of it, as is)."})
+                "Without VALUE, the value is read from stdin: all of it, byte for byte, a trailing newline "
+                        + "included (printf 'v' | rotactl put k stores no newline; echo v | rotactl put k stores one).",
+                "With --hex, KEY and VALUE are hex digits (stdin is still read as raw bytes)."})
 final class PutCommand extends ClientCommand {
 
     /** Values read from stdin are bounded (the server's default request limit is 1.5 MiB). */
@@ -35,11 +36,12 @@ final class PutCommand extends ClientCommand {
 
     @Override
     int run(RotaClient client, Printer printer) throws IOException {
-        String v = value != null ? value : stdin();
+        byte[] k = root().bytes(spec, key, "KEY");
+        byte[] v = value != null ? root().bytes(spec, value, "VALUE") : stdin();
         long leaseId = lease == null ? 0 : lease;
         PutResult result;
         try {
-            result = client.kv().put(key, v, leaseId);
+            result = client.kv().put(k, v, leaseId);
         } catch (RotaException e) {
             throw leaseFailure(e, leaseId);
         }
@@ -47,12 +49,13 @@ final class PutCommand extends ClientCommand {
         return 0;
     }
 
-    private String stdin() throws IOException {
+    /** stdin as is: the bytes, not text, so binary values and a trailing newline survive. */
+    private byte[] stdin() throws IOException {
         byte[] bytes = root().in().readNBytes(MAX_STDIN_VALUE + 1);
         if (bytes.length > MAX_STDIN_VALUE) {
             throw new CommandFailure("the value on stdin is larger than " + MAX_STDIN_VALUE / (1024 * 1024)
                     + " MiB; Rota is for small coordination data, store large values elsewhere");
         }
-        return new String(bytes, StandardCharsets.UTF_8);
+        return bytes;
     }
 }

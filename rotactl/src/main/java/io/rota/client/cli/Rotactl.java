@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -24,8 +25,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * {@code rotactl}, the command line of Rota, shaped like etcdctl: {@code put}, {@code get}, {@code del},
- * {@code txn}, {@code watch}, {@code lease ...}, {@code endpoint status|health}, {@code member list}; and the
- * recipes: {@code lock}, {@code elect}, {@code once}, {@code jobs history}.
+ * {@code txn}, {@code watch}, {@code lease ...}, {@code endpoint status|health|hashkv}, {@code member ...},
+ * {@code version}, {@code check perf}; and the recipes: {@code lock}, {@code elect}, {@code once},
+ * {@code jobs history}. Global options also come from {@code ROTA_<FLAG>} variables ({@link EnvDefaults}).
  *
  * <p>Exit codes: 0 success, 1 a failed operation ({@code Error: ...} on stderr says what went wrong and
  * what to do), 2 a usage error. Only {@link #main} exits the JVM; tests build the command line with
@@ -39,16 +41,18 @@ import java.util.concurrent.TimeoutException;
         subcommands = {PutCommand.class, GetCommand.class, DelCommand.class, TxnCommand.class, WatchCommand.class,
                 LeaseCommand.class, EndpointCommand.class, MemberCommand.class, MoveLeaderCommand.class, LockCommand.class,
                 ElectCommand.class,
-                OnceCommand.class, JobsCommand.class, CommandLine.HelpCommand.class},
+                OnceCommand.class, JobsCommand.class, VersionCommand.class, CheckCommand.class,
+                CommandLine.HelpCommand.class},
         footerHeading = "%n",
         footer = {"Environment:",
                 "  ROTA_ENDPOINTS  default for --endpoints (host:port,host:port,...)",
                 "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
+                "  ROTA_DIAL_TIMEOUT, ROTA_COMMAND_TIMEOUT, ROTA_WRITE_OUT, ROTA_HEX  defaults for those options",
                 "Exit codes: 0 success, 1 the operation failed (or a lock or leadership was lost), 2 usage error;",
                 "  lock and once with a COMMAND exit with the command's exit code.",
                 "Ctrl-C stops a long-running command cleanly: lock releases, elect resigns, watch ends.",
                 "Walkthrough: docs/rotactl.md"})
-public final class Rotactl implements Runnable {
+public final class Rotactl implements Callable<Integer> {
 
     /** The longest a single attempt on one member may take before the client tries another one. */
     private static final Duration MAX_ATTEMPT = Duration.ofSeconds(2);
@@ -71,9 +75,22 @@ public final class Rotactl implements Runnable {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration commandTimeout;
 
+    @Option(names = "--dial-timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", defaultValue = "2s",
+            converter = Conversions.DurationConverter.class,
+            description = "How long opening a connection to one member may take before the next one is tried "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration dialTimeout;
+
     @Option(names = {"-w", "--write-out"}, scope = ScopeType.INHERIT, paramLabel = "FORMAT", defaultValue = "simple",
             description = "Output format: simple, json or table (default: ${DEFAULT-VALUE}).")
     Printer.Format writeOut;
+
+    @Option(names = "--hex", scope = ScopeType.INHERIT, description = "Keys and values in hex, in and out: "
+            + "arguments are hex digits (6b6579 or \\x6b\\x65\\x79), output is \\x6b\\x65\\x79.")
+    boolean hex;
+
+    @Option(names = "--version", description = "Print rotactl's version and each reachable member's (as 'version').")
+    boolean version;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
@@ -125,6 +142,7 @@ public final class Rotactl implements Runnable {
      */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err, InputStream in, Map<String, String> env) {
         CommandLine cmd = new CommandLine(new Rotactl(Map.copyOf(env), in));
+        cmd.setDefaultValueProvider(new EnvDefaults(env));
         cmd.setOut(out);
         cmd.setErr(err);
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
@@ -133,11 +151,14 @@ public final class Rotactl implements Runnable {
         return cmd;
     }
 
-    /** {@code rotactl} without a command: the usage, as a usage error. */
+    /** {@code rotactl --version}: as {@code rotactl version}; without a command: a usage error. */
     @Override
-    public void run() {
+    public Integer call() throws Exception {
+        if (version) {
+            return withClient(spec, (client, printer) -> VersionCommand.print(client, printer, timeoutText()));
+        }
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once or jobs");
+                "no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once, jobs, check or version");
     }
 
     /** stdin, for commands that read it. */
@@ -151,10 +172,10 @@ public final class Rotactl implements Runnable {
      */
     int withClient(CommandSpec command, ClientBody body) throws Exception {
         List<String> members = endpoints(command);
-        Printer printer = writeOut.on(command.commandLine().getOut());
+        Printer printer = writeOut.on(command.commandLine().getOut(), hex);
         Duration attempt = commandTimeout.compareTo(MAX_ATTEMPT) < 0 ? commandTimeout : MAX_ATTEMPT;
         try (RotaClient client = RotaClient.builder().endpoints(members).callTimeout(commandTimeout)
-                .attemptTimeout(attempt).build()) {
+                .attemptTimeout(attempt).dialTimeout(dialTimeout).build()) {
             try {
                 return body.run(client, printer);
             } catch (RotaException e) {
@@ -176,6 +197,30 @@ public final class Rotactl implements Runnable {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
         }
+    }
+
+    /** A key or value argument as bytes: UTF-8, or hex digits with {@code --hex} (a bad one: a usage error). */
+    byte[] bytes(CommandSpec command, String text, String what) {
+        try {
+            return Bytes.parse(text, hex, what);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
+        }
+    }
+
+    /** The output format ({@code -w}). */
+    Printer.Format writeOutFormat() {
+        return writeOut;
+    }
+
+    /** Whether keys and values are hex ({@code --hex}). */
+    boolean hex() {
+        return hex;
+    }
+
+    /** The command timeout. */
+    Duration commandTimeout() {
+        return commandTimeout;
     }
 
     /** The command timeout, as users write it. */

@@ -22,13 +22,25 @@ import java.util.List;
 
 import static io.rota.client.cli.Conversions.leaseHex;
 
-/** etcdctl's simple format: {@code OK}, the number deleted, key and value each on its own line. */
+/**
+ * etcdctl's simple format: {@code OK}, the number deleted, key and value each on its own line. A key or value
+ * with a newline, a control character or bytes that are not UTF-8 is escaped ({@link Bytes#display}), so each
+ * stays on its one line.
+ */
 class SimplePrinter implements Printer {
 
     protected final PrintWriter out;
+    /** {@code --hex}: keys and values as {@code \x6b\x65\x79}. */
+    protected final boolean hex;
 
-    SimplePrinter(PrintWriter out) {
+    SimplePrinter(PrintWriter out, boolean hex) {
         this.out = out;
+        this.hex = hex;
+    }
+
+    /** A key or value as output shows it: escaped text, or hex with {@code --hex} (see {@link Bytes#display}). */
+    protected final String show(byte[] bytes) {
+        return Bytes.display(bytes, hex);
     }
 
     @Override
@@ -85,6 +97,42 @@ class SimplePrinter implements Printer {
             kv(event.prevKv(), GetView.FULL);
         }
         kv(event.kv(), GetView.FULL);
+        out.flush();
+    }
+
+    @Override
+    public void watchProgress(long revision) {
+        out.println("progress notify: " + revision);
+        out.flush();
+    }
+
+    @Override
+    public void hashKv(List<HashRow> rows) {
+        for (HashRow r : rows) {
+            out.println(r.hash() == null ? r.endpoint() + ", -, -, " + r.error()
+                    : String.join(", ", r.endpoint(), Long.toString(r.hash().hash()),
+                            Long.toString(r.hash().revision())));
+        }
+        out.flush();
+    }
+
+    @Override
+    public void version(String client, List<StatusRow> members) {
+        out.println("rotactl version: " + client);
+        for (StatusRow r : members) {
+            out.println(r.status() == null ? r.endpoint() + ": no answer (" + r.error() + ")"
+                    : r.endpoint() + ": server version " + r.status().version()
+                            + (r.status().name().isEmpty() ? "" : " (" + r.status().name() + ")"));
+        }
+        out.flush();
+    }
+
+    @Override
+    public void checkPerf(List<Check> checks) {
+        for (Check c : checks) {
+            out.println((c.passed() ? "PASS: " : "FAIL: ") + c.message());
+        }
+        out.println(checks.stream().allMatch(Check::passed) ? "PASS" : "FAIL");
         out.flush();
     }
 
@@ -234,10 +282,10 @@ class SimplePrinter implements Printer {
     /** etcdctl's printKV: the key on one line, the value on the next (the value alone on its line). */
     private void kv(KeyValue kv, GetView view) {
         if (view != GetView.VALUES_ONLY) {
-            out.println(kv.keyString());
+            out.println(show(kv.key()));
         }
         if (view == GetView.FULL || view == GetView.VALUES_ONLY) {
-            out.println(kv.valueString());
+            out.println(show(kv.value()));
         }
     }
 }

@@ -21,8 +21,8 @@ import static io.rota.client.cli.Conversions.leaseHex;
  */
 final class TablePrinter extends SimplePrinter {
 
-    TablePrinter(PrintWriter out) {
-        super(out);
+    TablePrinter(PrintWriter out, boolean hex) {
+        super(out, hex);
     }
 
     @Override
@@ -33,8 +33,21 @@ final class TablePrinter extends SimplePrinter {
         }
         Table t = new Table("KEY", "VALUE", "CREATE_REVISION", "MOD_REVISION", "VERSION", "LEASE");
         for (KeyValue kv : result.kvs()) {
-            t.row(kv.keyString(), kv.valueString(), kv.createRevision(), kv.modRevision(), kv.version(),
+            t.row(show(kv.key()), show(kv.value()), kv.createRevision(), kv.modRevision(), kv.version(),
                     kv.lease() == 0 ? "-" : leaseHex(kv.lease()));
+        }
+        print(t);
+    }
+
+    @Override
+    public void hashKv(List<HashRow> rows) {
+        Table t = new Table("ENDPOINT", "HASH", "HASH REVISION", "COMPACT REVISION", "ERROR");
+        for (HashRow r : rows) {
+            if (r.hash() == null) {
+                t.row(r.endpoint(), "-", "-", "-", r.error());
+            } else {
+                t.row(r.endpoint(), r.hash().hash(), r.hash().revision(), r.hash().compactRevision(), "");
+            }
         }
         print(t);
     }

@@ -3,6 +3,7 @@ package io.rota.client.cli;
 import io.rota.client.DeleteResult;
 import io.rota.client.GetResult;
 import io.rota.client.KeyValue;
+import io.rota.client.KvHash;
 import io.rota.client.Lease;
 import io.rota.client.LeaseTimeToLive;
 import io.rota.client.Member;
@@ -36,13 +37,13 @@ class OutputTest {
 
     @Test
     void simpleIsEtcdctlsPlainText() {
-        assertEquals("a\none\nb\ntwo \"quoted\"\nline\n", simple(p -> p.get(TWO, Printer.GetView.FULL)));
+        assertEquals("a\none\nb\ntwo \"quoted\"\\nline\n", simple(p -> p.get(TWO, Printer.GetView.FULL)));
         assertEquals("a\nb\n", simple(p -> p.get(TWO, Printer.GetView.KEYS_ONLY)));
-        assertEquals("one\ntwo \"quoted\"\nline\n", simple(p -> p.get(TWO, Printer.GetView.VALUES_ONLY)));
+        assertEquals("one\ntwo \"quoted\"\\nline\n", simple(p -> p.get(TWO, Printer.GetView.VALUES_ONLY)));
         assertEquals("2\n", simple(p -> p.get(new GetResult(List.of(), 2, false, 9), Printer.GetView.COUNT_ONLY)));
         assertEquals("OK\n", simple(p -> p.put(new PutResult(10, A), false)));
         assertEquals("OK\na\none\n", simple(p -> p.put(new PutResult(10, A), true)));
-        assertEquals("2\na\none\nb\ntwo \"quoted\"\nline\n", simple(p -> p.delete(new DeleteResult(2, List.of(A, B), 11), true)));
+        assertEquals("2\na\none\nb\ntwo \"quoted\"\\nline\n", simple(p -> p.delete(new DeleteResult(2, List.of(A, B), 11), true)));
         assertEquals("2\n", simple(p -> p.delete(new DeleteResult(2, List.of(A, B), 11), false)));
         assertEquals("SUCCESS\n\nOK\n\na\none\n\n1\n", simple(p -> p.txn(new TxnResult(true,
                 List.of(new PutResult(12, null), new GetResult(List.of(A), 1, false, 12), new DeleteResult(1, List.of(), 12)), 12))));
@@ -72,14 +73,15 @@ class OutputTest {
 
     @Test
     void jsonIsOneEscapedObjectPerResult() {
-        assertEquals("{\"header\":{\"revision\":9},\"kvs\":[{\"key\":\"a\",\"create_revision\":3,\"mod_revision\":4,"
-                        + "\"version\":2,\"value\":\"one\"},{\"key\":\"b\",\"create_revision\":3,\"mod_revision\":4,"
-                        + "\"version\":2,\"value\":\"two \\\"quoted\\\"\\nline\",\"lease\":\"0000000000000015\"}],"
+        // Keys and values in base64, as etcdctl: "a" = YQ==, "one" = b25l, "b" = Yg==.
+        assertEquals("{\"header\":{\"revision\":9},\"kvs\":[{\"key\":\"YQ==\",\"create_revision\":3,\"mod_revision\":4,"
+                        + "\"version\":2,\"value\":\"b25l\"},{\"key\":\"Yg==\",\"create_revision\":3,\"mod_revision\":4,"
+                        + "\"version\":2,\"value\":\"dHdvICJxdW90ZWQiCmxpbmU=\",\"lease\":\"0000000000000015\"}],"
                         + "\"count\":2,\"more\":false}\n",
                 json(p -> p.get(TWO, Printer.GetView.FULL)));
         assertEquals("{\"header\":{\"revision\":10}}\n", json(p -> p.put(new PutResult(10, null), true)));
-        assertEquals("{\"header\":{\"revision\":11},\"deleted\":1,\"prev_kvs\":[{\"key\":\"a\",\"create_revision\":3,"
-                + "\"mod_revision\":4,\"version\":2,\"value\":\"one\"}]}\n", json(p -> p.delete(new DeleteResult(1, List.of(A), 11), true)));
+        assertEquals("{\"header\":{\"revision\":11},\"deleted\":1,\"prev_kvs\":[{\"key\":\"YQ==\",\"create_revision\":3,"
+                + "\"mod_revision\":4,\"version\":2,\"value\":\"b25l\"}]}\n", json(p -> p.delete(new DeleteResult(1, List.of(A), 11), true)));
         assertEquals("{\"header\":{\"revision\":12},\"succeeded\":true,\"responses\":[{\"response_put\":{\"header\":"
                         + "{\"revision\":12}}},{\"response_delete_range\":{\"header\":{\"revision\":12},\"deleted\":0,\"prev_kvs\":[]}}]}\n",
                 json(p -> p.txn(new TxnResult(true, List.of(new PutResult(12, null), new DeleteResult(0, List.of(), 12)), 12))));
@@ -91,7 +93,7 @@ class OutputTest {
                         + "\"leader\":1,\"is_leader\":true,\"raft_term\":2,\"raft_index\":15,\"raft_applied_index\":14,"
                         + "\"revision\":9,\"errors\":[]},{\"endpoint\":\"127.0.0.1:7003\",\"error\":\"UNAVAILABLE: connection refused\"}]}\n",
                 json(p -> p.endpointStatus(statusRows())));
-        assertEquals("{\"type\":\"DELETE\",\"kv\":{\"key\":\"a\",\"create_revision\":3,\"mod_revision\":4,\"version\":2,"
+        assertEquals("{\"type\":\"DELETE\",\"kv\":{\"key\":\"YQ==\",\"create_revision\":3,\"mod_revision\":4,\"version\":2,"
                         + "\"value\":\"\"}}\n", json(p -> p.watchEvent(new WatchEvent(WatchEvent.Type.DELETE, kv("a", "", 0)))));
         assertEquals("{\"members\":[{\"id\":1,\"name\":\"n1\",\"peer_address\":\"p:1\",\"client_address\":\"c:1\"}]}\n",
                 json(p -> p.memberList(List.of(new Member(1, "n1", "c:1", "p:1")))));
@@ -113,12 +115,12 @@ class OutputTest {
                 +----------------+----+------+---------+-----------+-----------+------------+--------------------+----------+---------------------------------+
                 """, table(p -> p.endpointStatus(statusRows())));
         assertEquals("""
-                +-----+-------------------+-----------------+--------------+---------+------------------+
-                | KEY |       VALUE       | CREATE_REVISION | MOD_REVISION | VERSION |      LEASE       |
-                +-----+-------------------+-----------------+--------------+---------+------------------+
-                | a   | one               |               3 |            4 |       2 | -                |
-                | b   | two "quoted" line |               3 |            4 |       2 | 0000000000000015 |
-                +-----+-------------------+-----------------+--------------+---------+------------------+
+                +-----+--------------------+-----------------+--------------+---------+------------------+
+                | KEY |       VALUE        | CREATE_REVISION | MOD_REVISION | VERSION |      LEASE       |
+                +-----+--------------------+-----------------+--------------+---------+------------------+
+                | a   | one                |               3 |            4 |       2 | -                |
+                | b   | two "quoted"\\nline |               3 |            4 |       2 | 0000000000000015 |
+                +-----+--------------------+-----------------+--------------+---------+------------------+
                 """, table(p -> p.get(TWO, Printer.GetView.FULL)));
         assertEquals("""
                 +----+
@@ -181,6 +183,52 @@ class OutputTest {
                 """, table(p -> p.jobHistory(runs)));
     }
 
+    @Test
+    void keysAndValuesThatWouldBreakALineAreEscapedOrHexOrBase64() {
+        KeyValue odd = new KeyValue("k\n1".getBytes(StandardCharsets.UTF_8),
+                new byte[] {(byte) 0xff, 'a', '\t', '\\', 0x1b, (byte) 0xc3, (byte) 0xa9}, 3, 4, 1, 0);
+        GetResult one = new GetResult(List.of(odd), 1, false, 9);
+        assertEquals("k\\n1\n\\xffa\\t\\\\\\x1b\u00e9\n", simple(p -> p.get(one, Printer.GetView.FULL)));
+        assertEquals("\\x6b\\x0a\\x31\n\\xff\\x61\\x09\\x5c\\x1b\\xc3\\xa9\n",
+                render(Printer.Format.SIMPLE, true, p -> p.get(one, Printer.GetView.FULL)));
+        assertEquals("| k\\n1 | \\xffa\\t\\\\\\x1b\u00e9 |               3 |            4 |       1 | -     |",
+                table(p -> p.get(one, Printer.GetView.FULL)).lines().toList().get(3));
+        assertEquals("{\"header\":{\"revision\":9},\"kvs\":[{\"key\":\"awox\",\"create_revision\":3,\"mod_revision\":4,"
+                + "\"version\":1,\"value\":\"/2EJXBvDqQ==\"}],\"count\":1,\"more\":false}\n",
+                json(p -> p.get(one, Printer.GetView.FULL)));
+    }
+
+    @Test
+    void hashkvVersionProgressAndCheckPerf() {
+        List<Printer.HashRow> hashes = List.of(
+                new Printer.HashRow("127.0.0.1:7001", new KvHash("127.0.0.1:7001", 1, 3_000_000_000L, 9, 0), null),
+                new Printer.HashRow("127.0.0.1:7003", null, "UNAVAILABLE: connection refused"));
+        assertEquals("127.0.0.1:7001, 3000000000, 9\n127.0.0.1:7003, -, -, UNAVAILABLE: connection refused\n",
+                simple(p -> p.hashKv(hashes)));
+        assertEquals("{\"endpoints\":[{\"endpoint\":\"127.0.0.1:7001\",\"member_id\":1,\"hash\":3000000000,"
+                + "\"hash_revision\":9,\"compact_revision\":0},{\"endpoint\":\"127.0.0.1:7003\","
+                + "\"error\":\"UNAVAILABLE: connection refused\"}]}\n", json(p -> p.hashKv(hashes)));
+        assertEquals("| 127.0.0.1:7001 | 3000000000 |             9 |                0 |                                 |",
+                table(p -> p.hashKv(hashes)).lines().toList().get(3));
+
+        assertEquals("rotactl version: 0.1.0\n127.0.0.1:7001: server version 0.1.0 (n1)\n"
+                + "127.0.0.1:7003: no answer (UNAVAILABLE: connection refused)\n", simple(p -> p.version("0.1.0", statusRows())));
+        assertEquals("{\"rotactl\":\"0.1.0\",\"members\":[{\"endpoint\":\"127.0.0.1:7001\",\"name\":\"n1\","
+                + "\"version\":\"0.1.0\"},{\"endpoint\":\"127.0.0.1:7003\",\"error\":\"UNAVAILABLE: connection refused\"}]}\n",
+                json(p -> p.version("0.1.0", statusRows())));
+
+        assertEquals("progress notify: 42\n", simple(p -> p.watchProgress(42)));
+        assertEquals("{\"header\":{\"revision\":42},\"progress_notify\":true}\n", json(p -> p.watchProgress(42)));
+
+        List<Printer.Check> checks = List.of(new Printer.Check("throughput", true, "Throughput is 150 writes/s"),
+                new Printer.Check("stddev", false, "Stddev is 0.2s"));
+        assertEquals("PASS: Throughput is 150 writes/s\nFAIL: Stddev is 0.2s\nFAIL\n", simple(p -> p.checkPerf(checks)));
+        assertEquals("{\"checks\":[{\"name\":\"throughput\",\"pass\":true,\"message\":\"Throughput is 150 writes/s\"},"
+                + "{\"name\":\"stddev\",\"pass\":false,\"message\":\"Stddev is 0.2s\"}],\"pass\":false}\n",
+                json(p -> p.checkPerf(checks)));
+        assertEquals("PASS: Throughput is 150 writes/s\nPASS\n", simple(p -> p.checkPerf(checks.subList(0, 1))));
+    }
+
     private static KeyValue kv(String key, String value, long lease) {
         return new KeyValue(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), 3, 4, 2, lease);
     }
@@ -208,8 +256,12 @@ class OutputTest {
     }
 
     private static String render(Printer.Format format, Consumer<Printer> print) {
+        return render(format, false, print);
+    }
+
+    private static String render(Printer.Format format, boolean hex, Consumer<Printer> print) {
         StringWriter s = new StringWriter();
-        print.accept(format.on(new PrintWriter(s)));
+        print.accept(format.on(new PrintWriter(s), hex));
         return s.toString().replace(System.lineSeparator(), "\n");
     }
 }

@@ -27,7 +27,8 @@ class RotactlCommandLineTest {
 
     @Test
     void usageErrorsExitWith2AndNameTheMistake() {
-        assertUsage(run(""), "Error: no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once or jobs;"
+        assertUsage(run(""), "Error: no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once, jobs,"
+                + " check or version;"
                 + " see 'rotactl --help'");
         assertUsage(run("", "gett", "k"), "Error: Unmatched arguments from index 0: 'gett', 'k'; see 'rotactl --help'");
         assertUsage(run("", "put"), "Error: Missing required parameter: 'KEY'; see 'rotactl put --help'");
@@ -119,6 +120,55 @@ class RotactlCommandLineTest {
         Run keepAlive = run("", "help", "lease");
         assertEquals(0, keepAlive.exitCode());
         assertTrue(keepAlive.out().contains("keep-alive"), keepAlive.out());
+    }
+
+    @Test
+    void everyGlobalOptionHasItsEnvironmentVariableAndTheFlagWins() throws IOException {
+        String nobody = "127.0.0.1:" + closedPort();
+        // --endpoints has ROTA_ENDPOINTS through Endpoints; every other global option through EnvDefaults.
+        picocli.CommandLine cmd = Rotactl.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                new ByteArrayInputStream(new byte[0]), Map.of());
+        for (picocli.CommandLine.Model.OptionSpec o : cmd.getCommandSpec().options()) {
+            if (o.scopeType() == picocli.CommandLine.ScopeType.INHERIT && !o.longestName().equals("--endpoints")) {
+                assertTrue(EnvDefaults.GLOBALS.contains(o.longestName()), o.longestName() + " has no ROTA_ variable");
+            }
+        }
+        assertEquals("ROTA_DIAL_TIMEOUT", EnvDefaults.variable("--dial-timeout"));
+
+        Run json = run(Map.of("ROTA_WRITE_OUT", "json", "ROTA_ENDPOINTS", nobody), "", "version");
+        assertEquals(0, json.exitCode(), json.toString());
+        assertTrue(json.out().startsWith("{\"rotactl\":\"" + VersionCommand.VERSION + "\",\"members\":[{\"endpoint\":\""
+                + nobody + "\",\"error\":"), json.out());
+        Run flagWins = run(Map.of("ROTA_WRITE_OUT", "json", "ROTA_ENDPOINTS", nobody), "", "--version", "-w", "simple");
+        assertEquals(0, flagWins.exitCode(), flagWins.toString());
+        assertTrue(flagWins.out().startsWith("rotactl version: " + VersionCommand.VERSION + "\n" + nobody + ": no answer ("),
+                flagWins.out());
+
+        assertUsage(run(Map.of("ROTA_HEX", "true"), "", "get", "zz"), "Error: KEY 'zz' is not hex: with --hex give two"
+                + " hex digits per byte, e.g. 6b6579 or \\x6b\\x65\\x79 for \"key\"");
+        assertUsage(run(Map.of("ROTA_COMMAND_TIMEOUT", "5"), "", "get", "k"), "Error: environment variable "
+                + "ROTA_COMMAND_TIMEOUT='5' (the default for --command-timeout): invalid duration '5': use e.g. 5s, 500ms"
+                + " or 1m; fix or unset it");
+        assertUsage(run(Map.of("ROTA_DIAL_TIMEOUT", "soon"), "", "get", "k"), "Error: environment variable "
+                + "ROTA_DIAL_TIMEOUT='soon'");
+        assertUsage(run(Map.of("ROTA_WRITE_OUT", "yaml"), "", "get", "k"), "Error: environment variable "
+                + "ROTA_WRITE_OUT='yaml' (the default for --write-out): expected simple, json or table; fix or unset it");
+        assertUsage(run(Map.of("ROTA_HEX", "yes"), "", "get", "k"), "Error: environment variable ROTA_HEX='yes'"
+                + " (the default for --hex): expected true or false");
+    }
+
+    @Test
+    void newGetWatchAndCheckArgumentsAreCheckedBeforeTalkingToTheCluster() {
+        assertUsage(run("", "get", "b", "a"), "Error: END must sort after KEY: the range [KEY, END) would be empty");
+        assertUsage(run("", "get", "a", "b", "--prefix"), "Error: --prefix, --from-key and a range END exclude each other");
+        assertUsage(run("", "get", "a", "--sort-by", "SIZE"), "Error: Invalid value for option '--sort-by': expected one of"
+                + " [KEY, CREATE, MODIFY, VERSION, VALUE]");
+        assertUsage(run("", "get", "a", "--order", "UP"), "Error: Invalid value for option '--order'");
+        assertUsage(run("", "get", "6k", "--hex"), "Error: KEY '6k' is not hex");
+        assertUsage(run("", "put", "6b", "zz", "--hex"), "Error: VALUE 'zz' is not hex");
+        assertUsage(run("", "check", "perf", "--load", "xxl"), "Error: Invalid value for option '--load'");
+        assertUsage(run("", "check"), "Error: name a check: perf");
+        assertUsage(run("", "endpoint", "hashkv", "--rev", "-1"), "Error: --rev must not be negative");
     }
 
     private static void assertUsage(Run r, String errStart) {
