@@ -344,8 +344,9 @@ public final class DemoDriver implements Callable<Integer> {
         console.println();
         printHistory(prefix);
         boolean ok = duplicates == 0 && missing == 0;
-        console.printf("without coordination: %d duplicate emails in one day; with Rota: %d duplicates, %d missing in %d days%s%n",
-                plain.duplicates(), duplicates, missing, days, noFaults ? "" : ", through a kill -9 and a pause past the lease");
+        console.printf("without coordination: %d duplicate emails in one day; with Rota: %d duplicates, %d missing in %d day%s%s%n",
+                plain.duplicates(), duplicates, missing, days, days == 1 ? "" : "s",
+                noFaults || days < 3 ? "" : ", through a kill -9 and a pause past the lease");
         console.println(ok ? "verdict: every student got exactly one reminder each day"
                 : "verdict: FAILED: " + duplicates + " duplicate and " + missing + " missing reminders");
         return ok ? 0 : 1;
