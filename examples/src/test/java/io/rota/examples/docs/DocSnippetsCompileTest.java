@@ -29,10 +29,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every {@code ```java} block in README.md and docs/*.md compiles against the client, recipes and
- * raft-core APIs, so the docs cannot drift from the code. A broken block fails its own test, named
- * {@code docs/FILE.md:LINE}, with the compiler's message at the Markdown line. The conventions (complete
- * blocks vs fragments, {@code ...}, the given names) are in {@link DocSnippets}.
+ * Every {@code ```java} block in README.md and docs/*.md, and every program in docs/examples, compiles
+ * against the client, recipes and raft-core APIs, so the docs cannot drift from the code. A broken block
+ * fails its own test, named {@code docs/FILE.md:LINE}, with the compiler's message at the Markdown line.
+ * The conventions (complete blocks vs fragments, {@code ...}, the given names) are in {@link DocSnippets}.
  */
 class DocSnippetsCompileTest {
 
@@ -55,6 +55,34 @@ class DocSnippetsCompileTest {
             assertTrue(mine.isEmpty(), "the ```java block at " + s.where() + " does not compile:\n"
                     + String.join("\n", mine));
         }));
+    }
+
+    @Test
+    void everyJavaFileUnderDocsExamplesCompiles() throws IOException {
+        Path examples = repositoryRoot().resolve("docs").resolve("examples");
+        List<Path> files;
+        try (Stream<Path> list = Files.list(examples)) {
+            files = list.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+        }
+        assertFalse(files.isEmpty(), "expected the runnable examples in " + examples);
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertNotNull(javac, "this test needs a JDK (javax.tools.JavaCompiler), not a JRE");
+        List<String> errors = new ArrayList<>();
+        try (StandardJavaFileManager fm = javac.getStandardFileManager(null, Locale.ROOT, null)) {
+            for (Path file : files) {   // one task each: they are separate programs in the default package
+                DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+                javac.getTask(null, fm, diagnostics, List.of("--release", "17", "-proc:none", "-classpath",
+                                testClassPath(), "-d", out.resolve(file.getFileName().toString()).toString()), null,
+                        fm.getJavaFileObjects(file)).call();
+                for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+                    if (d.getKind() == Diagnostic.Kind.ERROR) {
+                        errors.add("docs/examples/" + file.getFileName() + ":" + d.getLineNumber() + ": "
+                                + d.getMessage(Locale.ROOT));
+                    }
+                }
+            }
+        }
+        assertTrue(errors.isEmpty(), "docs/examples does not compile:\n" + String.join("\n", errors));
     }
 
     @Test
