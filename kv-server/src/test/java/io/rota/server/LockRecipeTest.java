@@ -211,6 +211,24 @@ class LockRecipeTest {
     }
 
     @Test
+    @DisplayName("runGuarded's void form runs a void call while held; after the lease is revoked it refuses without running")
+    void runGuardedVoidFormRunsWhileHeldAndRefusesOnceLost() throws Exception {
+        try (RotaClient a = client()) {
+            LockHandle held = Lock.of(a, "void-form", OPTIONS).acquire(WAIT);
+            AtomicLong sentWith = new AtomicLong();
+            held.runGuarded(() -> sentWith.set(held.fencingToken()));   // AtomicLong.set is void: the Runnable form
+            assertEquals(held.fencingToken(), sentWith.get());
+            AtomicReference<String> lost = new AtomicReference<>();
+            held.onLost((h, reason) -> lost.set(reason));
+            a.leases().revoke(held.leaseId());
+            Await.until(WAIT, () -> lost.get() != null, "the lost notification");
+            AtomicInteger ranAfterLoss = new AtomicInteger();
+            assertThrows(LockLostException.class, () -> held.runGuarded(() -> ranAfterLoss.set(1)));
+            assertEquals(0, ranAfterLoss.get(), "a lost lock must not run the task");
+        }
+    }
+
+    @Test
     @DisplayName("a paused holder: its task is interrupted at safe-until, before the next holder gets in; its late writes are fenced")
     void pausedHolderIsFencedAndCancelledBeforeSafeUntil() throws Exception {
         FenceGuard resource = new FenceGuard();

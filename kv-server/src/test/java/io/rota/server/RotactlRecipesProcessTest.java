@@ -215,7 +215,37 @@ class RotactlRecipesProcessTest {
         assertEquals(history.size() + 4, table.lines().size(), table.out());
         assertTrue(table.lines().get(1).contains("FIRE TIME") && table.lines().get(1).contains("OUTCOME"), table.out());
         assertTrue(rotactl("jobs", "history", "report", "-w", "json").out().startsWith("{\"runs\":[{\"job\":\"report\","));
-        assertEquals("", rotactl("jobs", "history", "never-ran").out());
+
+        Run unknown = rotactl("jobs", "history", "never-ran");
+        assertEquals(1, unknown.exitCode(), unknown.toString());
+        assertTrue(unknown.err().contains("no recorded runs of job 'never-ran' under rota/jobs/; jobs there: ")
+                && unknown.err().contains("report"), unknown.toString());
+        Run list = rotactl("jobs", "list");
+        assertEquals(0, list.exitCode(), list.toString());
+        assertTrue(list.lines().stream().anyMatch(l -> l.matches("report, \\S+Z, \\d+, app-1, DONE, ok")), list.out());
+    }
+
+    @Test
+    void jobsListAndHistoryFindAJobUnderTheApplicationsOwnPrefix() throws Exception {
+        try (RotaClient rota = RotaClient.connect(CLUSTER.get().endpoints());
+             SingletonJob job = SingletonJob.builder(rota, "nightly", FireSchedule.fixedRate(Duration.ofMillis(500)),
+                     ctx -> { }).instanceId("app-2").prefix("demo/42/jobs").lockTtl(Duration.ofSeconds(2))
+                     .pollInterval(Duration.ofMillis(100)).start()) {
+            Await.until(WAIT, () -> job.history().stream().anyMatch(r -> r.state() == JobState.DONE), "a run");
+        }
+        Run notThere = rotactl("jobs", "history", "nightly");
+        assertEquals(1, notThere.exitCode(), notThere.toString());
+        assertTrue(notThere.err().contains("no recorded runs of job 'nightly' under rota/jobs/"), notThere.toString());
+        Run history = rotactl("jobs", "history", "nightly", "--prefix", "demo/42/jobs");
+        assertEquals(0, history.exitCode(), history.toString());
+        assertTrue(history.lines().stream().anyMatch(l -> l.matches("\\S+Z, \\d+, app-2, DONE, \\S+Z, \\S+Z, ok")),
+                history.out());
+        Run list = rotactl("jobs", "list", "--prefix", "demo/42/jobs/", "-w", "json");
+        assertEquals(0, list.exitCode(), list.toString());
+        assertTrue(list.out().startsWith("{\"jobs\":[{\"job\":\"nightly\",\"last_run\":{\"job\":\"nightly\","), list.out());
+        Run empty = rotactl("jobs", "list", "--prefix", "nothing/here");
+        assertEquals(1, empty.exitCode(), empty.toString());
+        assertTrue(empty.err().contains("no job has run under nothing/here/ yet"), empty.toString());
     }
 
     // Issue 11, hole 6: the command outlived safe-until by the 2 s SIGTERM grace (killed at safe-until + 2 s).

@@ -27,6 +27,11 @@ final class CompressedClock extends Clock {
         this.speed = speed;
     }
 
+    /** Simulated milliseconds per real millisecond. */
+    double speed() {
+        return speed;
+    }
+
     @Override
     public Instant instant() {
         return simOrigin.plusMillis((long) ((System.currentTimeMillis() - realOriginMs) * speed));

@@ -16,27 +16,33 @@ import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The daily-reminder story, runnable. Starts a mail sink and three {@link ReminderApp} JVMs that all
- * schedule the same 08:00 job over a compressed clock (a day lasts {@code --day-seconds}), then, while
- * the days pass, kill -9s the instance running day 2's job and SIGSTOPs the one running day 3's past its
- * lease (SIGCONT after). At the end it prints per day and in total what the students received, and exits
- * 1 unless every student got exactly one reminder each day.
+ * The daily-reminder story, runnable, in two acts. First the problem: three app servers with the same
+ * crontab line and no coordination, so every student gets three emails (measured at the mail server).
+ * Then Rota: the same three app servers run the 08:00 job as a {@link SingletonJob} over a compressed clock
+ * (a day lasts {@code --day-seconds}); while the days pass the driver kill -9s the instance running day 2's
+ * job and freezes (SIGSTOP) the one running day 3's past its lease with a reminder in flight, which the
+ * mail server's fencing check then refuses. It prints one line per day, the three faults and what followed
+ * them, the totals and the job's history, and exits 1 unless every student got exactly one reminder each
+ * day in the Rota run.
  */
 @Command(name = "demo-daily-email", mixinStandardHelpOptions = true,
-        description = "Three app servers, one daily reminder job, kill -9 and SIGSTOP in the middle: does every student get exactly one email a day?")
+        description = "Three app servers, one daily reminder job: first without coordination, then with Rota "
+                + "through a kill -9 and a pause past the lease. Does every student get exactly one email a day?")
 public final class DemoDriver implements Callable<Integer> {
 
     private static final LocalDate FIRST_DAY = LocalDate.of(2026, 12, 1);
 
     @Option(names = "--endpoints", description = "Rota client endpoints (default: $ROTA_ENDPOINTS, else the local cluster).")
     String endpoints;
-    @Option(names = "--days", defaultValue = "5", description = "Days to run (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--days", defaultValue = "5", description = "Days to run (default: ${DEFAULT-VALUE}; the faults need 3).")
     int days;
     @Option(names = "--day-seconds", defaultValue = "20", description = "Real seconds per simulated day (default: ${DEFAULT-VALUE}).")
     int daySeconds;
@@ -57,7 +63,15 @@ public final class DemoDriver implements Callable<Integer> {
     private final List<Process> apps = new ArrayList<>();
     /** Sends SIGCONT to the paused instance when its pause is over; null until then. */
     private volatile Thread resumer;
-    /** The arguments every app server gets (all but its instance id). */
+    /** Set once the frozen instance has been sent SIGCONT. */
+    private volatile boolean resumed;
+    /** When it was, and whether the driver has told what the woken instance then did. */
+    private volatile long resumedAtNanos;
+    private boolean wokenToldAbout;
+    /** The run killed with kill -9 and the run frozen past its lease ("instance token"), once they happen. */
+    private volatile String killedRun = "";
+    private volatile String frozenRun = "";
+    /** The arguments every app server of the Rota run gets (all but its instance id). */
     private List<String> appArgs;
 
     /** A driver printing to {@code console}. */
@@ -79,37 +93,72 @@ public final class DemoDriver implements Callable<Integer> {
             out = Files.createTempDirectory("rota-demo-");
         }
         Files.createDirectories(out);
-        double speed = 86_400.0 / daySeconds;
         String prefix = "demo/" + System.currentTimeMillis();
+        console.printf("%d app servers, %d students, a day lasts %d s; the app servers' logs are in %s%n%n",
+                instances, students, daySeconds, out);
+        MailSink.DayReport plain = uncoordinated();
+        console.printf("%n2. With Rota: the same %d app servers run the 08:00 job as a SingletonJob (keys under %s/)%n",
+                instances, prefix);
+        if (!noFaults && days >= 3) {
+            console.println("   day 2: its runner is killed (kill -9); day 3: its runner freezes (SIGSTOP) past its lease");
+        }
         try (MailSink sink = new MailSink(latencyMs)) {
-            console.printf("mail server at %s; %d app servers, %d students, %d days of %d s; keys under %s/; logs in %s%n",
-                    sink.url(), instances, students, days, daySeconds, prefix, out);
             appArgs = List.of("--endpoints", endpoints, "--sink", sink.url(),
                     "--students", Integer.toString(students), "--prefix", prefix,
                     "--lock-ttl-ms", Long.toString(lockTtlMs));
             for (int i = 1; i <= instances; i++) {
-                apps.add(startApp(i));
+                apps.add(startApp(i, "app-", appArgs));
             }
             try {
-                awaitReady(sink);
-                // Every app server is up: start the shared clock so that the first 08:00 is 2 s away.
-                long realOrigin = System.currentTimeMillis();
-                Instant simOrigin = FIRST_DAY.atTime(LocalTime.of(8, 0)).toInstant(ZoneOffset.UTC)
-                        .minusMillis((long) (2_000 * speed));
-                sink.setClock(realOrigin + " " + simOrigin + " " + speed);
+                awaitReady(sink, apps);
+                startClock(sink);
                 runDays(sink);
             } finally {
-                stopApps();
+                stop(apps);
             }
-            return report(sink, prefix);
+            return report(sink, prefix, plain);
         }
     }
 
-    /** Waits until every app server has reached the cluster and said so. */
-    private void awaitReady(MailSink sink) throws Exception {
+    /**
+     * Act one: the same app without Rota on every server, as a plain crontab line. Every server sends every
+     * student the day's reminder; the mail server counts what each student got.
+     */
+    private MailSink.DayReport uncoordinated() throws Exception {
+        console.printf("1. Without coordination: %d app servers, each with the same crontab line (08:00: send the reminders)%n",
+                instances);
+        List<Process> plain = new ArrayList<>();
+        try (MailSink sink = new MailSink(latencyMs)) {
+            List<String> args = List.of("--plain-cron", "--endpoints", endpoints, "--sink", sink.url(),
+                    "--students", Integer.toString(students));
+            try {
+                for (int i = 1; i <= instances; i++) {
+                    plain.add(startApp(i, "plain-app-", args));
+                }
+                awaitReady(sink, plain);
+                startClock(sink);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (sink.runs().stream().filter(e -> e.event().equals("end")).count() < instances
+                        && plain.stream().anyMatch(Process::isAlive) && System.nanoTime() < deadline) {
+                    TimeUnit.MILLISECONDS.sleep(50);
+                }
+            } finally {
+                stop(plain);
+            }
+            MailSink.DayReport r = sink.report(FIRST_DAY.toString(), students);
+            console.printf("   uncoordinated %s: %d emails to %d students, %d duplicates, %d missing: %s%n", r.day(), r.sent(),
+                    students, r.duplicates(), r.missing(), r.fewest() == r.most()
+                            ? "every student got " + r.most()
+                            : "students got between " + r.fewest() + " and " + r.most());
+            return r;
+        }
+    }
+
+    /** Waits until every app server of {@code group} has said it is ready (reached the cluster, if it uses it). */
+    private void awaitReady(MailSink sink, List<Process> group) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (sink.runs().stream().filter(e -> e.event().equals("ready")).count() < instances) {
-            for (Process p : apps) {
+        while (sink.runs().stream().filter(e -> e.event().equals("ready")).count() < group.size()) {
+            for (Process p : group) {
                 if (!p.isAlive()) {
                     throw new IllegalStateException("an app server exited at start (exit " + p.exitValue()
                             + "); see its log in " + out);
@@ -120,64 +169,92 @@ public final class DemoDriver implements Callable<Integer> {
             }
             TimeUnit.MILLISECONDS.sleep(50);
         }
-        console.printf("all %d app servers are up; the clock starts: the first 08:00 is in 2 s%n", instances);
+    }
+
+    /** Publishes the shared compressed clock: every app server is up, the first 08:00 is 2 s away. */
+    private void startClock(MailSink sink) {
+        double speed = 86_400.0 / daySeconds;
+        long realOrigin = System.currentTimeMillis();
+        Instant simOrigin = FIRST_DAY.atTime(LocalTime.of(8, 0)).toInstant(ZoneOffset.UTC)
+                .minusMillis((long) (2_000 * speed));
+        sink.setClock(realOrigin + " " + simOrigin + " " + speed);
     }
 
     /**
-     * Follows the days until the last one has reached every student (or a deadline passes), injecting the
-     * faults into the runs of days 2 and 3 once a third of their reminders are out, and shows progress.
+     * Follows the days until the last one's run has finished (or a deadline passes), printing one line per
+     * day; kills day 2's runner once a third of its reminders are out, and arms the mail server to freeze
+     * day 3's runner at the same point with a reminder in flight.
      */
     private void runDays(MailSink sink) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5 + (long) (days + 2) * daySeconds);
         String lastDay = FIRST_DAY.plusDays(days - 1).toString();
-        boolean killed = noFaults;
-        boolean paused = noFaults;
-        String shown = "";
-        while (sink.delivered(lastDay) < students) {
+        boolean killed = noFaults || days < 2;
+        if (!noFaults && days >= 3) {
+            sink.arm(new MailSink.InFlightTrap(FIRST_DAY.plusDays(2).toString(), students / 3, this::freeze,
+                    () -> resumed, lockTtlMs + 30_000));
+        }
+        Set<String> summarised = new HashSet<>();
+        while (!summarised.contains(lastDay)) {
             if (System.nanoTime() > deadline) {
                 console.printf("deadline passed: day %s reached %d of %d students%n", lastDay, sink.delivered(lastDay), students);
                 return;
             }
+            for (MailSink.RunEvent e : sink.runs()) {
+                if (e.event().equals("end") && summarised.add(e.day())) {
+                    console.println(daySummary(sink, e.day()));
+                }
+            }
+            if (resumed && !wokenToldAbout) {
+                tellWhatTheWokenRunnerDid(sink, false);
+            }
             Optional<MailSink.RunEvent> running = latestStart(sink);
-            if (running.isPresent()) {
-                MailSink.RunEvent r = running.get();
-                int delivered = sink.delivered(r.day());
-                int dayIndex = (int) (LocalDate.parse(r.day()).toEpochDay() - FIRST_DAY.toEpochDay());
-                if (!killed && dayIndex == 1 && delivered >= students / 3) {
-                    killNine(r, delivered);
-                    killed = true;
-                } else if (!paused && dayIndex == 2 && delivered >= students / 3) {
-                    pausePastLease(r, delivered);
-                    paused = true;
-                }
-                String line = String.format("day %s: run by %s (token %d), %d/%d reminders delivered", r.day(),
-                        r.instance(), r.token(), delivered / 10 * 10, students);
-                if (!line.equals(shown)) {
-                    console.println(line);
-                    shown = line;
-                }
+            if (!killed && running.isPresent() && running.get().day().equals(FIRST_DAY.plusDays(1).toString())
+                    && sink.delivered(running.get().day()) >= students / 3) {
+                killNine(running.get(), sink.delivered(running.get().day()));
+                killed = true;
             }
             TimeUnit.MILLISECONDS.sleep(50);
         }
-        console.printf("day %s: all %d students reached%n", lastDay, students);
         if (resumer != null) {
             resumer.join(TimeUnit.MINUTES.toMillis(1)); // the paused instance must wake up before the books close
+            long told = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (!wokenToldAbout) {
+                tellWhatTheWokenRunnerDid(sink, System.nanoTime() > told);
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
         }
-        TimeUnit.SECONDS.sleep(2); // time for a woken instance's late, stale sends to arrive
-        console.println("stopping the app servers");
+    }
+
+    /** "day D: reached, duplicates; runs: who ran it and how each run ended". */
+    private String daySummary(MailSink sink, String day) {
+        MailSink.DayReport r = sink.report(day, students);
+        List<String> runs = new ArrayList<>();
+        List<MailSink.RunEvent> events = sink.runs();
+        for (MailSink.RunEvent start : events) {
+            if (!start.event().equals("start") || !start.day().equals(day)) {
+                continue;
+            }
+            String run = start.instance() + " " + start.token();
+            boolean ended = events.stream().anyMatch(e -> e.event().equals("end") && e.day().equals(day)
+                    && (e.instance() + " " + e.token()).equals(run));
+            String fate = run.equals(killedRun) ? "killed" : run.equals(frozenRun) ? "frozen" : ended ? "finished" : "stopped";
+            runs.add(start.instance() + " (token " + start.token() + ") " + fate);
+        }
+        return String.format("day %s: %d/%d students reached, %d duplicates; %s", day, students - r.missing(), students,
+                r.duplicates(), String.join(", then ", runs));
     }
 
     private void killNine(MailSink.RunEvent running, int delivered) throws Exception {
         int index = indexOf(running.instance());
-        console.printf(">>> kill -9 %s (pid %d) while it runs %s with token %d (%d sent)%n",
+        console.printf(">>> kill -9 %s (pid %d) while it runs %s with token %d (%d sent); a supervisor restarts it 2 s later%n",
                 running.instance(), running.pid(), running.day(), running.token(), delivered);
+        killedRun = running.instance() + " " + running.token();
         apps.get(index).destroyForcibly().waitFor();
         // A supervisor (systemd, Kubernetes) would restart it; so do we, a little later.
         Thread restart = new Thread(() -> {
             try {
                 TimeUnit.SECONDS.sleep(2);
-                apps.set(index, startApp(index + 1));
-                console.printf(">>> %s restarted (pid %d)%n", running.instance(), apps.get(index).pid());
+                apps.set(index, startApp(index + 1, "app-", appArgs));
             } catch (Exception e) {
                 console.printf(">>> could not restart %s: %s%n", running.instance(), e);
             }
@@ -186,25 +263,68 @@ public final class DemoDriver implements Callable<Integer> {
         restart.start();
     }
 
-    private void pausePastLease(MailSink.RunEvent running, int delivered) throws Exception {
+    /**
+     * The mail server caught {@code instance}'s send with {@code token} (the trap): freeze the sender now,
+     * past its lease, and wake it up later. Runs on the mail server's thread, before the send is checked.
+     */
+    private void freeze(String instance, long token) {
         long pauseMs = lockTtlMs + 5_000;
-        console.printf(">>> SIGSTOP %s (pid %d) for %.1f s, past its %.1f s lease, while it runs %s with token %d (%d sent)%n",
-                running.instance(), running.pid(), pauseMs / 1000.0, lockTtlMs / 1000.0, running.day(), running.token(), delivered);
-        signal(running.pid(), "STOP");
+        long pid = apps.get(indexOf(instance)).pid();
+        frozenRun = instance + " " + token;
+        console.printf(">>> SIGSTOP %s (pid %d) for %.1f s, past its %.1f s lease, while it runs %s with token %d, a reminder in flight%n",
+                instance, pid, pauseMs / 1000.0, lockTtlMs / 1000.0, FIRST_DAY.plusDays(2), token);
+        try {
+            signal(pid, "STOP");
+        } catch (IOException | InterruptedException e) {
+            console.printf(">>> could not pause %s: %s%n", instance, e);
+            resumed = true;
+            return;
+        }
         resumer = new Thread(() -> {
             try {
                 TimeUnit.MILLISECONDS.sleep(pauseMs);
-                signal(running.pid(), "CONT");
-                console.printf(">>> SIGCONT %s: it wakes up still holding token %d%n", running.instance(), running.token());
+                signal(pid, "CONT");
+                console.printf(">>> SIGCONT %s: it wakes up still holding token %d; its reminder arrives at the mail server now, late%n",
+                        instance, token);
             } catch (Exception e) {
-                console.printf(">>> could not resume %s: %s%n", running.instance(), e);
+                console.printf(">>> could not resume %s: %s%n", instance, e);
+            } finally {
+                resumedAtNanos = System.nanoTime();
+                resumed = true;
             }
-        }, "resume-" + running.instance());
+        }, "resume-" + instance);
         resumer.setDaemon(true);
         resumer.start();
     }
 
-    private int report(MailSink sink, String prefix) {
+    /**
+     * After SIGCONT: the woken runner's late send, the fencing check's answer, and how its run ended. Tells
+     * once both are known, or with {@code force} (or 15 s after the SIGCONT) what is known by then.
+     */
+    private void tellWhatTheWokenRunnerDid(MailSink sink, boolean force) {
+        String[] frozen = frozenRun.split(" ");
+        Optional<MailSink.StaleSend> refused = sink.staleSends().stream().filter(s -> s.instance().equals(frozen[0])
+                && Long.toString(s.token()).equals(frozen[1])).findFirst();
+        Optional<MailSink.RunEvent> stopped = sink.runs().stream().filter(e -> e.event().equals("stopped")
+                && e.instance().equals(frozen[0]) && Long.toString(e.token()).equals(frozen[1])).findFirst();
+        boolean late = System.nanoTime() - resumedAtNanos > TimeUnit.SECONDS.toNanos(15);
+        if ((refused.isEmpty() || stopped.isEmpty()) && !force && !late) {
+            return;
+        }
+        wokenToldAbout = true;
+        if (refused.isPresent()) {
+            MailSink.StaleSend s = refused.get();
+            console.printf(">>> the mail server refused %s's reminder to student %d: token %d, but it has seen token %d "
+                    + "from the runner that took over (fencing: a stale write rejected)%n", s.instance(), s.student(),
+                    s.token(), s.highest());
+        } else {
+            console.printf(">>> %s's late reminder did not reach the mail server; see its log in %s%n", frozen[0], out);
+        }
+        console.printf(">>> %s then %s%n", frozen[0], stopped.map(e -> "stopped its run: " + e.detail())
+                .orElse("said nothing about its run; see its log in " + out));
+    }
+
+    private int report(MailSink sink, String prefix, MailSink.DayReport plain) {
         console.println();
         console.printf("%-12s %6s %11s %8s %15s %17s%n", "day", "sent", "duplicates", "missing", "stale-rejected", "repeats-absorbed");
         int sent = 0, duplicates = 0, missing = 0, stale = 0, absorbed = 0;
@@ -219,26 +339,30 @@ public final class DemoDriver implements Callable<Integer> {
             absorbed += r.repeatsAbsorbed();
         }
         console.printf("%-12s %6d %11d %8d %15d %17d%n", "total", sent, duplicates, missing, stale, absorbed);
-        console.println("stale-rejected: sends refused by the mail server for a stale fencing token (a runner that lost its lock)");
-        console.println("repeats-absorbed: sends of an already delivered idempotency key (a runner died between sending and recording it)");
+        console.println("stale-rejected: sends refused for a stale fencing token (a runner that had lost its lock); "
+                + "repeats-absorbed: a delivered idempotency key sent again (a runner died between sending and recording)");
         console.println();
         printHistory(prefix);
         boolean ok = duplicates == 0 && missing == 0;
+        console.printf("without coordination: %d duplicate emails in one day; with Rota: %d duplicates, %d missing in %d day%s%s%n",
+                plain.duplicates(), duplicates, missing, days, days == 1 ? "" : "s",
+                noFaults || days < 3 ? "" : ", through a kill -9 and a pause past the lease");
         console.println(ok ? "verdict: every student got exactly one reminder each day"
                 : "verdict: FAILED: " + duplicates + " duplicate and " + missing + " missing reminders");
         return ok ? 0 : 1;
     }
 
     private void printHistory(String prefix) {
+        String command = "scripts/rotactl jobs history " + ReminderApp.JOB + " --prefix " + prefix + "/jobs --endpoints " + endpoints;
         try (RotaClient rota = RotaClient.connect(endpoints)) {
             List<JobRun> runs = SingletonJob.history(rota, prefix + "/jobs", ReminderApp.JOB);
-            console.println("job history (rotactl jobs history " + ReminderApp.JOB + " shows the same):");
+            console.println("the job's history, as Rota recorded it (" + command + "):");
             for (JobRun r : runs) {
                 console.printf("  %s  token %-6d %-8s %-10s %s%n", r.fireTime(), r.token(), r.instanceId(), r.state(),
                         r.outcome() == null ? "" : r.outcome());
             }
         } catch (RuntimeException e) {
-            console.println("could not read the job history: " + e.getMessage());
+            console.println("could not read the job history (" + command + "): " + e.getMessage());
         }
     }
 
@@ -257,22 +381,22 @@ public final class DemoDriver implements Callable<Integer> {
         return Integer.parseInt(instance.substring("app-".length())) - 1;
     }
 
-    /** Starts (or restarts) app server {@code app-n}; its log goes to {@code out/app-n.log}. */
-    private Process startApp(int n) throws IOException {
+    /** Starts (or restarts) app server {@code <name>n} with {@code args}; its log goes to {@code out/<name>n.log}. */
+    private Process startApp(int n, String name, List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx128m", "-XX:+UseSerialGC", "-cp", ownJar(),
                 ReminderApp.class.getName(), "--instance", "app-" + n));
-        cmd.addAll(appArgs);
+        cmd.addAll(args);
         return new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(out.resolve("app-" + n + ".log").toFile())).start();
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(out.resolve(name + n + ".log").toFile())).start();
     }
 
-    private void stopApps() throws InterruptedException {
-        for (Process p : apps) {
+    private static void stop(List<Process> group) throws InterruptedException {
+        for (Process p : group) {
             p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
             signalQuietly(p.pid(), "CONT");
             p.destroyForcibly();
         }
-        for (Process p : apps) {
+        for (Process p : group) {
             p.waitFor(10, TimeUnit.SECONDS);
         }
     }

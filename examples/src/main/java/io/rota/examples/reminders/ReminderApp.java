@@ -42,6 +42,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>Every send carries the fencing token and an idempotency key; the mail server rejects stale
  *       tokens and delivers a key once ({@link MailSink}).</li>
  * </ol>
+ * With {@code --plain-cron} it is the same app without Rota: at 08:00 of the first day it sends every
+ * student a reminder, as each of several servers with the same crontab line would, and exits.
  */
 @Command(name = "reminder-app", mixinStandardHelpOptions = true,
         description = "An app server that schedules the daily learning-reminder job (the demo's app).")
@@ -61,6 +63,9 @@ public final class ReminderApp implements Callable<Integer> {
     String prefix;
     @Option(names = "--lock-ttl-ms", defaultValue = "4000", description = "TTL of the runner's lease (default: ${DEFAULT-VALUE}).")
     long lockTtlMs;
+    @Option(names = "--plain-cron", description = "No Rota: send the first day's reminders at 08:00 and exit "
+            + "(the uncoordinated app servers the demo opens with).")
+    boolean plainCron;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -71,6 +76,9 @@ public final class ReminderApp implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (plainCron) {
+            return plainCron();
+        }
         try (RotaClient rota = RotaClient.connect(endpoints)) {
             rota.kv().get(prefix + "/ready-check"); // reach the cluster before saying "ready"
             long pid = ProcessHandle.current().pid();
@@ -84,6 +92,10 @@ public final class ReminderApp implements Callable<Integer> {
                                     sendReminders(ctx, once);
                                 } catch (Exception | Error e) {
                                     log("run of " + ctx.fireTime() + " ended: " + e);
+                                    runEvent("stopped", ctx.fireTime().atZone(ZoneOffset.UTC).toLocalDate().toString(),
+                                            ctx.fencingToken(), e instanceof InterruptedException
+                                                    ? "the SDK cancelled the run: its lease's safe-until had passed"
+                                                    : e.getMessage());
                                     throw e;
                                 }
                             })
@@ -97,6 +109,32 @@ public final class ReminderApp implements Callable<Integer> {
             }));
             forever.await();
         }
+        return 0;
+    }
+
+    /**
+     * The uncoordinated app server: waits for 08:00 of the first day on the shared clock, then sends every
+     * student a reminder, with nothing to tell it that another server does the same.
+     */
+    private int plainCron() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        post("/run?event=ready&day=-&token=0&instance=" + enc(instance) + "&pid=" + pid);
+        CompressedClock clock = sharedClock();
+        Instant eight = clock.instant().atZone(ZoneOffset.UTC).toLocalDate().atTime(LocalTime.of(8, 0))
+                .toInstant(ZoneOffset.UTC);
+        if (eight.isBefore(clock.instant())) {
+            eight = eight.plus(Duration.ofDays(1));
+        }
+        // Simulated time runs faster: wait the real share of the simulated delay (the demo, not a cron).
+        long simMs = Duration.between(clock.instant(), eight).toMillis();
+        TimeUnit.MILLISECONDS.sleep((long) (simMs / clock.speed()));
+        LocalDate day = eight.atZone(ZoneOffset.UTC).toLocalDate();
+        log("cron: 08:00, sending " + day + "'s reminders to " + students + " students");
+        post("/run?event=start&day=" + day + "&token=0&instance=" + enc(instance) + "&pid=" + pid);
+        for (int s = 1; s <= students; s++) {
+            post("/send?day=" + day + "&student=" + s + "&instance=" + enc(instance));
+        }
+        post("/run?event=end&day=" + day + "&token=0&instance=" + enc(instance) + "&pid=" + pid);
         return 0;
     }
 
@@ -175,8 +213,24 @@ public final class ReminderApp implements Callable<Integer> {
         }
     }
 
+    /** Tells the mail server (and so the demo driver) about this run; best effort, never fails the run. */
+    private void runEvent(String event, String day, long token, String detail) {
+        boolean interrupted = Thread.interrupted();   // an SDK cancel must not swallow the report
+        try {
+            post("/run?event=" + event + "&day=" + day + "&token=" + token + "&instance=" + enc(instance)
+                    + "&pid=" + ProcessHandle.current().pid() + "&detail=" + enc(detail == null ? "" : detail));
+        } catch (IOException | InterruptedException e) {
+            log("could not report '" + event + "' to the mail server: " + e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private HttpResponse<String> post(String pathAndQuery) throws IOException, InterruptedException {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(sink + pathAndQuery)).timeout(Duration.ofSeconds(10))
+        // Generous: the demo's mail server holds one send back while its sender is frozen (DemoDriver.freeze).
+        HttpRequest req = HttpRequest.newBuilder(URI.create(sink + pathAndQuery)).timeout(Duration.ofSeconds(60))
                 .POST(HttpRequest.BodyPublishers.noBody()).build();
         return http.send(req, HttpResponse.BodyHandlers.ofString());
     }

@@ -8,16 +8,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The short form of scripts/demo-daily-email.sh in the test suite: three real server processes, three
- * app-server JVMs running the daily job over a compressed clock for three days, the runner of day 2
- * killed with kill -9 and the runner of day 3 SIGSTOPped past its lease. Every student must get exactly
- * one reminder each day (the demo's own verdict and exit code), and the job history must show both
- * take-overs.
+ * The short form of scripts/demo-daily-email.sh in the test suite: three real server processes; first three
+ * app-server JVMs with a plain crontab line, then three running the daily job with Rota over a compressed
+ * clock for three days, the runner of day 2 killed with kill -9 and the runner of day 3 SIGSTOPped past its
+ * lease with a reminder in flight. The facts the demo tells must hold: without coordination students get
+ * duplicates; with Rota every student gets exactly one reminder each day (the demo's own verdict and exit
+ * code); the frozen runner's late reminder reaches the mail server and is refused by its fencing check; the
+ * job history shows both take-overs.
  */
 class DailyEmailDemoProcessTest {
 
@@ -50,6 +54,20 @@ class DailyEmailDemoProcessTest {
             long abandoned = lines.stream().filter(l -> l.contains(" ABANDONED ")).count();
             assertEquals(2, abandoned, "both interrupted runs are ABANDONED and re-run:\n" + output);
             assertTrue(lines.stream().anyMatch(l -> l.matches("total +90 +0 +0 .*")), output);
+
+            Matcher plain = Pattern.compile("uncoordinated 2026-12-01: (\\d+) emails to 30 students, (\\d+) duplicates")
+                    .matcher(output);
+            assertTrue(plain.find(), "the uncoordinated run is measured:\n" + output);
+            assertTrue(Integer.parseInt(plain.group(2)) > 0, "without coordination students get duplicates:\n" + output);
+            Matcher total = Pattern.compile("(?m)^total +90 +0 +0 +(\\d+) +\\d+$").matcher(output);
+            assertTrue(total.find() && Integer.parseInt(total.group(1)) >= 1,
+                    "at least one stale write reached the mail server and was refused:\n" + output);
+            assertTrue(output.contains(">>> the mail server refused "), "the demo says so:\n" + output);
+            assertTrue(lines.stream().anyMatch(l -> l.matches(">>> app-\\d then stopped its run: .+")),
+                    "the demo says what the woken runner did:\n" + output);
+            assertTrue(lines.stream().filter(l -> l.startsWith("day 2026-12-")).count() == 3, "one line per day:\n" + output);
+            assertTrue(output.contains("scripts/rotactl jobs history daily-learning-reminder --prefix demo/"),
+                    "the demo names a command that shows the history:\n" + output);
         }
     }
 }

@@ -129,13 +129,38 @@ public final class LockHandle implements AutoCloseable {
      * @throws Exception         what the task threw while the lock was held
      */
     public <T> T runGuarded(Callable<T> task) throws Exception {
+        return guarded(task::call);
+    }
+
+    /**
+     * The void form of {@link #runGuarded(Callable)}, for work that returns nothing and throws no checked
+     * exception: {@code held.runGuarded(() -> mailer.send(batch, held.fencingToken()))}. Same guard: the
+     * thread is interrupted when the lock is lost or safe-until passes.
+     *
+     * @param task the protected work; it should honour interruption
+     * @throws LockLostException if the lock was lost before or while the task ran (the task's own exception,
+     *                           if it threw one, is attached as suppressed)
+     */
+    public void runGuarded(Runnable task) {
+        guarded(() -> {
+            task.run();
+            return null;
+        });
+    }
+
+    /** A task that may throw {@code E}: lets both forms share one guard without wrapping exceptions. */
+    private interface GuardedBody<T, E extends Exception> {
+        T run() throws E;
+    }
+
+    private <T, E extends Exception> T guarded(GuardedBody<T, E> task) throws E {
         Thread me = Thread.currentThread();
         if (!contender.guard(me) || !isHeld()) {
             contender.unguard(me);
             throw new LockLostException(key(), lostReasonOr("released"));
         }
         try {
-            T result = task.call();
+            T result = task.run();
             if (contender.isLost()) {
                 throw new LockLostException(key(), contender.lostReason());
             }

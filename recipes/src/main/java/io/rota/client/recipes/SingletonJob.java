@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
@@ -148,6 +149,34 @@ public final class SingletonJob implements AutoCloseable {
     public static List<JobRun> history(RotaClient rota, String prefix, String name) {
         return runs(rota.kv().getPrefix(runsPrefix(prefix, name)), name);
     }
+
+    /**
+     * The latest recorded attempt of every job under {@code prefix}, without scheduling anything (for
+     * tools: {@code rotactl jobs list}). A job appears once it has fired at least once.
+     *
+     * @param rota   the client
+     * @param prefix the jobs' key prefix ({@link Builder#DEFAULT_PREFIX} unless the application set one)
+     * @return one attempt per job, the latest by fire time then token, ordered by job name
+     */
+    public static List<JobRun> latestRuns(RotaClient rota, String prefix) {
+        String under = prefix + "/";
+        TreeMap<String, JobRun> latest = new TreeMap<>();
+        for (KeyValue kv : rota.kv().getPrefix(under).kvs()) {
+            String rest = kv.keyString().substring(under.length());
+            // <job>/runs/<fire-ms, 15 digits>/<token, 19 digits>; a job's name may itself contain '/'.
+            int runs = rest.length() - RUN_SUFFIX_LENGTH;
+            if (runs <= 0 || !rest.startsWith("/runs/", runs)) {
+                continue;
+            }
+            JobRun run = JobRun.decode(rest.substring(0, runs), kv.valueString());
+            latest.merge(run.job(), run, (a, b) -> Comparator.comparing(JobRun::fireTime)
+                    .thenComparingLong(JobRun::token).compare(a, b) >= 0 ? a : b);
+        }
+        return List.copyOf(latest.values());
+    }
+
+    /** The length of {@code /runs/<15 digits>/<19 digits>}, the end of every attempt key. */
+    private static final int RUN_SUFFIX_LENGTH = "/runs/".length() + 15 + 1 + 19;
 
     /**
      * This job's recorded attempts.
@@ -441,7 +470,8 @@ public final class SingletonJob implements AutoCloseable {
 
     /** Configures a {@link SingletonJob}. */
     public static final class Builder {
-        static final String DEFAULT_PREFIX = "rota/jobs";
+        /** The jobs' key prefix unless {@link #prefix(String)} sets another. */
+        public static final String DEFAULT_PREFIX = "rota/jobs";
 
         private final RotaClient rota;
         private final String name;

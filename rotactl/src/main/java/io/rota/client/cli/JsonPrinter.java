@@ -243,17 +243,30 @@ final class JsonPrinter implements Printer {
     public void jobHistory(List<JobRun> runs) {
         List<Json> list = new ArrayList<>();
         for (JobRun r : runs) {
-            Json j = new Json().field("job", r.job()).field("fire_time", r.fireTime().toString())
-                    .field("token", r.token()).field("instance", r.instanceId()).field("state", r.state().name());
-            if (r.start() != null) {
-                j.field("start", SimplePrinter.orDash(r.start()));
-            }
-            if (r.end() != null) {
-                j.field("end", SimplePrinter.orDash(r.end()));
-            }
-            list.add(j.field("outcome", r.outcome()));
+            list.add(run(r));
         }
         print(new Json().objects("runs", list));
+    }
+
+    @Override
+    public void jobList(List<JobRun> latest) {
+        List<Json> list = new ArrayList<>();
+        for (JobRun r : latest) {
+            list.add(new Json().field("job", r.job()).field("last_run", run(r)));
+        }
+        print(new Json().objects("jobs", list));
+    }
+
+    private static Json run(JobRun r) {
+        Json j = new Json().field("job", r.job()).field("fire_time", r.fireTime().toString())
+                .field("token", r.token()).field("instance", r.instanceId()).field("state", r.state().name());
+        if (r.start() != null) {
+            j.field("start", SimplePrinter.orDash(r.start()));
+        }
+        if (r.end() != null) {
+            j.field("end", SimplePrinter.orDash(r.end()));
+        }
+        return j.field("outcome", r.outcome());
     }
 
     private static Json once(OnceStatus s) {

@@ -151,4 +151,7 @@ interface Printer {
 
     /** A singleton job's recorded attempts, oldest first. */
     void jobHistory(List<JobRun> runs);
+
+    /** The jobs under a prefix, one row each: the name and its latest recorded attempt. */
+    void jobList(List<JobRun> latest);
 }

@@ -274,6 +274,15 @@ class SimplePrinter implements Printer {
         out.flush();
     }
 
+    @Override
+    public void jobList(List<JobRun> latest) {
+        for (JobRun r : latest) {
+            out.println(String.join(", ", r.job(), r.fireTime().toString(), Long.toString(r.token()), r.instanceId(),
+                    r.state().name(), r.outcome()));
+        }
+        out.flush();
+    }
+
     /** An optional time to the millisecond (nanoseconds are noise to a reader), or "-". */
     static String orDash(Instant time) {
         return time == null ? "-" : time.truncatedTo(ChronoUnit.MILLIS).toString();

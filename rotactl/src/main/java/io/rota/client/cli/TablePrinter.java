@@ -146,6 +146,15 @@ final class TablePrinter extends SimplePrinter {
         print(t);
     }
 
+    @Override
+    public void jobList(List<JobRun> latest) {
+        Table t = new Table("JOB", "LAST FIRE TIME", "TOKEN", "INSTANCE", "STATE", "OUTCOME");
+        for (JobRun r : latest) {
+            t.row(r.job(), r.fireTime(), r.token(), r.instanceId(), r.state(), r.outcome());
+        }
+        print(t);
+    }
+
     private void print(Table t) {
         t.lines().forEach(out::println);
         out.flush();

@@ -229,6 +229,33 @@ class OutputTest {
         assertEquals("PASS: Throughput is 150 writes/s\nPASS\n", simple(p -> p.checkPerf(checks.subList(0, 1))));
     }
 
+    @Test
+    void jobList() {
+        Instant fire = Instant.parse("2026-11-29T08:00:00Z");
+        List<JobRun> latest = List.of(new JobRun("mail", fire, 17, "app-1", JobState.DONE, fire, fire.plusSeconds(2), "ok"),
+                new JobRun("report", fire, 19, "app-2", JobState.RUNNING, fire, null, ""));
+        assertEquals("mail, 2026-11-29T08:00:00Z, 17, app-1, DONE, ok\nreport, 2026-11-29T08:00:00Z, 19, app-2, RUNNING, \n",
+                simple(p -> p.jobList(latest)));
+        assertEquals("{\"jobs\":[{\"job\":\"mail\",\"last_run\":{\"job\":\"mail\",\"fire_time\":\"2026-11-29T08:00:00Z\","
+                + "\"token\":17,\"instance\":\"app-1\",\"state\":\"DONE\",\"start\":\"2026-11-29T08:00:00Z\","
+                + "\"end\":\"2026-11-29T08:00:02Z\",\"outcome\":\"ok\"}},{\"job\":\"report\",\"last_run\":{\"job\":"
+                + "\"report\",\"fire_time\":\"2026-11-29T08:00:00Z\",\"token\":19,\"instance\":\"app-2\",\"state\":"
+                + "\"RUNNING\",\"start\":\"2026-11-29T08:00:00Z\",\"outcome\":\"\"}}]}\n", json(p -> p.jobList(latest)));
+        assertEquals("""
+                +--------+----------------------+-------+----------+---------+---------+
+                |  JOB   |    LAST FIRE TIME    | TOKEN | INSTANCE |  STATE  | OUTCOME |
+                +--------+----------------------+-------+----------+---------+---------+
+                | mail   | 2026-11-29T08:00:00Z |    17 | app-1    | DONE    | ok      |
+                | report | 2026-11-29T08:00:00Z |    19 | app-2    | RUNNING |         |
+                +--------+----------------------+-------+----------+---------+---------+
+                """, table(p -> p.jobList(latest)));
+        assertEquals("no recorded runs of job 'mial' under rota/jobs/; jobs there: mail, report (rotactl jobs list)",
+                JobsCommand.unknownJob("mial", "rota/jobs", latest));
+        assertEquals("no recorded runs of job 'mail' under demo/1/jobs/, and no job has run there; if the application "
+                + "sets its own prefix (SingletonJob.Builder.prefix), pass it with --prefix",
+                JobsCommand.unknownJob("mail", "demo/1/jobs", List.of()));
+    }
+
     private static KeyValue kv(String key, String value, long lease) {
         return new KeyValue(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), 3, 4, 2, lease);
     }

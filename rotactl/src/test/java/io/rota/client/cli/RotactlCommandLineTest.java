@@ -63,7 +63,11 @@ class RotactlCommandLineTest {
         assertUsage(run("", "once", "r/1"), "Error: COMMAND is missing: once KEY -- COMMAND ARGS... (or once KEY --status)");
         assertUsage(run("", "once", "r/1", "--status", "--", "true"), "Error: --status prints the record and runs nothing");
         assertUsage(run("", "once", "", "--", "true"), "Error: the once-record key is empty");
-        assertUsage(run("", "jobs"), "Error: name a jobs command: history; see 'rotactl jobs --help'");
+        assertUsage(run("", "jobs"), "Error: name a jobs command: list, history; see 'rotactl jobs --help'");
+        assertUsage(run("", "jobs", "history", "mail", "--prefix", ""), "Error: --prefix is empty: give the prefix the "
+                + "application's SingletonJob uses (default rota/jobs)");
+        assertUsage(run("", "jobs", "list", "--prefix", "/"), "Error: --prefix is empty: give the prefix the "
+                + "application's SingletonJob uses (default rota/jobs)");
         assertUsage(run("", "jobs", "history"), "Error: Missing required parameter: 'NAME'");
         assertUsage(run("", "jobs", "history", "mail", "--limit", "-1"), "Error: --limit must not be negative (got -1)");
     }
