@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -52,8 +51,6 @@ public final class Rotactl implements Runnable {
 
     /** The longest a single attempt on one member may take before the client tries another one. */
     private static final Duration MAX_ATTEMPT = Duration.ofSeconds(2);
-    /** How long Ctrl-C waits for the running command to clean up (release a lock, resign) before the JVM exits. */
-    private static final Duration CLEANUP = Duration.ofSeconds(5);
     /** How long an error path waits to learn whether any member answers at all. */
     private static final Duration PROBE = Duration.ofSeconds(1);
 
@@ -80,6 +77,8 @@ public final class Rotactl implements Runnable {
 
     private final Map<String, String> env;
     private final InputStream in;
+    /** How a signal stops the command; its thread is the one that builds and runs the command line. */
+    private final StopSignal stop = new StopSignal(Thread.currentThread());
 
     private Rotactl(Map<String, String> env, InputStream in) {
         this.env = env;
@@ -94,22 +93,13 @@ public final class Rotactl implements Runnable {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        // Ctrl-C (SIGINT/SIGTERM) interrupts the command, as an embedding thread would, and lets it clean up:
-        // a lock is released and a leader resigns at once instead of blocking others until their lease expires.
-        Thread command = Thread.currentThread();
-        CountDownLatch finished = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            command.interrupt();
-            try {
-                finished.await(CLEANUP.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "rotactl-shutdown"));
-        int code = commandLine(out, err, System.in, System.getenv()).execute(args);
+        CommandLine cmd = commandLine(out, err, System.in, System.getenv());
+        // Ctrl-C (SIGINT) and SIGTERM interrupt the command, as an embedding thread would, and let it clean up: a
+        // lock is released and a leader resigns at once instead of blocking others until their lease expires.
+        ((Rotactl) cmd.getCommand()).stop.install(System.err);
+        int code = cmd.execute(args);
         out.flush();
         err.flush();
-        finished.countDown();
         System.exit(code);
     }
 
@@ -140,6 +130,11 @@ public final class Rotactl implements Runnable {
                 "no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once or jobs");
     }
 
+    /** How a signal stops the command (for lock and once, which run a COMMAND and clean up after it). */
+    StopSignal stop() {
+        return stop;
+    }
+
     /** stdin, for commands that read it. */
     InputStream in() {
         return in;
@@ -158,7 +153,15 @@ public final class Rotactl implements Runnable {
             try {
                 return body.run(client, printer);
             } catch (RotaException e) {
+                if (e.getCause() instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+                    // Stopped while waiting for an answer: say so, never "the cluster is down".
+                    stop.beginCleanup();
+                    throw CommandFailure.stopped("stopped (SIG" + stop.forwardedSignal() + ") before the cluster "
+                            + "answered; a write in flight may or may not have been applied", stop.forwardedSignal());
+                }
                 throw new CommandFailure(describe(e, client, members));
+            } finally {
+                stop.beginCleanup();   // closing the client is not cut short by a late signal
             }
         }
     }
@@ -231,11 +234,13 @@ public final class Rotactl implements Runnable {
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
     }
 
-    /** A failed command: {@code Error: ...} on stderr; exit code 1. */
+    /** A failed command: {@code Error: ...} on stderr; exit code 1 (128 + N when stopped by signal N). */
     private static int failure(Exception e, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
         if (e instanceof CommandFailure) {
             err.println("Error: " + e.getMessage());
+            err.flush();
+            return ((CommandFailure) e).exitCode();
         } else {
             err.println("Error: unexpected " + e + "; please report it with the command that caused it");
         }
