@@ -2,8 +2,10 @@ package io.rota.client.cli;
 
 /**
  * A command that ran but failed: the message is printed as {@code Error: <message>} on stderr, so it says what
- * went wrong and what to do. The exit code is 1, or 128 + N when a signal N stopped the command (as shells
- * report a process killed by a signal: 130 for Ctrl-C, 143 for SIGTERM).
+ * went wrong and what to do. The exit code is 1 (the cluster could not do it), 2 when the cluster refused a
+ * value given on the command line (an empty key, a TTL or value over a limit: fix the value, not the cluster),
+ * or 128 + N when a signal N stopped the command (as shells report a process killed by a signal: 130 for
+ * Ctrl-C, 143 for SIGTERM).
  */
 final class CommandFailure extends RuntimeException {
 
@@ -18,6 +20,11 @@ final class CommandFailure extends RuntimeException {
     private CommandFailure(String message, int exitCode) {
         super(message);
         this.exitCode = exitCode;
+    }
+
+    /** A value the cluster (or the SDK) refused as invalid: exit code 2, as for a usage error. */
+    static CommandFailure badValue(String message) {
+        return new CommandFailure(message, 2);
     }
 
     /** A command stopped by {@code signal} (INT, TERM) before it finished: exit code 128 + the signal's number. */

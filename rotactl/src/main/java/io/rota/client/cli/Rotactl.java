@@ -27,7 +27,7 @@ import java.util.concurrent.TimeoutException;
  * recipes: {@code lock}, {@code elect}, {@code once}, {@code jobs history}.
  *
  * <p>Exit codes: 0 success, 1 a failed operation ({@code Error: ...} on stderr says what went wrong and
- * what to do), 2 a usage error. Only {@link #main} exits the JVM; tests build the command line with
+ * what to do), 2 a usage error or a value the cluster refused, 128 + N when signal N stopped a call in flight. Only {@link #main} exits the JVM; tests build the command line with
  * {@link #commandLine} and their own streams and environment.
  */
 @Command(name = "rotactl", usageHelpAutoWidth = true,
@@ -43,9 +43,11 @@ import java.util.concurrent.TimeoutException;
         footer = {"Environment:",
                 "  ROTA_ENDPOINTS  default for --endpoints (host:port,host:port,...)",
                 "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
-                "Exit codes: 0 success, 1 the operation failed (or a lock or leadership was lost), 2 usage error;",
-                "  lock and once with a COMMAND exit with the command's exit code.",
-                "Ctrl-C stops a long-running command cleanly: lock releases, elect resigns, watch ends.",
+                "Exit codes: 0 success, 1 the cluster could not do it (or a lock or leadership was lost), 2 a usage",
+                "  error or a value the cluster refused (empty key, over a limit); lock and once with a COMMAND exit",
+                "  with the command's exit code; 130 (143) when Ctrl-C (SIGTERM) stopped a call in flight.",
+                "Ctrl-C stops a long-running command cleanly: lock releases, elect resigns, watch ends; a COMMAND of",
+                "  lock or once gets the same signal in its whole process group, and is gone before the release.",
                 "Walkthrough: docs/rotactl.md"})
 public final class Rotactl implements Runnable {
 
@@ -159,7 +161,14 @@ public final class Rotactl implements Runnable {
                     throw CommandFailure.stopped("stopped (SIG" + stop.forwardedSignal() + ") before the cluster "
                             + "answered; a write in flight may or may not have been applied", stop.forwardedSignal());
                 }
+                if (e.code() == RotaException.Code.INVALID_ARGUMENT || e.code() == RotaException.Code.REQUEST_TOO_LARGE) {
+                    throw CommandFailure.badValue(describe(e, client, members));
+                }
                 throw new CommandFailure(describe(e, client, members));
+            } catch (IllegalArgumentException e) {
+                // The SDK checks its arguments before sending: a bad value, as for a usage error.
+                throw CommandFailure.badValue("invalid value: " + e.getMessage() + "; see '"
+                        + command.qualifiedName() + " --help'");
             } finally {
                 stop.beginCleanup();   // closing the client is not cut short by a late signal
             }

@@ -1,0 +1,58 @@
+package io.rota.client;
+
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.nio.channels.UnresolvedAddressException;
+import java.util.Optional;
+
+/**
+ * Why an endpoint cannot be a member's client port at all, as opposed to a member that is slow, partitioned or
+ * between leaders: its host name does not resolve, nothing listens on its port (the connection is refused), or
+ * what listens there is not a Rota client port (a member's peer or HTTP port: it closes the connection on our
+ * first request, or answers with bytes that are not a Rota frame). The retrier fails a call at once, with these
+ * causes, when every configured endpoint is unreachable this way; anything else is retried until the deadline.
+ */
+enum Unreachable {
+    /** The host name does not resolve. Nothing was sent. */
+    UNKNOWN_HOST("unknown host"),
+    /** Nothing listens on the port. Nothing was sent. */
+    REFUSED("connection refused: nothing listens there"),
+    /** Something else listens there. The request reached it but it is not a member's client port, so not applied. */
+    NOT_A_CLIENT_PORT("not a Rota client port");
+
+    private final String text;
+
+    Unreachable(String text) {
+        this.text = text;
+    }
+
+    /** Said after the endpoint in a message. */
+    String text() {
+        return text;
+    }
+
+    /** The marker cause of a {@link RotaException} for a connection that met something other than Rota. */
+    static final class NotAClientPort extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        NotAClientPort(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** Which of these {@code failure} is, looking through its causes; empty for any other failure. */
+    static Optional<Unreachable> of(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof UnknownHostException || t instanceof UnresolvedAddressException) {
+                return Optional.of(UNKNOWN_HOST);
+            }
+            if (t instanceof ConnectException && !(t instanceof io.netty.channel.ConnectTimeoutException)) {
+                return Optional.of(REFUSED);
+            }
+            if (t instanceof NotAClientPort) {
+                return Optional.of(NOT_A_CLIENT_PORT);
+            }
+        }
+        return Optional.empty();
+    }
+}
