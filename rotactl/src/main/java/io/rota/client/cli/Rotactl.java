@@ -12,6 +12,7 @@ import picocli.CommandLine.Spec;
 import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +34,8 @@ import java.util.concurrent.TimeoutException;
 @Command(name = "rotactl", usageHelpAutoWidth = true,
         header = "The command line of Rota, a Raft coordination service (etcdctl-like).",
         description = {"Talks to the members given by --endpoints, else ROTA_ENDPOINTS, else the local cluster "
-                + "of scripts/cluster.sh (127.0.0.1:7001-7003, or ROTA_BASE_PORT + 1..3).",
+                + "of scripts/cluster.sh (ROTA_BASE_PORT + 1..3, else the ports its state file in the data dir "
+                + "records, else 127.0.0.1:7001-7003).",
                 "lock, elect, once and jobs use the SDK's recipes (docs/locks.md, docs/jobs.md)."},
         subcommands = {PutCommand.class, GetCommand.class, DelCommand.class, TxnCommand.class, WatchCommand.class,
                 LeaseCommand.class, EndpointCommand.class, MemberCommand.class, MoveLeaderCommand.class, LockCommand.class,
@@ -43,6 +45,7 @@ import java.util.concurrent.TimeoutException;
         footer = {"Environment:",
                 "  ROTA_ENDPOINTS  default for --endpoints (host:port,host:port,...)",
                 "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
+                "  ROTA_CLUSTER_DIR  scripts/cluster.sh's data dir (default ./data): its cluster.env records the ports",
                 "Exit codes: 0 success, 1 the cluster could not do it (or a lock or leadership was lost), 2 a usage",
                 "  error or a value the cluster refused (empty key, over a limit); lock and once with a COMMAND exit",
                 "  with the command's exit code; 130 (143) when Ctrl-C (SIGTERM) stopped a call in flight.",
@@ -61,7 +64,7 @@ public final class Rotactl implements Runnable {
 
     @Option(names = "--endpoints", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT[,...]",
             description = "Client addresses of the members, comma-separated (default: ROTA_ENDPOINTS, else "
-                    + "127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003).")
+                    + "scripts/cluster.sh's cluster: ROTA_BASE_PORT, its cluster.env, else 127.0.0.1:7001-7003).")
     String endpoints;
 
     @Option(names = "--command-timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", defaultValue = "5s",
@@ -147,7 +150,8 @@ public final class Rotactl implements Runnable {
      * then closes the client. A {@link RotaException} becomes a {@link CommandFailure} saying what to do.
      */
     int withClient(CommandSpec command, ClientBody body) throws Exception {
-        List<String> members = endpoints(command);
+        EndpointSource source = endpointSource(command);
+        List<String> members = source.endpoints();
         Printer printer = writeOut.on(command.commandLine().getOut());
         Duration attempt = commandTimeout.compareTo(MAX_ATTEMPT) < 0 ? commandTimeout : MAX_ATTEMPT;
         try (RotaClient client = RotaClient.builder().endpoints(members).callTimeout(commandTimeout)
@@ -162,9 +166,9 @@ public final class Rotactl implements Runnable {
                             + "answered; a write in flight may or may not have been applied", stop.forwardedSignal());
                 }
                 if (e.code() == RotaException.Code.INVALID_ARGUMENT || e.code() == RotaException.Code.REQUEST_TOO_LARGE) {
-                    throw CommandFailure.badValue(describe(e, client, members));
+                    throw CommandFailure.badValue(describe(e, client, source));
                 }
-                throw new CommandFailure(describe(e, client, members));
+                throw new CommandFailure(describe(e, client, source));
             } catch (IllegalArgumentException e) {
                 // The SDK checks its arguments before sending: a bad value, as for a usage error.
                 throw CommandFailure.badValue("invalid value: " + e.getMessage() + "; see '"
@@ -181,10 +185,10 @@ public final class Rotactl implements Runnable {
         int run(RotaClient client, Printer printer) throws Exception;
     }
 
-    /** The endpoints from --endpoints, ROTA_ENDPOINTS or the default; a bad one is a usage error. */
-    List<String> endpoints(CommandSpec command) {
+    /** The endpoints and where they came from (see {@link EndpointSource}); a bad one is a usage error. */
+    EndpointSource endpointSource(CommandSpec command) {
         try {
-            return Endpoints.resolve(endpoints, env);
+            return EndpointSource.resolve(endpoints, env, Path.of(""));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
         }
@@ -196,12 +200,11 @@ public final class Rotactl implements Runnable {
     }
 
     /** What went wrong and what to do, for a failure the command did not explain itself. */
-    private String describe(RotaException e, RotaClient client, List<String> members) {
+    private String describe(RotaException e, RotaClient client, EndpointSource source) {
         return switch (e.code()) {
-            case TIMEOUT, UNAVAILABLE, NOT_LEADER -> anyAnswers(client, members)
+            case TIMEOUT, UNAVAILABLE, NOT_LEADER -> anyAnswers(client, source.endpoints())
                     ? e.getMessage() + "; the cluster may have no leader or no majority: check 'rotactl endpoint status'"
-                    : "no member of " + String.join(",", members) + " answered within " + timeoutText()
-                            + "; is the cluster running? (scripts/cluster.sh start)";
+                    : unreachable(e, source);
             case COMPACTED -> e.compactRevision() > 0
                     ? "the revision asked for is older than the history the cluster keeps (compacted at revision "
                             + e.compactRevision() + "): get with --rev " + e.compactRevision() + " or later, watch with --rev "
@@ -209,11 +212,23 @@ public final class Rotactl implements Runnable {
                     : e.getMessage();
             case LEASE_NOT_FOUND -> e.getMessage() + "; the lease was never granted, was revoked or expired"
                     + " (see 'rotactl lease list')";
-            case REQUEST_TOO_LARGE -> e.getMessage() + "; the members' limit is their --max-request-bytes";
+            case REQUEST_TOO_LARGE -> e.getMessage();   // the member's message names the limit and its setting
             case SESSION_EXPIRED -> e.getMessage() + "; run the command again";
             case INVALID_ARGUMENT -> "invalid request: " + e.getMessage();
             case MEMBERSHIP_REFUSED -> "membership change refused (" + e.membershipRefusal() + "): " + e.getMessage();
         };
+    }
+
+    /**
+     * No member answered: the cause the client found at once (unknown host, refused, not a client port), else the
+     * wait; and where the endpoints came from, so the user knows which setting to fix.
+     */
+    private String unreachable(RotaException e, EndpointSource source) {
+        String next = "; is the cluster running (scripts/cluster.sh start), and are these its members' client ports?";
+        if (e.code() == RotaException.Code.UNAVAILABLE && e.getMessage().contains("no member reachable")) {
+            return "cannot reach the cluster at " + source.describe() + ": " + e.getMessage() + next;
+        }
+        return "no member of " + source.describe() + " answered within " + timeoutText() + next;
     }
 
     /** Whether any member answers a Status call within {@link #PROBE}. */
