@@ -160,8 +160,8 @@ final class Connection {
     private void failAll() {
         if (closeCause == null && sent && !answered && !channel.isActive()) {
             // A member answers every request, or keeps the connection; a peer port closes it on a client's frame.
-            closeCause = notAClientPort("closed the connection on our first request without answering: it is not"
-                    + " a member's client port (a peer port?), or the member is stopping");
+            closeCause = notAClientPort("it closed the connection on our first request without answering (a member's"
+                    + " peer port does; or the member is stopping)");
         }
         RotaException cause = closeCause != null ? closeCause
                 : new RotaException(RotaException.Code.UNAVAILABLE, "connection to " + endpoint + " lost");
@@ -204,16 +204,17 @@ final class Connection {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             if (!answered && closeCause == null) {
                 // The first bytes were no Rota frame (too long a length prefix, or no protobuf): an HTTP port, say.
-                closeCause = notAClientPort("answered with bytes that are not a Rota frame ('" + firstBytes
-                        + "'): it is not a member's client port (an HTTP port?)");
+                closeCause = notAClientPort("it answered with bytes that are not a Rota frame ('" + firstBytes
+                        + "...': an HTTP port?)");
             }
             ctx.close();
         }
     }
 
-    private RotaException notAClientPort(String what) {
-        String message = endpoint + " " + what + "; give the members' client addresses (host:client-port)";
-        return new RotaException(RotaException.Code.UNAVAILABLE, message, new Unreachable.NotAClientPort(message));
+    private RotaException notAClientPort(String why) {
+        String what = Unreachable.NOT_A_CLIENT_PORT.text() + ": " + why;
+        return new RotaException(RotaException.Code.UNAVAILABLE, endpoint + ": " + what
+                + "; give the members' client addresses (host:client-port)", new Unreachable.NotAClientPort(what));
     }
 
     /** Keeps the first bytes the member sends, then leaves the pipeline. */

@@ -92,9 +92,9 @@ final class Retrier {
                 call.result.completeExceptionally(call.last);
                 return;
             }
-            Optional<Unreachable> unreachable = Unreachable.of(failure);
+            Optional<String> unreachable = Unreachable.describe(failure);
             if (unreachable.isPresent()) {
-                call.unreachable.put(endpoint, unreachable.get().text());
+                call.unreachable.put(endpoint, unreachable.get());
                 if (call.unreachable.keySet().containsAll(pool.endpoints())) {
                     call.result.completeExceptionally(unreachable(call));
                     return;

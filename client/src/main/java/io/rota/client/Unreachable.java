@@ -31,13 +31,26 @@ enum Unreachable {
         return text;
     }
 
-    /** The marker cause of a {@link RotaException} for a connection that met something other than Rota. */
+    /** The marker cause of a {@link RotaException} for a port that is not a client port; its message says why. */
     static final class NotAClientPort extends Exception {
         private static final long serialVersionUID = 1L;
 
         NotAClientPort(String message) {
             super(message, null, false, false);
         }
+    }
+
+    /**
+     * What to say about an endpoint that failed with {@code failure}, if it is one of these: the kind, and for a
+     * port that is not a client port what it did.
+     */
+    static Optional<String> describe(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof NotAClientPort) {
+                return Optional.of(t.getMessage());
+            }
+        }
+        return of(failure).map(Unreachable::text);
     }
 
     /** Which of these {@code failure} is, looking through its causes; empty for any other failure. */

@@ -64,8 +64,10 @@ class UnreachableTest {
         assertEquals(RotaException.Code.UNAVAILABLE, e.code(), e.getMessage());
         assertTrue(e.getMessage().contains(peerLike + ": not a Rota client port"), e.getMessage());
         assertTrue(e.getMessage().contains(httpLike + ": not a Rota client port"), e.getMessage());
-        assertTrue(e.getCause().getMessage().contains("closed the connection on our first request")
-                || e.getCause().getMessage().contains("'HTTP/1.1 400 Bad'"), e.getCause().getMessage());
+        assertTrue(e.getMessage().contains(peerLike + ": not a Rota client port: it closed the connection on our first"
+                + " request without answering (a member's peer port does"), e.getMessage());
+        assertTrue(e.getMessage().contains(httpLike + ": not a Rota client port: it answered with bytes that are not a"
+                + " Rota frame ('HTTP/1.1 400 Bad...': an HTTP port?)"), e.getMessage());
     }
 
     @Test
