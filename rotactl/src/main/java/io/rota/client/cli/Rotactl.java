@@ -101,11 +101,12 @@ public final class Rotactl implements Runnable {
         CommandLine cmd = commandLine(out, err, System.in, System.getenv());
         // Ctrl-C (SIGINT) and SIGTERM interrupt the command, as an embedding thread would, and let it clean up: a
         // lock is released and a leader resigns at once instead of blocking others until their lease expires.
-        ((Rotactl) cmd.getCommand()).stop.install(System.err);
+        StopSignal stop = ((Rotactl) cmd.getCommand()).stop;
+        stop.install(System.err);
         int code = cmd.execute(args);
         out.flush();
         err.flush();
-        System.exit(code);
+        System.exit(stop.exitCode(code));
     }
 
     /**

@@ -99,6 +99,15 @@ final class StopSignal {
         Thread.interrupted();
     }
 
+    /**
+     * rotactl's exit code after {@code code}: a command that a signal stopped and that ended cleanly (a watch, a
+     * held lock, an elected leader) exits with 128 + the signal's number, as shells expect of an interrupted
+     * process; a non-zero code (a COMMAND's own, a failure) is kept.
+     */
+    synchronized int exitCode(int code) {
+        return signal != null && code == 0 ? 128 + CommandFailure.signalNumber(signal) : code;
+    }
+
     /** The signal to forward to a COMMAND when the command is stopped: the one received, else TERM. */
     synchronized String forwardedSignal() {
         return signal == null ? "TERM" : signal;
