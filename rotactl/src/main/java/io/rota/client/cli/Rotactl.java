@@ -106,6 +106,7 @@ public final class Rotactl implements Runnable {
         int code = cmd.execute(args);
         out.flush();
         err.flush();
+        stop.finished();
         System.exit(stop.exitCode(code));
     }
 

@@ -2,6 +2,8 @@ package io.rota.client.cli;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * How Ctrl-C (SIGINT) and SIGTERM stop a rotactl command: the signal interrupts the command's thread ONCE, while
@@ -26,6 +28,8 @@ final class StopSignal {
     private enum State { RUNNING, STOPPING, CLEANUP }
 
     private final Thread command;
+    /** Counted down by {@link #finished()} when the command has returned (for the shutdown-hook fallback). */
+    private final CountDownLatch finished = new CountDownLatch(1);
     private State state = State.RUNNING;
     private String signal;
 
@@ -46,8 +50,16 @@ final class StopSignal {
                 sun.misc.Signal.handle(new sun.misc.Signal(name), s -> onSignal(s.getName(), s.getNumber(), err));
             }
         } catch (IllegalArgumentException | LinkageError e) {
-            // No handler (the JVM reserves the signal, or jdk.unsupported is absent): the hook still interrupts.
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> stop("TERM"), "rotactl-stop"));
+            // No handler (the JVM reserves the signal, or jdk.unsupported is absent): a shutdown hook interrupts,
+            // then holds the JVM until the command has cleaned up (at most CLEANUP).
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                stop("TERM");
+                try {
+                    finished.await(CLEANUP.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "rotactl-stop"));
         }
     }
 
@@ -97,6 +109,11 @@ final class StopSignal {
     synchronized void beginCleanup() {
         state = State.CLEANUP;
         Thread.interrupted();
+    }
+
+    /** The command has returned; a shutdown hook waiting for its cleanup may let the JVM end. */
+    void finished() {
+        finished.countDown();
     }
 
     /**
