@@ -28,7 +28,7 @@ import java.util.concurrent.ExecutionException;
                         + "rotactl exits with 1.",
                 "Ctrl-C or SIGTERM sends the same signal to COMMAND's whole process group (it runs in a group of "
                         + "its own), waits until none of it is left (SIGKILL after 2 s) and only then releases the lock.",
-                "Without a COMMAND: prints the lock's key and fencing token and holds the lock until Ctrl-C (exit 0) "
+                "Without a COMMAND: prints the lock's key and fencing token and holds the lock until Ctrl-C (exit 130, after the release) "
                         + "or until it is lost (exit 1).",
                 "While another holder has the lock, a line on stderr says who."})
 final class LockCommand extends ClientCommand {

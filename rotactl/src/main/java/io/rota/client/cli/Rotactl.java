@@ -12,8 +12,8 @@ import picocli.CommandLine.Spec;
 import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -28,8 +28,9 @@ import java.util.concurrent.TimeoutException;
  * recipes: {@code lock}, {@code elect}, {@code once}, {@code jobs history}.
  *
  * <p>Exit codes: 0 success, 1 a failed operation ({@code Error: ...} on stderr says what went wrong and
- * what to do), 2 a usage error or a value the cluster refused, 128 + N when signal N stopped a call in flight. Only {@link #main} exits the JVM; tests build the command line with
- * {@link #commandLine} and their own streams and environment.
+ * what to do), 2 a usage error or a value the cluster refused, 128 + N when signal N stopped the command.
+ * Only {@link #main} exits the JVM; tests build the command line with {@link #commandLine} and their own
+ * streams and environment.
  */
 @Command(name = "rotactl", usageHelpAutoWidth = true,
         header = "The command line of Rota, a Raft coordination service (etcdctl-like).",
