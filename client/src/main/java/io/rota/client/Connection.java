@@ -161,7 +161,7 @@ final class Connection {
         if (closeCause == null && sent && !answered && !channel.isActive()) {
             // A member answers every request, or keeps the connection; a peer port closes it on a client's frame.
             closeCause = notAClientPort("it closed the connection on our first request without answering (a member's"
-                    + " peer port does; or the member is stopping)");
+                    + " peer port does; or the member is stopping)", true);
         }
         RotaException cause = closeCause != null ? closeCause
                 : new RotaException(RotaException.Code.UNAVAILABLE, "connection to " + endpoint + " lost");
@@ -205,16 +205,17 @@ final class Connection {
             if (!answered && closeCause == null) {
                 // The first bytes were no Rota frame (too long a length prefix, or no protobuf): an HTTP port, say.
                 closeCause = notAClientPort("it answered with bytes that are not a Rota frame ('" + firstBytes
-                        + "...': an HTTP port?)");
+                        + "...': an HTTP port?)", false);
             }
             ctx.close();
         }
     }
 
-    private RotaException notAClientPort(String why) {
+    private RotaException notAClientPort(String why, boolean mayHaveReachedAMember) {
         String what = Unreachable.NOT_A_CLIENT_PORT.text() + ": " + why;
         return new RotaException(RotaException.Code.UNAVAILABLE, endpoint + ": " + what
-                + "; give the members' client addresses (host:client-port)", new Unreachable.NotAClientPort(what));
+                + "; give the members' client addresses (host:client-port)",
+                new Unreachable.NotAClientPort(what, mayHaveReachedAMember));
     }
 
     /** Keeps the first bytes the member sends, then leaves the pipeline. */

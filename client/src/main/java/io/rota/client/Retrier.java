@@ -95,6 +95,7 @@ final class Retrier {
             Optional<String> unreachable = Unreachable.describe(failure);
             if (unreachable.isPresent()) {
                 call.unreachable.put(endpoint, unreachable.get());
+                call.maybeSent |= Unreachable.mayHaveReachedAMember(failure);
                 if (call.unreachable.keySet().containsAll(pool.endpoints())) {
                     call.result.completeExceptionally(unreachable(call));
                     return;
@@ -197,13 +198,20 @@ final class Retrier {
 
     /**
      * Every configured member is unreachable in a way that waiting does not mend soon (unknown host, refused, not a
-     * client port): UNAVAILABLE now, naming each cause, instead of retrying until the deadline. Nothing was
-     * applied: the request was not sent, or it went to something that is not a member's client port.
+     * client port): UNAVAILABLE now, naming each cause, instead of retrying until the deadline — nothing was
+     * applied: the request was not sent, or went to something that is not a member's client port; TIMEOUT if an
+     * attempt's connection closed after the request without an answer, which a crashed member also does.
      */
     private RotaException unreachable(Call call) {
         StringBuilder causes = new StringBuilder();
         for (Map.Entry<String, String> e : call.unreachable.entrySet()) {
             causes.append(causes.length() == 0 ? "" : "; ").append(e.getKey()).append(": ").append(e.getValue());
+        }
+        if (call.maybeSent) {
+            // An attempt's connection closed after the request without an answer: a crashed member does that too,
+            // so the request may have been applied — TIMEOUT's meaning, never UNAVAILABLE's "not applied".
+            return new RotaException(RotaException.Code.TIMEOUT, "no member reachable (" + causes + "); a request"
+                    + " that reached a member before its connection closed may or may not have been applied", call.last);
         }
         return new RotaException(RotaException.Code.UNAVAILABLE, "no member reachable, nothing was sent to a member ("
                 + causes + ")", call.last);
@@ -211,8 +219,8 @@ final class Retrier {
 
     private RotaException deadlineExceeded(Call call) {
         String last = call.last == null ? "" : "; last failure: " + call.last.getMessage();
-        if (!call.maybeSent && call.last != null && call.last.code() == RotaException.Code.UNAVAILABLE) {
-            // No attempt ever had a connection to write on: the request was not applied.
+        if (!call.maybeSent && call.attempts > 0) {
+            // No attempt ever had a connection to write on (refused, or still connecting): not applied.
             return new RotaException(RotaException.Code.UNAVAILABLE, "no member could be connected to within "
                     + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms after " + call.attempts + " attempt(s)"
                     + last, call.last);

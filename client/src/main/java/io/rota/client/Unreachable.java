@@ -17,7 +17,10 @@ enum Unreachable {
     UNKNOWN_HOST("unknown host"),
     /** Nothing listens on the port. Nothing was sent. */
     REFUSED("connection refused: nothing listens there"),
-    /** Something else listens there. The request reached it but it is not a member's client port, so not applied. */
+    /**
+     * Something else listens there: it answered with bytes that are no Rota frame (not applied), or it closed the
+     * connection on our request without answering (a member that crashed does that too: maybe applied).
+     */
     NOT_A_CLIENT_PORT("not a Rota client port");
 
     private final String text;
@@ -35,9 +38,28 @@ enum Unreachable {
     static final class NotAClientPort extends Exception {
         private static final long serialVersionUID = 1L;
 
-        NotAClientPort(String message) {
+        /** Whether the request may have reached a member after all (see {@link #mayHaveReachedAMember}). */
+        private final boolean mayHaveReachedAMember;
+
+        NotAClientPort(String message, boolean mayHaveReachedAMember) {
             super(message, null, false, false);
+            this.mayHaveReachedAMember = mayHaveReachedAMember;
         }
+    }
+
+    /**
+     * Whether {@code failure} leaves open that the request reached a member and was applied: a connection closed
+     * after our request without any answer is what a peer port does, but also what a member (or a proxy before
+     * it) that crashes mid-request does. Bytes that are no Rota frame never come from a member, and a refused or
+     * unresolved connection sent nothing.
+     */
+    static boolean mayHaveReachedAMember(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof NotAClientPort) {
+                return ((NotAClientPort) t).mayHaveReachedAMember;
+            }
+        }
+        return false;
     }
 
     /**

@@ -22,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Endpoints where no member's client port can be: an unknown host, a refused port, a port that closes the
  * connection on a client's first frame (as a member's peer port does), a port that answers HTTP. When every
- * endpoint is like that, a call fails with UNAVAILABLE naming each cause long before its call timeout (a
- * minute here; the test's own deadline is 20 s), and a refused-only client is UNAVAILABLE, never TIMEOUT.
+ * endpoint is like that, a call fails naming each cause long before its call timeout (a minute here; the test's
+ * own deadline is 20 s): UNAVAILABLE (not applied) when nothing can have reached a member, TIMEOUT (maybe
+ * applied) when a connection closed after the request without an answer, as a crashed member's does.
  */
 class UnreachableTest {
 
@@ -61,13 +62,24 @@ class UnreachableTest {
         String peerLike = serve(in -> { });   // reads the frame, then closes: what a peer port does
         String httpLike = serve(out -> out.write("HTTP/1.1 400 Bad Request\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
         RotaException e = failure(peerLike + "," + httpLike);
-        assertEquals(RotaException.Code.UNAVAILABLE, e.code(), e.getMessage());
+        // A close after the request without an answer is also what a crashed member does: maybe applied.
+        assertEquals(RotaException.Code.TIMEOUT, e.code(), e.getMessage());
+        assertTrue(e.getMessage().endsWith("may or may not have been applied"), e.getMessage());
         assertTrue(e.getMessage().contains(peerLike + ": not a Rota client port"), e.getMessage());
         assertTrue(e.getMessage().contains(httpLike + ": not a Rota client port"), e.getMessage());
         assertTrue(e.getMessage().contains(peerLike + ": not a Rota client port: it closed the connection on our first"
                 + " request without answering (a member's peer port does"), e.getMessage());
         assertTrue(e.getMessage().contains(httpLike + ": not a Rota client port: it answered with bytes that are not a"
                 + " Rota frame ('HTTP/1.1 400 Bad...': an HTTP port?)"), e.getMessage());
+    }
+
+    @Test
+    void httpBytesNeverComeFromAMemberSoNothingWasApplied() throws IOException {
+        String httpLike = serve(out -> out.write("HTTP/1.1 400 Bad Request\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
+        RotaException e = failure(httpLike + "," + refusedEndpoint());
+        assertEquals(RotaException.Code.UNAVAILABLE, e.code(), e.getMessage());
+        assertTrue(e.getMessage().startsWith("UNAVAILABLE: no member reachable, nothing was sent to a member ("
+                + httpLike + ": not a Rota client port: it answered with bytes"), e.getMessage());
     }
 
     @Test

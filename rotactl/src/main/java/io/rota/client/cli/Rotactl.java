@@ -228,7 +228,7 @@ public final class Rotactl implements Runnable {
      */
     private String unreachable(RotaException e, EndpointSource source) {
         String next = "; is the cluster running (scripts/cluster.sh start), and are these its members' client ports?";
-        if (e.code() == RotaException.Code.UNAVAILABLE && e.getMessage().contains("no member reachable")) {
+        if (e.getMessage().contains("no member reachable")) {
             return "cannot reach the cluster at " + source.describe() + ": " + e.getMessage() + next;
         }
         return "no member of " + source.describe() + " answered within " + timeoutText() + next;

@@ -72,7 +72,7 @@ class RotactlCommandLineTest {
         // Everything after '--' is COMMAND: rotactl's own options there are not rotactl's; the run then fails
         // only because no member answers (exit 1), not on usage.
         int port = closedPort();
-        Run r = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms",
+        Run r = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "30s",
                 "lock", "db", "--", "sh", "-c", "exit 3", "--endpoints", "x");
         assertEquals(1, r.exitCode(), r.toString());
         assertEquals(refused(port, "--endpoints"), r.err());
@@ -115,8 +115,9 @@ class RotactlCommandLineTest {
     @Test
     void globalOptionsWorkBeforeAndAfterTheCommand() throws IOException {
         int port = closedPort();
-        Run before = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms", "get", "k");
-        Run after = run("", "get", "k", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms");
+        // A refused endpoint fails at once: the long command timeout is never waited for.
+        Run before = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "30s", "get", "k");
+        Run after = run("", "get", "k", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "30s");
         for (Run r : new Run[] {before, after}) {
             assertEquals(1, r.exitCode(), r.toString());
             assertEquals(refused(port, "--endpoints"), r.err());
@@ -127,7 +128,7 @@ class RotactlCommandLineTest {
     @Test
     void theEnvironmentNamesTheEndpoints() throws IOException {
         int port = closedPort();
-        Run r = run(Map.of("ROTA_ENDPOINTS", "127.0.0.1:" + port), "", "del", "k", "--command-timeout", "200ms");
+        Run r = run(Map.of("ROTA_ENDPOINTS", "127.0.0.1:" + port), "", "del", "k", "--command-timeout", "30s");
         assertEquals(1, r.exitCode(), r.toString());
         assertEquals(refused(port, "ROTA_ENDPOINTS"), r.err(), "at once, with the cause and where the endpoint came from");
     }
