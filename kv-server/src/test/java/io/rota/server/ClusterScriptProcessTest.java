@@ -1,12 +1,15 @@
 package io.rota.server;
 
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -71,11 +74,10 @@ class ClusterScriptProcessTest {
                 Files.readAllLines(dir.resolve("cluster.env")));
 
         // Another shell: ROTA_CLUSTER_DIR only. status, rotactl and start find the running members on their ports.
-        ClusterScript.Result status = cluster.runElsewhere(Map.of(), "cluster.sh", "status");
-        assertEquals(0, status.exitCode(), status.output());
-        assertTrue(status.output().lines().skip(1).allMatch(l -> l.matches("n\\d +\\d+ +127\\.0\\.0\\.1:\\d+ +(LEADER|FOLLOWER) .*")),
-                status.output());
-        assertTrue(status.output().contains("127.0.0.1:" + (basePort + 1)), status.output());
+        // Each member is probed on its own ports, so none shows DOWN (polled: a loaded machine may answer late).
+        Await.until(Duration.ofSeconds(60), () -> allUp(statusElsewhere()), "status without ROTA_BASE_PORT shows"
+                + " every member up");
+        assertTrue(statusElsewhere().contains("127.0.0.1:" + (basePort + 1)));
         ClusterScript.Result put = cluster.runElsewhere(Map.of(), "rotactl", "put", "moved", "found");
         assertEquals(0, put.exitCode(), put.output());
         assertEquals("OK\n", put.output());
@@ -101,6 +103,27 @@ class ClusterScriptProcessTest {
         assertTrue(down.output().startsWith("Error: cannot reach the cluster at " + cluster.endpoints() + " (from "
                 + dir.resolve("cluster.env") + " (written by scripts/cluster.sh)): UNAVAILABLE: no member reachable"),
                 down.output());
+    }
+
+    /** {@code cluster.sh status} from another shell (no ROTA_BASE_PORT), which must succeed. */
+    private String statusElsewhere() {
+        try {
+            ClusterScript.Result status = cluster.runElsewhere(Map.of(), "cluster.sh", "status");
+            assertEquals(0, status.exitCode(), status.output());
+            return status.output();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** A status with a header and three members that each have a PID and a role other than DOWN. */
+    private static boolean allUp(String status) {
+        List<String> lines = status.lines().toList();
+        return lines.size() == 4 && lines.stream().skip(1)
+                .allMatch(l -> l.matches("n\\d +\\d+ +127\\.0\\.0\\.1:\\d+ +(LEADER|FOLLOWER|CANDIDATE) .*"));
     }
 
     @Test
