@@ -22,14 +22,24 @@
 # five members); ROTA_BASE_PORT=8000
 # moves them to 8001.., 8101.., 8201... Data, logs (n1.log..) and PID files: ./data at the repository
 # root, or $ROTA_CLUSTER_DIR. ROTA_JAVA_OPTS is passed to each member's JVM (e.g. -Xmx512m).
+#
+# The cluster remembers its ports: start writes $ROTA_CLUSTER_DIR/cluster.env (ROTA_BASE_PORT, ROTA_MEMBERS,
+# ROTA_ENDPOINTS), and every later command here, scripts/rotactl and rotactl read it when ROTA_BASE_PORT (or
+# ROTA_ENDPOINTS) is not set, so another shell finds a moved cluster without the variable.
 set -euo pipefail
 shopt -s inherit_errexit   # a die() inside $(...) must end the script too
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 JAR="$ROOT/kv-server/target/rota-server.jar"
-BASE="${ROTA_BASE_PORT:-7000}"
 DIR="${ROTA_CLUSTER_DIR:-$ROOT/data}"
-SIZE="${ROTA_MEMBERS:-3}"
+STATE="$DIR/cluster.env"
+# One KEY=value of the state file (parsed, never sourced).
+state_get() { if [[ -f "$STATE" ]]; then sed -n "s/^$1=\([0-9A-Za-z.:,]*\)\$/\1/p" "$STATE" | head -n 1; fi; }
+STATE_BASE="$(state_get ROTA_BASE_PORT)"
+if [[ -n "${ROTA_BASE_PORT:-}" ]]; then BASE="$ROTA_BASE_PORT"; BASE_FROM="ROTA_BASE_PORT"
+elif [[ -n "$STATE_BASE" ]]; then BASE="$STATE_BASE"; BASE_FROM="$STATE"
+else BASE=7000; BASE_FROM="the default"; fi
+SIZE="${ROTA_MEMBERS:-$(state_get ROTA_MEMBERS)}"; SIZE="${SIZE:-3}"
 START_TIMEOUT_S="${ROTA_START_TIMEOUT_S:-60}"
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
@@ -59,6 +69,28 @@ member() {
   for i in "${MEMBERS[@]}"; do [[ "$i" == "$n" ]] && { echo "$n"; return; }; done
   die "no member '${1:-}': name one of $(names)"
 }
+# Written at start, add and remove: how the members of this data dir are reached.
+write_state() {
+  mkdir -p "$DIR"
+  printf '# scripts/cluster.sh: the cluster of this directory (read by cluster.sh, scripts/rotactl, rotactl)\n%s\n%s\n%s\n' \
+    "ROTA_BASE_PORT=$BASE" "ROTA_MEMBERS=$SIZE" "ROTA_ENDPOINTS=$(endpoints)" >"$STATE.tmp"
+  mv "$STATE.tmp" "$STATE"
+}
+
+# A cluster of this directory that runs on other ports than ROTA_BASE_PORT says: refuse, never probe wrong ports.
+check_base() {
+  local i
+  [[ -n "$STATE_BASE" && "$STATE_BASE" != "$BASE" ]] || return 0
+  for i in "${MEMBERS[@]}"; do
+    alive "$i" && die "the cluster in $DIR runs on base port $STATE_BASE (client ports $((STATE_BASE + 1))..), not" \
+      "ROTA_BASE_PORT=$BASE: unset ROTA_BASE_PORT to use it, or stop it first, or set ROTA_CLUSTER_DIR for a second one"
+  done
+  return 0
+}
+
+# Said when a member does not answer: where the ports came from.
+ports_from() { echo "(ports: base $BASE from $BASE_FROM; data dir $DIR)"; }
+
 names() { local out="" i; for i in "${MEMBERS[@]}"; do out+="${out:+, }n$i"; done; echo "$out"; }
 
 # The member id at position $1: the position for the first members, the cluster's for added ones.
@@ -196,12 +228,14 @@ signal_member() { # NAME SIGNAL: the member must be running
 }
 
 cmd="${1:-}"; shift || true
+check_base
 case "$cmd" in
   start)
     command -v curl >/dev/null || die "curl is needed to poll /status"
     build_jar
     for i in "${MEMBERS[@]}"; do start_member "$i"; done
-    await "no leader" leader_exists
+    write_state
+    await "no leader $(ports_from)" leader_exists
     echo
     echo "ROTA_ENDPOINTS=$(endpoints)"
     echo
@@ -217,11 +251,14 @@ case "$cmd" in
     ;;
   status)
     printf '%-5s %-8s %-16s %-10s %-5s %s\n' NAME PID CLIENT_ENDPOINT ROLE TERM COMMIT_INDEX
+    down=0
     for i in "${MEMBERS[@]}"; do
       probe "$i"
       pid="-"; if alive "$i"; then pid="$(pid_of "$i")"; fi
+      [[ "$ROLE" == DOWN ]] && down=1
       printf '%-5s %-8s %-16s %-10s %-5s %s\n' "n$i" "$pid" "127.0.0.1:$(client_port "$i")" "$ROLE" "$TERM_" "$COMMIT"
     done
+    if ((down)); then ports_from >&2; fi
     ;;
   kill)
     i="$(signal_member "${1:-}" KILL)"; rm -f "$(pid_file "$i")"; echo "n$i killed (kill -9)"
@@ -257,6 +294,7 @@ case "$cmd" in
     [[ -n "$id" && -n "$join" ]] || die "could not read member add's answer: $out"
     mkdir -p "$DIR"; echo "$n $id" >>"$ADDED"; echo "$join" >"$DIR/n$n.join"; MEMBERS+=("$n")
     start_member "$n"
+    write_state
     await "n$n not healthy" http_get "$n" /health >/dev/null
     deadline=$((SECONDS + START_TIMEOUT_S))
     until "${rctl[@]}" member promote "$id" >/dev/null 2>&1; do
@@ -279,6 +317,7 @@ case "$cmd" in
     stop_member "$i"
     rm -rf "${DIR:?}/n$i" "$DIR/n$i.join"
     mkdir -p "$DIR"; echo "$i" >>"$REMOVED"
+    MEMBERS=($(members_now)); write_state
     echo "its data dir is deleted; its id $id is never used again."
     echo "Next:"
     echo "  scripts/cluster.sh status"

@@ -11,6 +11,9 @@ import io.rota.client.TxnResult;
 import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -21,12 +24,40 @@ import java.util.concurrent.TimeUnit;
  *
  *   java -cp rotactl/target/rotactl.jar docs/examples/QuickStart.java
  *
- * It uses ROTA_ENDPOINTS when set, else the local cluster's 127.0.0.1:7001,7002,7003.
+ * It uses ROTA_ENDPOINTS when set, else the ports scripts/cluster.sh recorded in data/cluster.env (a cluster
+ * moved with ROTA_BASE_PORT), else 127.0.0.1:7001,7002,7003. If no member answers it says so in one line.
  */
 public class QuickStart {
 
     public static void main(String[] args) throws Exception {
-        String endpoints = System.getenv().getOrDefault("ROTA_ENDPOINTS", "127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003");
+        String[] endpoints = endpoints();
+        try {
+            tour(endpoints[0]);
+        } catch (RotaException e) {
+            System.err.println("QuickStart: " + e.getMessage() + " [endpoints " + endpoints[0] + " from " + endpoints[1]
+                    + "; start the cluster with scripts/cluster.sh start, or set ROTA_ENDPOINTS]");
+            System.exit(1);
+        }
+    }
+
+    /** The endpoints and where they came from: ROTA_ENDPOINTS, scripts/cluster.sh's state file, or the default. */
+    static String[] endpoints() throws IOException {
+        String fromEnv = System.getenv("ROTA_ENDPOINTS");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return new String[] {fromEnv, "ROTA_ENDPOINTS"};
+        }
+        Path state = Path.of(System.getenv().getOrDefault("ROTA_CLUSTER_DIR", "data"), "cluster.env");
+        if (Files.isRegularFile(state)) {
+            for (String line : Files.readAllLines(state)) {
+                if (line.startsWith("ROTA_ENDPOINTS=")) {
+                    return new String[] {line.substring("ROTA_ENDPOINTS=".length()), state.toString()};
+                }
+            }
+        }
+        return new String[] {"127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003", "the default"};
+    }
+
+    static void tour(String endpoints) throws InterruptedException {
         try (RotaClient rota = RotaClient.builder()
                 .endpoints(endpoints)
                 .callTimeout(Duration.ofSeconds(10))   // a call's whole budget, retries included

@@ -1,5 +1,8 @@
 package io.rota.client;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import io.rota.proto.Frame;
 
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +22,16 @@ final class Call {
     String target;
     /** The last failure, reported inside the TIMEOUT if the deadline passes. */
     RotaException last;
+    /**
+     * The configured members whose latest attempt found no client port there, with why (see {@link Unreachable});
+     * when it holds every configured member, the call fails at once.
+     */
+    final Map<String, String> unreachable = new LinkedHashMap<>();
+    /**
+     * Whether any attempt may have reached a member with the request: if none did, a deadline is UNAVAILABLE
+     * (not applied), not TIMEOUT (may or may not have been applied).
+     */
+    boolean maybeSent;
     /**
      * Runs the call again under a new session when the cluster answers SESSION_EXPIRED (set by
      * {@link Caller} when it attaches a session; null for calls without one, which then fail).

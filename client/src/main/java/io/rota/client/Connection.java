@@ -36,6 +36,12 @@ final class Connection {
     private final Map<Long, Stream> streams = new ConcurrentHashMap<>();
     private final AtomicLong nextCallId = new AtomicLong(1);
     private volatile RotaException closeCause;
+    /** Whether the member has sent any frame: until then, a close or garbage means "not a Rota client port". */
+    private volatile boolean answered;
+    /** Whether a request was written: a close before any was is not a sign of the wrong port. */
+    private volatile boolean sent;
+    /** The first bytes received, printable, for the message when they are not a Rota frame (an HTTP reply, say). */
+    private volatile String firstBytes = "";
 
     private Connection(String endpoint, Channel channel) {
         this.endpoint = endpoint;
@@ -60,6 +66,7 @@ final class Connection {
                 Connection c = new Connection(endpoint, ch);
                 holder[0] = c;
                 ch.pipeline().addLast(
+                        c.new FirstBytes(),
                         new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4),
                         new LengthFieldPrepender(4),
                         new FrameDecoder(),
@@ -104,6 +111,7 @@ final class Connection {
         // A late answer after a client-side timeout must not leak its entry.
         response.whenComplete((f, e) -> pending.remove(callId));
         Frame frame = request.clone().setCallId(callId).build();
+        sent = true;
         channel.writeAndFlush(frame).addListener(f -> {
             if (!f.isSuccess()) {
                 response.completeExceptionally(new RotaException(RotaException.Code.UNAVAILABLE,
@@ -150,6 +158,11 @@ final class Connection {
     }
 
     private void failAll() {
+        if (closeCause == null && sent && !answered && !channel.isActive()) {
+            // A member answers every request, or keeps the connection; a peer port closes it on a client's frame.
+            closeCause = notAClientPort("it closed the connection on our first request without answering (a member's"
+                    + " peer port does; or the member is stopping)", true);
+        }
         RotaException cause = closeCause != null ? closeCause
                 : new RotaException(RotaException.Code.UNAVAILABLE, "connection to " + endpoint + " lost");
         for (Long id : pending.keySet()) {
@@ -170,6 +183,7 @@ final class Connection {
     private final class Dispatcher extends SimpleChannelInboundHandler<Frame> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+            answered = true;
             if (frame.getCallId() == 0 && frame.hasError()) {
                 // A connection-level error (e.g. a frame too large): the server closes the channel next.
                 closeCause = Errors.of(frame.getError());
@@ -188,7 +202,37 @@ final class Connection {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (!answered && closeCause == null) {
+                // The first bytes were no Rota frame (too long a length prefix, or no protobuf): an HTTP port, say.
+                closeCause = notAClientPort("it answered with bytes that are not a Rota frame ('" + firstBytes
+                        + "...': an HTTP port?)", false);
+            }
             ctx.close();
+        }
+    }
+
+    private RotaException notAClientPort(String why, boolean mayHaveReachedAMember) {
+        String what = Unreachable.NOT_A_CLIENT_PORT.text() + ": " + why;
+        return new RotaException(RotaException.Code.UNAVAILABLE, endpoint + ": " + what
+                + "; give the members' client addresses (host:client-port)",
+                new Unreachable.NotAClientPort(what, mayHaveReachedAMember));
+    }
+
+    /** Keeps the first bytes the member sends, then leaves the pipeline. */
+    private final class FirstBytes extends io.netty.channel.ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf) {
+                ByteBuf buf = (ByteBuf) msg;
+                StringBuilder text = new StringBuilder();
+                for (int i = 0; i < Math.min(16, buf.readableBytes()); i++) {
+                    char ch = (char) buf.getUnsignedByte(buf.readerIndex() + i);
+                    text.append(ch >= 0x20 && ch < 0x7f ? ch : '.');
+                }
+                firstBytes = text.toString();
+                ctx.pipeline().remove(this);
+            }
+            ctx.fireChannelRead(msg);
         }
     }
 

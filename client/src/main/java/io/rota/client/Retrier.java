@@ -5,10 +5,13 @@ import io.rota.proto.Frame;
 import io.rota.proto.Member;
 import io.rota.proto.StatusRequest;
 
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
 /**
@@ -58,10 +61,14 @@ final class Retrier {
         String endpoint = call.target != null ? call.target : pool.preferred();
         call.target = null;
         long attemptNanos = Math.min(remaining, attemptTimeoutNanos);
+        AtomicBoolean connected = new AtomicBoolean();
         pool.connection(endpoint)
-                .thenCompose(c -> c.call(call.request))
+                .thenCompose(c -> {
+                    connected.set(true);
+                    return c.call(call.request);
+                })
                 .orTimeout(attemptNanos, TimeUnit.NANOSECONDS)
-                .whenComplete((frame, e) -> onAnswer(call, endpoint, frame, e));
+                .whenComplete((frame, e) -> onAnswer(call, endpoint, connected.get(), frame, e));
     }
 
     /** Fails every call waiting out a backoff (the client is closing; called after {@link ClientThreads#markClosed}). */
@@ -77,7 +84,7 @@ final class Retrier {
         return backingOff.size();
     }
 
-    private void onAnswer(Call call, String endpoint, Frame frame, Throwable failure) {
+    private void onAnswer(Call call, String endpoint, boolean connected, Frame frame, Throwable failure) {
         if (failure != null) {
             // No answer: nothing to follow, so any retryable failure moves on to another member.
             call.last = Errors.of(failure, endpoint, "no answer from " + endpoint + " in time");
@@ -85,10 +92,24 @@ final class Retrier {
                 call.result.completeExceptionally(call.last);
                 return;
             }
+            Optional<String> unreachable = Unreachable.describe(failure);
+            if (unreachable.isPresent()) {
+                call.unreachable.put(endpoint, unreachable.get());
+                call.maybeSent |= Unreachable.mayHaveReachedAMember(failure);
+                if (call.unreachable.keySet().containsAll(pool.endpoints())) {
+                    call.result.completeExceptionally(unreachable(call));
+                    return;
+                }
+            } else {
+                call.unreachable.remove(endpoint);
+                call.maybeSent |= connected;
+            }
             pool.avoid(endpoint);
             retryLater(call);
             return;
         }
+        call.unreachable.remove(endpoint);
+        call.maybeSent = true;
         if (!frame.hasError()) {
             pool.prefer(endpoint);
             call.result.complete(frame);
@@ -175,8 +196,35 @@ final class Retrier {
         }
     }
 
+    /**
+     * Every configured member is unreachable in a way that waiting does not mend soon (unknown host, refused, not a
+     * client port): UNAVAILABLE now, naming each cause, instead of retrying until the deadline — nothing was
+     * applied: the request was not sent, or went to something that is not a member's client port; TIMEOUT if an
+     * attempt's connection closed after the request without an answer, which a crashed member also does.
+     */
+    private RotaException unreachable(Call call) {
+        StringBuilder causes = new StringBuilder();
+        for (Map.Entry<String, String> e : call.unreachable.entrySet()) {
+            causes.append(causes.length() == 0 ? "" : "; ").append(e.getKey()).append(": ").append(e.getValue());
+        }
+        if (call.maybeSent) {
+            // An attempt's connection closed after the request without an answer: a crashed member does that too,
+            // so the request may have been applied — TIMEOUT's meaning, never UNAVAILABLE's "not applied".
+            return new RotaException(RotaException.Code.TIMEOUT, "no member reachable (" + causes + "); a request"
+                    + " that reached a member before its connection closed may or may not have been applied", call.last);
+        }
+        return new RotaException(RotaException.Code.UNAVAILABLE, "no member reachable, nothing was sent to a member ("
+                + causes + ")", call.last);
+    }
+
     private RotaException deadlineExceeded(Call call) {
         String last = call.last == null ? "" : "; last failure: " + call.last.getMessage();
+        if (!call.maybeSent && call.attempts > 0) {
+            // No attempt ever had a connection to write on (refused, or still connecting): not applied.
+            return new RotaException(RotaException.Code.UNAVAILABLE, "no member could be connected to within "
+                    + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms after " + call.attempts + " attempt(s)"
+                    + last, call.last);
+        }
         return new RotaException(RotaException.Code.TIMEOUT, "no answer within "
                 + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms after " + call.attempts + " attempt(s)" + last,
                 call.last);

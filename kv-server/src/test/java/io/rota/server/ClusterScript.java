@@ -59,18 +59,42 @@ final class ClusterScript {
 
     /** Runs cluster.sh; fails on a non-zero exit or after the deadline. */
     String run(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("bash", script.toString()));
+        Result r = runIn(env, "cluster.sh", args);
+        assertEquals(0, r.exitCode(), "cluster.sh " + String.join(" ", args) + ":\n" + r.output());
+        return r.output();
+    }
+
+    /** What a script printed (stdout and stderr) and returned. */
+    record Result(int exitCode, String output) {
+    }
+
+    /**
+     * Runs {@code script} (cluster.sh or rotactl, in scripts/) as another shell would: with ROTA_CLUSTER_DIR but
+     * without the ROTA_BASE_PORT and ROTA_MEMBERS the cluster was started with, plus {@code extraEnv}.
+     */
+    Result runElsewhere(Map<String, String> extraEnv, String script, String... args)
+            throws IOException, InterruptedException {
+        Map<String, String> other = new HashMap<>(env);
+        other.remove("ROTA_BASE_PORT");
+        other.remove("ROTA_MEMBERS");
+        other.putAll(extraEnv);
+        return runIn(other, script, args);
+    }
+
+    private Result runIn(Map<String, String> environment, String name, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("bash", this.script.resolveSibling(name).toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().putAll(env);
+        pb.environment().remove("ROTA_BASE_PORT");
+        pb.environment().remove("ROTA_ENDPOINTS");
+        pb.environment().putAll(environment);
         Process p = pb.start();
         if (!p.waitFor(DEADLINE_S, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("cluster.sh " + String.join(" ", args) + " did not finish in " + DEADLINE_S + " s");
+            throw new AssertionError(name + " " + String.join(" ", args) + " did not finish in " + DEADLINE_S + " s");
         }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), "cluster.sh " + String.join(" ", args) + ":\n" + out);
-        return out;
+        return new Result(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     }
 
     /** The member that {@code cluster.sh status} shows as LEADER, or null. */

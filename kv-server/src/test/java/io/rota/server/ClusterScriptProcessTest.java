@@ -1,12 +1,15 @@
 package io.rota.server;
 
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -52,7 +55,75 @@ class ClusterScriptProcessTest {
         assertTrue(n2.matches("n2 +- +127\\.0\\.0\\.1:" + (basePort + 2) + " +DOWN +- +-"), n2);
 
         assertTrue(cluster.run("stop").contains("n3 stopped"));
-        assertTrue(cluster.run("status").lines().skip(1).allMatch(l -> l.contains(" DOWN ")));
+        List<String> stopped = cluster.run("status").lines().toList();
+        assertTrue(stopped.subList(1, 4).stream().allMatch(l -> l.contains(" DOWN ")), String.join("\n", stopped));
+        assertEquals("(ports: base " + basePort + " from ROTA_BASE_PORT; data dir " + dir + ")", stopped.get(4),
+                "a member that is DOWN: the status says where its ports came from");
+    }
+
+    @Test
+    void aMovedClusterIsFoundFromAnotherShellWithoutTheBasePort() throws Exception {
+        assumeTrue(Files.isRegularFile(Path.of(System.getProperty("rota.jar", "target/rota-server.jar"))),
+                "needs the packaged jar: run ./mvnw -B verify");
+        assumeTrue(Files.isRegularFile(Path.of("..", "rotactl", "target", "rotactl.jar")), "needs the rotactl jar");
+        cluster = new ClusterScript(dir, 3, Map.of());
+        int basePort = cluster.basePort();
+        cluster.run("start");
+        assertEquals(List.of("# scripts/cluster.sh: the cluster of this directory (read by cluster.sh, scripts/rotactl,"
+                + " rotactl)", "ROTA_BASE_PORT=" + basePort, "ROTA_MEMBERS=3", "ROTA_ENDPOINTS=" + cluster.endpoints()),
+                Files.readAllLines(dir.resolve("cluster.env")));
+
+        // Another shell: ROTA_CLUSTER_DIR only. status, rotactl and start find the running members on their ports.
+        // Each member is probed on its own ports, so none shows DOWN (polled: a loaded machine may answer late).
+        Await.until(Duration.ofSeconds(60), () -> allUp(statusElsewhere()), "status without ROTA_BASE_PORT shows"
+                + " every member up");
+        assertTrue(statusElsewhere().contains("127.0.0.1:" + (basePort + 1)));
+        ClusterScript.Result put = cluster.runElsewhere(Map.of(), "rotactl", "put", "moved", "found");
+        assertEquals(0, put.exitCode(), put.output());
+        assertEquals("OK\n", put.output());
+        ClusterScript.Result again = cluster.runElsewhere(Map.of(), "cluster.sh", "start");
+        assertEquals(0, again.exitCode(), again.output());
+        assertTrue(again.output().contains("ROTA_ENDPOINTS=" + cluster.endpoints()), again.output());
+
+        // A ROTA_BASE_PORT that contradicts the running cluster is refused in one line, not probed for 60 s.
+        ClusterScript.Result wrong = cluster.runElsewhere(Map.of("ROTA_BASE_PORT", Integer.toString(basePort + 7)),
+                "cluster.sh", "status");
+        assertEquals(1, wrong.exitCode(), wrong.output());
+        assertEquals("cluster.sh: the cluster in " + dir + " runs on base port " + basePort + " (client ports "
+                + (basePort + 1) + "..), not ROTA_BASE_PORT=" + (basePort + 7) + ": unset ROTA_BASE_PORT to use it, or"
+                + " stop it first, or set ROTA_CLUSTER_DIR for a second one\n", wrong.output());
+
+        ClusterScript.Result stop = cluster.runElsewhere(Map.of(), "cluster.sh", "stop");
+        assertEquals(0, stop.exitCode(), stop.output());
+        assertTrue(stop.output().contains("n3 stopped"), stop.output());
+
+        // Nothing answers: rotactl says at once where the endpoints came from.
+        ClusterScript.Result down = cluster.runElsewhere(Map.of(), "rotactl", "get", "moved");
+        assertEquals(1, down.exitCode(), down.output());
+        assertTrue(down.output().startsWith("Error: cannot reach the cluster at " + cluster.endpoints() + " (from "
+                + dir.resolve("cluster.env") + " (written by scripts/cluster.sh)): UNAVAILABLE: no member reachable"),
+                down.output());
+    }
+
+    /** {@code cluster.sh status} from another shell (no ROTA_BASE_PORT), which must succeed. */
+    private String statusElsewhere() {
+        try {
+            ClusterScript.Result status = cluster.runElsewhere(Map.of(), "cluster.sh", "status");
+            assertEquals(0, status.exitCode(), status.output());
+            return status.output();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** A status with a header and three members that each have a PID and a role other than DOWN. */
+    private static boolean allUp(String status) {
+        List<String> lines = status.lines().toList();
+        return lines.size() == 4 && lines.stream().skip(1)
+                .allMatch(l -> l.matches("n\\d +\\d+ +127\\.0\\.0\\.1:\\d+ +(LEADER|FOLLOWER|CANDIDATE) .*"));
     }
 
     @Test

@@ -214,10 +214,51 @@ class RotactlProcessTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
-        Run r = run(Map.of(), "", "get", "k", "--endpoints", "127.0.0.1:" + closed, "--command-timeout", "1s");
+        // The command timeout is long: every cause below is reported at once, long before it.
+        Run r = run(Map.of(), "", "get", "k", "--endpoints", "127.0.0.1:" + closed, "--command-timeout", "1m");
         assertEquals(1, r.exitCode(), r.toString());
-        assertEquals("Error: no member of 127.0.0.1:" + closed + " answered within 1s; is the cluster running?"
-                + " (scripts/cluster.sh start)\n", r.err());
+        assertEquals("Error: cannot reach the cluster at 127.0.0.1:" + closed + " (from --endpoints): UNAVAILABLE: no"
+                + " member reachable, nothing was sent to a member (127.0.0.1:" + closed + ": connection refused: nothing"
+                + " listens there); is the cluster running (scripts/cluster.sh start), and are these its members' client"
+                + " ports?\n", r.err());
+
+        String peer = "127.0.0.1:" + CLUSTER.get().peerPort(0);
+        String http = "127.0.0.1:" + CLUSTER.get().httpPort(0);
+        Run wrongPorts = run(Map.of(), "", "put", "k", "v", "--endpoints", peer + "," + http, "--command-timeout", "1m");
+        assertEquals(1, wrongPorts.exitCode(), wrongPorts.toString());
+        assertTrue(wrongPorts.err().contains(peer + ": not a Rota client port: it closed the connection on our first"
+                + " request without answering (a member's peer port does"), wrongPorts.err());
+        assertTrue(wrongPorts.err().contains(http + ": not a Rota client port: it answered with bytes that are not a"
+                + " Rota frame ('HTTP/1.1"), wrongPorts.err());
+        assertEquals(1, wrongPorts.err().lines().count(), wrongPorts.err());
+
+        Run unknownHost = run(Map.of("ROTA_ENDPOINTS", "no-such-host.invalid:7001"), "", "get", "k",
+                "--command-timeout", "1m");
+        assertEquals(1, unknownHost.exitCode(), unknownHost.toString());
+        assertTrue(unknownHost.err().startsWith("Error: cannot reach the cluster at no-such-host.invalid:7001 (from"
+                + " ROTA_ENDPOINTS): UNAVAILABLE: no member reachable, nothing was sent to a member"
+                + " (no-such-host.invalid:7001: unknown host)"), unknownHost.err());
+    }
+
+    @Test
+    @Order(6)
+    void sizeLimitsAreBadValuesThatNameTheLimit() {
+        Run key = rotactl("put", "k".repeat(9000), "v");
+        assertEquals(2, key.exitCode(), key.toString());
+        assertTrue(key.err().startsWith("Error: REQUEST_TOO_LARGE: a key of 9000 bytes is over the cluster's key limit"
+                + " of 8192 bytes (8 KiB)"), key.err());
+
+        Run value = RotactlRunner.run(CLUSTER.get().endpoints(), "v".repeat(1_400_000), "put", "big");
+        assertEquals(2, value.exitCode(), value.toString());
+        assertTrue(value.err().startsWith("Error: REQUEST_TOO_LARGE: a value of 1400000 bytes is over the cluster's"
+                + " value limit of 1048576 bytes (1 MiB)"), value.err());
+
+        Run frame = RotactlRunner.run(CLUSTER.get().endpoints(), "v".repeat(10_000_000), "put", "huge");
+        assertEquals(2, frame.exitCode(), frame.toString());
+        assertTrue(frame.err().startsWith("Error: REQUEST_TOO_LARGE: a request of "), frame.err());
+        assertTrue(frame.err().contains("bytes is over this member's limit of " + (ServerConfig.DEFAULT_MAX_REQUEST_BYTES
+                + ServerConfig.FRAME_ENVELOPE_BYTES) + " bytes per request (its --max-request-bytes"), frame.err());
+        assertOk(rotactl("put", "after-the-refusals", "ok"), "OK\n");
     }
 
     @Test

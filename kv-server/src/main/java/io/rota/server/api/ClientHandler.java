@@ -87,8 +87,8 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
         if (cause instanceof TooLongFrameException) {
             badFrames.warn("{}: frame over the size limit, closing the connection: {}", ctx.channel().remoteAddress(),
                     cause.getMessage());
-            ctx.writeAndFlush(Frames.error(0, Frames.error(Error.Code.REQUEST_TOO_LARGE, cause.getMessage()
-                    + "; the server's --max-request-bytes bounds each request"))).addListener(f -> ctx.close());
+            ctx.writeAndFlush(Frames.error(0, Frames.error(Error.Code.REQUEST_TOO_LARGE, cause.getMessage())))
+                    .addListener(f -> ctx.close());
         } else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException) {
             metrics.malformedFrames.increment();
             badFrames.warn("{}: malformed frame, closing the connection: {}", ctx.channel().remoteAddress(),

@@ -2,7 +2,6 @@ package io.rota.server.api;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.rota.server.watch.WatchHub;
 
@@ -30,8 +29,8 @@ final class ClientInitializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
         ch.pipeline().addLast(
-                // failFast: reject as soon as the length is read, before buffering the oversized frame.
-                new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4, true),
+                // Rejects as soon as the length is read, before buffering the oversized frame.
+                new RequestFrameDecoder(maxFrameBytes),
                 new LengthFieldPrepender(4),
                 new FrameCodec(),
                 new ClientHandler(router, watchHub, metrics, maxCallsInFlight));

@@ -118,7 +118,8 @@ public final class KvStore {
             throw StoreException.invalid("key is empty");
         }
         if (key.size() > limits.maxKeyBytes() || rangeEnd.size() > limits.maxKeyBytes()) {
-            throw StoreException.tooLarge("key longer than " + limits.maxKeyBytes() + " bytes");
+            throw StoreException.tooLarge(Limits.over("a key", Math.max(key.size(), rangeEnd.size()), "key",
+                    limits.maxKeyBytes()));
         }
         return new KeyRange(key, rangeEnd);
     }

@@ -83,6 +83,27 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxK
                 .rememberedResponsesPerSession(rememberedResponsesPerSession);
     }
 
+    /**
+     * The message of a refusal for size: what was refused, its size, the limit, and why the limit is no flag.
+     *
+     * @param what  "a key", "a value"
+     * @param bytes its size
+     * @param name  the limit's name: "key", "value"
+     * @param limit the limit in bytes
+     */
+    static String over(String what, long bytes, String name, int limit) {
+        return what + " of " + bytes + " bytes is over the cluster's " + name + " limit of " + limit + " bytes ("
+                + readable(limit) + "); the limit is the same on every member, as the replicated state machine applies"
+                + " it, and is not a flag (docs/server.md, Limits)";
+    }
+
+    private static String readable(int bytes) {
+        if (bytes % (1024 * 1024) == 0) {
+            return bytes / (1024 * 1024) + " MiB";
+        }
+        return bytes % 1024 == 0 ? bytes / 1024 + " KiB" : bytes + " bytes";
+    }
+
     private static void require(boolean condition, String message) {
         if (!condition) {
             throw new IllegalArgumentException(message);

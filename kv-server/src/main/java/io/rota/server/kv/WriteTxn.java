@@ -60,7 +60,8 @@ final class WriteTxn {
         ByteString key = req.getKey();
         store.checkedRange(key, ByteString.EMPTY);
         if (req.getValue().size() > limits.maxValueBytes()) {
-            throw StoreException.tooLarge("value longer than " + limits.maxValueBytes() + " bytes");
+            throw StoreException.tooLarge(Limits.over("a value", req.getValue().size(), "value",
+                    limits.maxValueBytes()));
         }
         KeyValue prev = store.get(key);
         if (prev == null && (req.getIgnoreValue() || req.getIgnoreLease())) {

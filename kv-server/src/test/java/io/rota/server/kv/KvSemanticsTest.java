@@ -144,6 +144,12 @@ class KvSemanticsTest {
         assertError(Error.Code.REQUEST_TOO_LARGE, h.put("k".repeat(65), "v"));
         assertError(Error.Code.REQUEST_TOO_LARGE, h.put("k", "v".repeat(257)));
         assertEquals(1, h.sm.revision());
+        // A size refusal names the size, the limit, and why it is no flag.
+        StoreException key = assertThrows(StoreException.class, () -> range(RangeRequest.newBuilder()
+                .setKey(b("k".repeat(65)))));
+        assertEquals("a key of 65 bytes is over the cluster's key limit of 64 bytes (64 bytes); the limit is the same on"
+                + " every member, as the replicated state machine applies it, and is not a flag (docs/server.md, Limits)",
+                key.error().getMessage());
         StoreException e = assertThrows(StoreException.class, () -> range(RangeRequest.newBuilder()));
         assertEquals(Error.Code.INVALID_ARGUMENT, e.error().getCode());
     }

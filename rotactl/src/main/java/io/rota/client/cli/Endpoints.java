@@ -2,11 +2,10 @@ package io.rota.client.cli;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
- * Which members rotactl talks to: {@code --endpoints}, else {@code ROTA_ENDPOINTS}, else the local
- * cluster of {@code scripts/cluster.sh} (client ports {@code ROTA_BASE_PORT} + 1..3, base 7000).
+ * Endpoint lists as users write them ({@code host:port,host:port}) and the ports of scripts/cluster.sh's local
+ * cluster (client ports {@code ROTA_BASE_PORT} + 1..3, base 7000); {@link EndpointSource} decides which applies.
  */
 final class Endpoints {
 
@@ -15,25 +14,6 @@ final class Endpoints {
     private static final int MEMBERS = 3;
 
     private Endpoints() {
-    }
-
-    /**
-     * The endpoints to use.
-     *
-     * @param option the {@code --endpoints} value, or null
-     * @param env    the environment ({@code ROTA_ENDPOINTS}, {@code ROTA_BASE_PORT})
-     * @return the validated {@code host:port} list
-     * @throws IllegalArgumentException naming the bad entry and its source
-     */
-    static List<String> resolve(String option, Map<String, String> env) {
-        if (option != null) {
-            return parse(option, "--endpoints");
-        }
-        String fromEnv = env.get("ROTA_ENDPOINTS");
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            return parse(fromEnv, "ROTA_ENDPOINTS");
-        }
-        return local(env.get("ROTA_BASE_PORT"));
     }
 
     /** scripts/cluster.sh's client endpoints for {@code basePort} (null: the default base). */

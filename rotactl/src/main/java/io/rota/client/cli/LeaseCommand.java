@@ -31,6 +31,9 @@ final class LeaseCommand extends CommandGroup {
     @Command(name = "grant", description = "Grants a lease of TTL seconds (raised to the cluster's minimum, "
             + "1.5 x its election timeout). Prints its ID.")
     static final class Grant extends ClientCommand {
+        /** A thousand years: far above any cluster's limit, far below overflowing a Duration in milliseconds. */
+        private static final long MAX_TTL_SECONDS = 1000L * 365 * 24 * 3600;
+
         @Parameters(index = "0", paramLabel = "TTL", description = "The time to live in seconds.")
         long ttl;
 
@@ -38,6 +41,11 @@ final class LeaseCommand extends CommandGroup {
         int run(RotaClient client, Printer printer) {
             if (ttl <= 0) {
                 throw usage("TTL must be a positive number of seconds (got " + ttl + ")");
+            }
+            if (ttl > MAX_TTL_SECONDS) {
+                // The cluster's own limit (a year by default) refuses most long TTLs; this one keeps the
+                // conversion to milliseconds from overflowing.
+                throw usage("TTL must be at most " + MAX_TTL_SECONDS + " seconds (got " + ttl + ")");
             }
             Lease lease = client.leases().grant(Duration.ofSeconds(ttl));
             printer.leaseGranted(lease);

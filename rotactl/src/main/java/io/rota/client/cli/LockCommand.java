@@ -26,7 +26,9 @@ import java.util.concurrent.ExecutionException;
                         + "is lost meanwhile (lease expired or revoked, or no keep-alive confirmed until safe-until), the "
                         + "command is terminated (SIGTERM, then SIGKILL after 2 s but never later than safe-until) and "
                         + "rotactl exits with 1.",
-                "Without a COMMAND: prints the lock's key and fencing token and holds the lock until Ctrl-C (exit 0) "
+                "Ctrl-C or SIGTERM sends the same signal to COMMAND's whole process group (it runs in a group of "
+                        + "its own), waits until none of it is left (SIGKILL after 2 s) and only then releases the lock.",
+                "Without a COMMAND: prints the lock's key and fencing token and holds the lock until Ctrl-C (exit 130, after the release) "
                         + "or until it is lost (exit 1).",
                 "While another holder has the lock, a line on stderr says who."})
 final class LockCommand extends ClientCommand {
@@ -83,6 +85,7 @@ final class LockCommand extends ClientCommand {
         try {
             return command == null || command.isEmpty() ? hold(held, lost, printer) : runCommand(held, lost);
         } finally {
+            root().stop().beginCleanup();   // the release is not cut short by the signal that stopped us
             held.release();
         }
     }
@@ -109,14 +112,18 @@ final class LockCommand extends ClientCommand {
         try {
             CompletableFuture.anyOf(exit, lost).get();
         } catch (InterruptedException e) {
-            return child.terminate();   // stopped: the command goes with rotactl, then the lock is released
+            // Stopped (Ctrl-C, SIGTERM): the same signal to the command's whole process group; the lock is released
+            // only once no process of the group is left, so no background child works on without the lock.
+            root().stop().beginCleanup();
+            return child.terminate(root().stop().forwardedSignal(), held.safeUntilNanos());
         } catch (ExecutionException e) {
             throw new IllegalStateException("neither future fails", e);
         }
         if (exit.isDone()) {
             return exit.join();
         }
-        child.terminate(held.safeUntilNanos());
+        root().stop().beginCleanup();
+        child.terminate("TERM", held.safeUntilNanos());
         throw lostFailure(lost.join(), child);
     }
 

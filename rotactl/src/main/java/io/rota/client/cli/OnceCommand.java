@@ -25,6 +25,8 @@ import java.util.concurrent.ExecutionException;
                         + "confirmed until safe-until, or the record was deleted), COMMAND is terminated as 'lock' does "
                         + "(SIGTERM, SIGKILL after 2 s but never later than safe-until), nothing is recorded and "
                         + "rotactl exits with 1.",
+                "Ctrl-C or SIGTERM sends the same signal to COMMAND's whole process group, waits until none of it "
+                        + "is left (SIGKILL after 2 s) and records FAILED ('interrupted, exit 130'; 143 for SIGTERM).",
                 "If KEY is DONE, prints 'KEY already done: RESULT' and exits 0 without running COMMAND. If another "
                         + "process runs it now, or it FAILED (failures are not retried), says so and exits 1.",
                 "With --status: prints the record (state, owner, result) instead."})
@@ -54,7 +56,8 @@ final class OnceCommand extends ClientCommand {
             printer.onceStatus(key, once.status(key).orElse(null));
             return 0;
         }
-        try (OnceRecord record = once.record(key)) {
+        OnceRecord record = once.record(key);
+        try {
             if (!record.claim()) {
                 return notClaimed(record.status(), printer);
             }
@@ -67,17 +70,22 @@ final class OnceCommand extends ClientCommand {
             try {
                 CompletableFuture.anyOf(exit, lost).get();
                 if (!exit.isDone()) {
-                    code = child.terminate(record.safeUntilNanos());
+                    root().stop().beginCleanup();
+                    code = child.terminate("TERM", record.safeUntilNanos());
                     throw new CommandFailure("lost the claim on " + key + " (" + lost.join() + "): terminated "
                             + child.display() + " (exit " + code + "); it may have done part of its work, and another "
                             + "process may claim " + key + " and run it; nothing was recorded, as the record is not "
                             + "this process's any more");
                 }
+                root().stop().beginCleanup();
                 code = exit.join();
                 result = "exit " + code;
             } catch (InterruptedException e) {
-                // Stopped (Ctrl-C): the command may have done part of its work, so this is a failure, not a give-up.
-                code = child.terminate();
+                // Stopped (Ctrl-C, SIGTERM): the same signal goes to the command's whole process group, and the
+                // record says FAILED only once no process of it is left: it may have done part of its work, so
+                // this is a failure, not a give-up that would let the next 'once' run it again.
+                root().stop().beginCleanup();
+                code = child.terminate(root().stop().forwardedSignal(), record.safeUntilNanos());
                 result = "interrupted, exit " + code;
             } catch (ExecutionException e) {
                 throw new IllegalStateException("neither future fails", e);
@@ -88,6 +96,9 @@ final class OnceCommand extends ClientCommand {
                         + " was lost while it ran (" + record.lostReason() + "): another process may have run it too");
             }
             return code;
+        } finally {
+            root().stop().beginCleanup();   // giving up an unfinished claim is not cut short by a signal
+            record.close();
         }
     }
 

@@ -36,6 +36,9 @@ final class PutCommand extends ClientCommand {
 
     @Override
     int run(RotaClient client, Printer printer) throws IOException {
+        if (key.isEmpty()) {
+            throw usage("the key is empty; give a key, e.g. put config/mode blue");
+        }
         byte[] k = root().bytes(spec, key, "KEY");
         byte[] v = value != null ? root().bytes(spec, value, "VALUE") : stdin();
         long leaseId = lease == null ? 0 : lease;
@@ -53,7 +56,7 @@ final class PutCommand extends ClientCommand {
     private byte[] stdin() throws IOException {
         byte[] bytes = root().in().readNBytes(MAX_STDIN_VALUE + 1);
         if (bytes.length > MAX_STDIN_VALUE) {
-            throw new CommandFailure("the value on stdin is larger than " + MAX_STDIN_VALUE / (1024 * 1024)
+            throw CommandFailure.badValue("the value on stdin is larger than " + MAX_STDIN_VALUE / (1024 * 1024)
                     + " MiB; Rota is for small coordination data, store large values elsewhere");
         }
         return bytes;

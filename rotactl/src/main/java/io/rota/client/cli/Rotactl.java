@@ -13,12 +13,12 @@ import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -30,13 +30,15 @@ import java.util.concurrent.TimeoutException;
  * {@code jobs history}. Global options also come from {@code ROTA_<FLAG>} variables ({@link EnvDefaults}).
  *
  * <p>Exit codes: 0 success, 1 a failed operation ({@code Error: ...} on stderr says what went wrong and
- * what to do), 2 a usage error. Only {@link #main} exits the JVM; tests build the command line with
- * {@link #commandLine} and their own streams and environment.
+ * what to do), 2 a usage error or a value the cluster refused, 128 + N when signal N stopped the command.
+ * Only {@link #main} exits the JVM; tests build the command line with {@link #commandLine} and their own
+ * streams and environment.
  */
 @Command(name = "rotactl", usageHelpAutoWidth = true,
         header = "The command line of Rota, a Raft coordination service (etcdctl-like).",
         description = {"Talks to the members given by --endpoints, else ROTA_ENDPOINTS, else the local cluster "
-                + "of scripts/cluster.sh (127.0.0.1:7001-7003, or ROTA_BASE_PORT + 1..3).",
+                + "of scripts/cluster.sh (ROTA_BASE_PORT + 1..3, else the ports its state file in the data dir "
+                + "records, else 127.0.0.1:7001-7003).",
                 "lock, elect, once and jobs use the SDK's recipes (docs/locks.md, docs/jobs.md)."},
         subcommands = {PutCommand.class, GetCommand.class, DelCommand.class, TxnCommand.class, WatchCommand.class,
                 LeaseCommand.class, EndpointCommand.class, MemberCommand.class, MoveLeaderCommand.class, LockCommand.class,
@@ -48,16 +50,17 @@ import java.util.concurrent.TimeoutException;
                 "  ROTA_ENDPOINTS  default for --endpoints (host:port,host:port,...)",
                 "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
                 "  ROTA_DIAL_TIMEOUT, ROTA_COMMAND_TIMEOUT, ROTA_WRITE_OUT, ROTA_HEX  defaults for those options",
-                "Exit codes: 0 success, 1 the operation failed (or a lock or leadership was lost), 2 usage error;",
-                "  lock and once with a COMMAND exit with the command's exit code.",
-                "Ctrl-C stops a long-running command cleanly: lock releases, elect resigns, watch ends.",
+                "  ROTA_CLUSTER_DIR  scripts/cluster.sh's data dir (default ./data): its cluster.env records the ports",
+                "Exit codes: 0 success, 1 the cluster could not do it (or a lock or leadership was lost), 2 a usage",
+                "  error or a value the cluster refused (empty key, over a limit); lock and once with a COMMAND exit",
+                "  with the command's exit code; 130 (143) when Ctrl-C (SIGTERM) stopped a call in flight.",
+                "Ctrl-C stops a long-running command cleanly: lock releases, elect resigns, watch ends; a COMMAND of",
+                "  lock or once gets the same signal in its whole process group, and is gone before the release.",
                 "Walkthrough: docs/rotactl.md"})
 public final class Rotactl implements Callable<Integer> {
 
     /** The longest a single attempt on one member may take before the client tries another one. */
     private static final Duration MAX_ATTEMPT = Duration.ofSeconds(2);
-    /** How long Ctrl-C waits for the running command to clean up (release a lock, resign) before the JVM exits. */
-    private static final Duration CLEANUP = Duration.ofSeconds(5);
     /** How long an error path waits to learn whether any member answers at all. */
     private static final Duration PROBE = Duration.ofSeconds(1);
 
@@ -66,7 +69,7 @@ public final class Rotactl implements Callable<Integer> {
 
     @Option(names = "--endpoints", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT[,...]",
             description = "Client addresses of the members, comma-separated (default: ROTA_ENDPOINTS, else "
-                    + "127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003).")
+                    + "scripts/cluster.sh's cluster: ROTA_BASE_PORT, its cluster.env, else 127.0.0.1:7001-7003).")
     String endpoints;
 
     @Option(names = "--command-timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", defaultValue = "5s",
@@ -97,6 +100,8 @@ public final class Rotactl implements Callable<Integer> {
 
     private final Map<String, String> env;
     private final InputStream in;
+    /** How a signal stops the command; its thread is the one that builds and runs the command line. */
+    private final StopSignal stop = new StopSignal(Thread.currentThread());
 
     private Rotactl(Map<String, String> env, InputStream in) {
         this.env = env;
@@ -111,23 +116,16 @@ public final class Rotactl implements Callable<Integer> {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        // Ctrl-C (SIGINT/SIGTERM) interrupts the command, as an embedding thread would, and lets it clean up:
-        // a lock is released and a leader resigns at once instead of blocking others until their lease expires.
-        Thread command = Thread.currentThread();
-        CountDownLatch finished = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            command.interrupt();
-            try {
-                finished.await(CLEANUP.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "rotactl-shutdown"));
-        int code = commandLine(out, err, System.in, System.getenv()).execute(args);
+        CommandLine cmd = commandLine(out, err, System.in, System.getenv());
+        // Ctrl-C (SIGINT) and SIGTERM interrupt the command, as an embedding thread would, and let it clean up: a
+        // lock is released and a leader resigns at once instead of blocking others until their lease expires.
+        StopSignal stop = ((Rotactl) cmd.getCommand()).stop;
+        stop.install(System.err);
+        int code = cmd.execute(args);
         out.flush();
         err.flush();
-        finished.countDown();
-        System.exit(code);
+        stop.finished();
+        System.exit(stop.exitCode(code));
     }
 
     /**
@@ -161,6 +159,11 @@ public final class Rotactl implements Callable<Integer> {
                 "no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once, jobs, check or version");
     }
 
+    /** How a signal stops the command (for lock and once, which run a COMMAND and clean up after it). */
+    StopSignal stop() {
+        return stop;
+    }
+
     /** stdin, for commands that read it. */
     InputStream in() {
         return in;
@@ -171,7 +174,8 @@ public final class Rotactl implements Callable<Integer> {
      * then closes the client. A {@link RotaException} becomes a {@link CommandFailure} saying what to do.
      */
     int withClient(CommandSpec command, ClientBody body) throws Exception {
-        List<String> members = endpoints(command);
+        EndpointSource source = endpointSource(command);
+        List<String> members = source.endpoints();
         Printer printer = writeOut.on(command.commandLine().getOut(), hex);
         Duration attempt = commandTimeout.compareTo(MAX_ATTEMPT) < 0 ? commandTimeout : MAX_ATTEMPT;
         try (RotaClient client = RotaClient.builder().endpoints(members).callTimeout(commandTimeout)
@@ -179,7 +183,22 @@ public final class Rotactl implements Callable<Integer> {
             try {
                 return body.run(client, printer);
             } catch (RotaException e) {
-                throw new CommandFailure(describe(e, client, members));
+                if (e.getCause() instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+                    // Stopped while waiting for an answer: say so, never "the cluster is down".
+                    stop.beginCleanup();
+                    throw CommandFailure.stopped("stopped (SIG" + stop.forwardedSignal() + ") before the cluster "
+                            + "answered; a write in flight may or may not have been applied", stop.forwardedSignal());
+                }
+                if (e.code() == RotaException.Code.INVALID_ARGUMENT || e.code() == RotaException.Code.REQUEST_TOO_LARGE) {
+                    throw CommandFailure.badValue(describe(e, client, source));
+                }
+                throw new CommandFailure(describe(e, client, source));
+            } catch (IllegalArgumentException e) {
+                // The SDK checks its arguments before sending: a bad value, as for a usage error.
+                throw CommandFailure.badValue("invalid value: " + e.getMessage() + "; see '"
+                        + command.qualifiedName() + " --help'");
+            } finally {
+                stop.beginCleanup();   // closing the client is not cut short by a late signal
             }
         }
     }
@@ -190,10 +209,10 @@ public final class Rotactl implements Callable<Integer> {
         int run(RotaClient client, Printer printer) throws Exception;
     }
 
-    /** The endpoints from --endpoints, ROTA_ENDPOINTS or the default; a bad one is a usage error. */
-    List<String> endpoints(CommandSpec command) {
+    /** The endpoints and where they came from (see {@link EndpointSource}); a bad one is a usage error. */
+    EndpointSource endpointSource(CommandSpec command) {
         try {
-            return Endpoints.resolve(endpoints, env);
+            return EndpointSource.resolve(endpoints, env, Path.of(""));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
         }
@@ -229,12 +248,11 @@ public final class Rotactl implements Callable<Integer> {
     }
 
     /** What went wrong and what to do, for a failure the command did not explain itself. */
-    private String describe(RotaException e, RotaClient client, List<String> members) {
+    private String describe(RotaException e, RotaClient client, EndpointSource source) {
         return switch (e.code()) {
-            case TIMEOUT, UNAVAILABLE, NOT_LEADER -> anyAnswers(client, members)
+            case TIMEOUT, UNAVAILABLE, NOT_LEADER -> anyAnswers(client, source.endpoints())
                     ? e.getMessage() + "; the cluster may have no leader or no majority: check 'rotactl endpoint status'"
-                    : "no member of " + String.join(",", members) + " answered within " + timeoutText()
-                            + "; is the cluster running? (scripts/cluster.sh start)";
+                    : unreachable(e, source);
             case COMPACTED -> e.compactRevision() > 0
                     ? "the revision asked for is older than the history the cluster keeps (compacted at revision "
                             + e.compactRevision() + "): get with --rev " + e.compactRevision() + " or later, watch with --rev "
@@ -242,11 +260,23 @@ public final class Rotactl implements Callable<Integer> {
                     : e.getMessage();
             case LEASE_NOT_FOUND -> e.getMessage() + "; the lease was never granted, was revoked or expired"
                     + " (see 'rotactl lease list')";
-            case REQUEST_TOO_LARGE -> e.getMessage() + "; the members' limit is their --max-request-bytes";
+            case REQUEST_TOO_LARGE -> e.getMessage();   // the member's message names the limit and its setting
             case SESSION_EXPIRED -> e.getMessage() + "; run the command again";
             case INVALID_ARGUMENT -> "invalid request: " + e.getMessage();
             case MEMBERSHIP_REFUSED -> "membership change refused (" + e.membershipRefusal() + "): " + e.getMessage();
         };
+    }
+
+    /**
+     * No member answered: the cause the client found at once (unknown host, refused, not a client port), else the
+     * wait; and where the endpoints came from, so the user knows which setting to fix.
+     */
+    private String unreachable(RotaException e, EndpointSource source) {
+        String next = "; is the cluster running (scripts/cluster.sh start), and are these its members' client ports?";
+        if (e.getMessage().contains("no member reachable")) {
+            return "cannot reach the cluster at " + source.describe() + ": " + e.getMessage() + next;
+        }
+        return "no member of " + source.describe() + " answered within " + timeoutText() + next;
     }
 
     /** Whether any member answers a Status call within {@link #PROBE}. */
@@ -276,11 +306,13 @@ public final class Rotactl implements Callable<Integer> {
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
     }
 
-    /** A failed command: {@code Error: ...} on stderr; exit code 1. */
+    /** A failed command: {@code Error: ...} on stderr; exit code 1 (128 + N when stopped by signal N). */
     private static int failure(Exception e, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
         if (e instanceof CommandFailure) {
             err.println("Error: " + e.getMessage());
+            err.flush();
+            return ((CommandFailure) e).exitCode();
         } else {
             err.println("Error: unexpected " + e + "; please report it with the command that caused it");
         }

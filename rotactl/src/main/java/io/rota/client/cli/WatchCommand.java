@@ -122,7 +122,8 @@ final class WatchCommand extends ClientCommand {
         try {
             exit = child.exit().get();
         } catch (InterruptedException e) {
-            child.terminate();
+            // Ctrl-C: the command's whole process group gets the same signal, and is gone before the watch ends.
+            child.terminate(root().stop().forwardedSignal(), System.nanoTime() + ChildCommand.GRACE.toNanos());
             throw e;
         } catch (ExecutionException e) {
             throw new CommandFailure("could not wait for " + child.display() + ": " + e.getCause());

@@ -1,6 +1,11 @@
 package io.rota.client.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import java.time.Duration;
 import java.util.List;
@@ -10,19 +15,43 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Where the endpoints come from, and the value formats of the command line (durations, lease ids). */
+/** Where the endpoints come from (and that rotactl can say so), and the value formats of the command line (durations, lease ids). */
 class EndpointsAndValuesTest {
 
+    @TempDir
+    Path dir;
+
+    private static EndpointSource resolve(String option, Map<String, String> env, Path workingDir) {
+        return EndpointSource.resolve(option, env, workingDir);
+    }
+
     @Test
-    void optionBeatsEnvironmentBeatsTheLocalCluster() {
+    void optionBeatsEnvironmentBeatsTheStateFileBeatsTheDefault() throws IOException {
+        Path noState = dir.resolve("empty");
         Map<String, String> env = Map.of("ROTA_ENDPOINTS", "10.0.0.1:7001, 10.0.0.2:7001", "ROTA_BASE_PORT", "8000");
-        assertEquals(List.of("h:1", "h:2"), Endpoints.resolve("h:1,h:2", env));
-        assertEquals(List.of("10.0.0.1:7001", "10.0.0.2:7001"), Endpoints.resolve(null, env));
-        assertEquals(List.of("127.0.0.1:8001", "127.0.0.1:8002", "127.0.0.1:8003"),
-                Endpoints.resolve(null, Map.of("ROTA_BASE_PORT", "8000")));
-        assertEquals(List.of("127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"), Endpoints.resolve(null, Map.of()));
-        assertEquals(List.of("127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"),
-                Endpoints.resolve(null, Map.of("ROTA_ENDPOINTS", " ")));
+        assertEquals(new EndpointSource(List.of("h:1", "h:2"), "--endpoints"), resolve("h:1,h:2", env, noState));
+        assertEquals(new EndpointSource(List.of("10.0.0.1:7001", "10.0.0.2:7001"), "ROTA_ENDPOINTS"),
+                resolve(null, env, noState));
+        assertEquals(new EndpointSource(List.of("127.0.0.1:8001", "127.0.0.1:8002", "127.0.0.1:8003"),
+                "ROTA_BASE_PORT=8000"), resolve(null, Map.of("ROTA_BASE_PORT", "8000"), noState));
+        EndpointSource defaults = new EndpointSource(List.of("127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"),
+                "the default");
+        assertEquals(defaults, resolve(null, Map.of(), noState));
+        assertEquals(defaults, resolve(null, Map.of("ROTA_ENDPOINTS", " "), noState));
+
+        // scripts/cluster.sh's state file: in ROTA_CLUSTER_DIR, else ./data of the working directory.
+        Path clusterDir = Files.createDirectories(dir.resolve("cluster"));
+        Files.writeString(clusterDir.resolve("cluster.env"), "# comment\nROTA_BASE_PORT=9400\nROTA_MEMBERS=3\n"
+                + "ROTA_ENDPOINTS=127.0.0.1:9401,127.0.0.1:9402,127.0.0.1:9403\n");
+        EndpointSource fromState = resolve(null, Map.of("ROTA_CLUSTER_DIR", clusterDir.toString()), noState);
+        assertEquals(List.of("127.0.0.1:9401", "127.0.0.1:9402", "127.0.0.1:9403"), fromState.endpoints());
+        assertEquals(clusterDir.resolve("cluster.env") + " (written by scripts/cluster.sh)", fromState.source());
+        Path workingDir = dir.resolve("repo");
+        Files.createDirectories(workingDir.resolve("data"));
+        Files.copy(clusterDir.resolve("cluster.env"), workingDir.resolve("data").resolve("cluster.env"));
+        assertEquals(fromState.endpoints(), resolve(null, Map.of(), workingDir).endpoints());
+        assertEquals("127.0.0.1:8001,127.0.0.1:8002,127.0.0.1:8003 (from ROTA_BASE_PORT=8000)",
+                resolve(null, Map.of("ROTA_BASE_PORT", "8000"), workingDir).describe(), "the variable beats the file");
     }
 
     @Test
@@ -32,8 +61,8 @@ class EndpointsAndValuesTest {
         assertMessage(() -> Endpoints.parse("h:x", "--endpoints"), "--endpoints: 'h:x' has no valid port");
         assertMessage(() -> Endpoints.parse("http://h:1", "--endpoints"), "--endpoints: 'http://h:1' is a URL");
         assertMessage(() -> Endpoints.parse(" , ", "--endpoints"), "--endpoints is empty");
-        assertMessage(() -> Endpoints.resolve(null, Map.of("ROTA_BASE_PORT", "65534")), "ROTA_BASE_PORT must be a port");
-        assertMessage(() -> Endpoints.resolve(null, Map.of("ROTA_BASE_PORT", "abc")), "ROTA_BASE_PORT must be a port");
+        assertMessage(() -> resolve(null, Map.of("ROTA_BASE_PORT", "65534"), dir), "ROTA_BASE_PORT must be a port");
+        assertMessage(() -> resolve(null, Map.of("ROTA_BASE_PORT", "abc"), dir), "ROTA_BASE_PORT must be a port");
         assertEquals(List.of("[::1]:7001", "h:2"), Endpoints.parse("[::1]:7001,,h:2", "--endpoints"));
     }
 

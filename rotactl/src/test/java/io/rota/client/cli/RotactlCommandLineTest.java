@@ -77,10 +77,38 @@ class RotactlCommandLineTest {
         // Everything after '--' is COMMAND: rotactl's own options there are not rotactl's; the run then fails
         // only because no member answers (exit 1), not on usage.
         int port = closedPort();
-        Run r = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms",
+        Run r = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "30s",
                 "lock", "db", "--", "sh", "-c", "exit 3", "--endpoints", "x");
         assertEquals(1, r.exitCode(), r.toString());
-        assertTrue(r.err().startsWith("Error: no member of 127.0.0.1:" + port + " answered"), r.err());
+        assertEquals(refused(port, "--endpoints"), r.err());
+    }
+
+    /**
+     * The exit-code table of docs/rotactl.md: a usage error or a bad value exits with 2 on every command, before
+     * any member is asked (the endpoint here refuses connections, which would be exit 1); a cluster that cannot
+     * be reached exits with 1.
+     */
+    @Test
+    void everyCommandsBadValuesExitWith2AndTheClusterErrorsWith1() throws IOException {
+        String endpoint = "127.0.0.1:" + closedPort();
+        String[][] badValues = {
+            {"put", "", "v"}, {"put", "k", "v", "--lease", "zz"}, {"get", ""}, {"get", "k", "--rev", "-1"},
+            {"get", "k", "--limit", "-1"}, {"del", ""}, {"watch", ""}, {"watch", "k", "--rev", "-1"},
+            {"lease", "grant", "0"}, {"lease", "grant", "99999999999"}, {"lease", "grant", "x"},
+            {"lease", "revoke", "zz"}, {"lease", "keep-alive", "0"}, {"lease", "timetolive", "-5"},
+            {"member", "add", "n4", "--peer-urls", "a:1,b:2"}, {"member", "remove", "x"}, {"move-leader", "x"},
+            {"lock", ""}, {"lock", "db", "--ttl", "0"}, {"lock", "db", "--timeout", "0s"}, {"elect", "", "v"},
+            {"once", "", "--", "true"}, {"jobs", "history", ""}, {"jobs", "history", "j", "--limit", "-1"},
+            {"get", "k", "--command-timeout", "0ms"}, {"get", "k", "-w", "yaml"},
+        };
+        for (String[] args : badValues) {
+            Run r = run(Map.of("ROTA_ENDPOINTS", endpoint), "", args);
+            assertEquals(2, r.exitCode(), String.join(" ", args) + ": " + r);
+            assertTrue(r.err().startsWith("Error: "), String.join(" ", args) + ": " + r.err());
+            assertEquals("", r.out(), String.join(" ", args));
+        }
+        Run unreachable = run(Map.of("ROTA_ENDPOINTS", endpoint), "", "put", "k", "v");
+        assertEquals(1, unreachable.exitCode(), unreachable.toString());
     }
 
     @Test
@@ -92,12 +120,12 @@ class RotactlCommandLineTest {
     @Test
     void globalOptionsWorkBeforeAndAfterTheCommand() throws IOException {
         int port = closedPort();
-        Run before = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms", "get", "k");
-        Run after = run("", "get", "k", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "300ms");
+        // A refused endpoint fails at once: the long command timeout is never waited for.
+        Run before = run("", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "30s", "get", "k");
+        Run after = run("", "get", "k", "--endpoints", "127.0.0.1:" + port, "--command-timeout", "30s");
         for (Run r : new Run[] {before, after}) {
             assertEquals(1, r.exitCode(), r.toString());
-            assertEquals("Error: no member of 127.0.0.1:" + port + " answered within 300ms; is the cluster running?"
-                    + " (scripts/cluster.sh start)\n", r.err());
+            assertEquals(refused(port, "--endpoints"), r.err());
             assertEquals("", r.out());
         }
     }
@@ -105,9 +133,9 @@ class RotactlCommandLineTest {
     @Test
     void theEnvironmentNamesTheEndpoints() throws IOException {
         int port = closedPort();
-        Run r = run(Map.of("ROTA_ENDPOINTS", "127.0.0.1:" + port), "", "del", "k", "--command-timeout", "200ms");
+        Run r = run(Map.of("ROTA_ENDPOINTS", "127.0.0.1:" + port), "", "del", "k", "--command-timeout", "30s");
         assertEquals(1, r.exitCode(), r.toString());
-        assertTrue(r.err().startsWith("Error: no member of 127.0.0.1:" + port + " answered within 200ms"), r.err());
+        assertEquals(refused(port, "ROTA_ENDPOINTS"), r.err(), "at once, with the cause and where the endpoint came from");
     }
 
     @Test
@@ -193,6 +221,14 @@ class RotactlCommandLineTest {
                 new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), env).execute(args);
         return new Run(code, out.toString().replace(System.lineSeparator(), "\n"),
                 err.toString().replace(System.lineSeparator(), "\n"));
+    }
+
+    /** What rotactl says when the only endpoint refuses connections: at once, UNAVAILABLE, naming the source. */
+    private static String refused(int port, String source) {
+        String endpoint = "127.0.0.1:" + port;
+        return "Error: cannot reach the cluster at " + endpoint + " (from " + source + "): UNAVAILABLE: no member "
+                + "reachable, nothing was sent to a member (" + endpoint + ": connection refused: nothing listens there);"
+                + " is the cluster running (scripts/cluster.sh start), and are these its members' client ports?\n";
     }
 
     /** A port nobody listens on: bound, then closed. */

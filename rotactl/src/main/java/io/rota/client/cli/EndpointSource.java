@@ -1,0 +1,81 @@
+package io.rota.client.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Which members rotactl talks to, and where that came from — said whenever they cannot be reached, so a user
+ * whose cluster runs elsewhere sees which setting to fix. In order: {@code --endpoints}; {@code ROTA_ENDPOINTS};
+ * {@code ROTA_BASE_PORT} (scripts/cluster.sh's base: client ports base + 1..3); the state file that
+ * {@code scripts/cluster.sh start} writes into its data dir ({@code $ROTA_CLUSTER_DIR/cluster.env}, else
+ * {@code ./data/cluster.env}), so a cluster moved to other ports is found from another shell without the
+ * variable; else scripts/cluster.sh's default ports 7001-7003.
+ *
+ * @param endpoints the validated {@code host:port} list
+ * @param source    where it came from, as users name it: {@code --endpoints}, {@code ROTA_ENDPOINTS},
+ *                  {@code ROTA_BASE_PORT=8000}, the state file's path, or {@code the default}
+ */
+record EndpointSource(List<String> endpoints, String source) {
+
+    /** The state file's name in scripts/cluster.sh's data dir. */
+    static final String STATE_FILE = "cluster.env";
+
+    EndpointSource {
+        endpoints = List.copyOf(endpoints);
+    }
+
+    /**
+     * The endpoints to use.
+     *
+     * @param option     the {@code --endpoints} value, or null
+     * @param env        the environment ({@code ROTA_ENDPOINTS}, {@code ROTA_BASE_PORT}, {@code ROTA_CLUSTER_DIR})
+     * @param workingDir where {@code ./data} is looked for when {@code ROTA_CLUSTER_DIR} is unset
+     * @return the endpoints and their source
+     * @throws IllegalArgumentException naming the bad entry and its source
+     */
+    static EndpointSource resolve(String option, Map<String, String> env, Path workingDir) {
+        if (option != null) {
+            return new EndpointSource(Endpoints.parse(option, "--endpoints"), "--endpoints");
+        }
+        String fromEnv = env.get("ROTA_ENDPOINTS");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return new EndpointSource(Endpoints.parse(fromEnv, "ROTA_ENDPOINTS"), "ROTA_ENDPOINTS");
+        }
+        String base = env.get("ROTA_BASE_PORT");
+        if (base != null && !base.isBlank()) {
+            return new EndpointSource(Endpoints.local(base), "ROTA_BASE_PORT=" + base.trim());
+        }
+        Optional<EndpointSource> state = fromStateFile(env, workingDir);
+        return state.orElseGet(() -> new EndpointSource(Endpoints.local(null), "the default"));
+    }
+
+    /** The endpoints scripts/cluster.sh recorded in its data dir, if it did. */
+    private static Optional<EndpointSource> fromStateFile(Map<String, String> env, Path workingDir) {
+        String dir = env.get("ROTA_CLUSTER_DIR");
+        Path file = (dir != null && !dir.isBlank() ? Path.of(dir) : workingDir.resolve("data")).resolve(STATE_FILE);
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+        String shown = file.toString();
+        return lines.stream().filter(l -> l.startsWith("ROTA_ENDPOINTS=")).findFirst()
+                .map(l -> new EndpointSource(Endpoints.parse(l.substring("ROTA_ENDPOINTS=".length()), shown),
+                        shown + " (written by scripts/cluster.sh)"));
+    }
+
+    /** What to tell a user who cannot reach these endpoints about where they came from. */
+    String describe() {
+        return String.join(",", endpoints) + " (from " + source + ")";
+    }
+}
