@@ -1,0 +1,113 @@
+package io.rota.shaded.it;
+
+import io.rota.testkit.ProcessCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The shaded SDK (rota-client-shaded) next to an application's own Netty 4.1 (as Spring Boot 3.5 manages) and
+ * Netty 4.2, each in a JVM of its own whose class path is the shaded jar, that Netty, slf4j-api and
+ * {@link ShadedApp} only: a real lock and put/get against a real three-member cluster (processes).
+ */
+class ShadedClientProcessTest {
+
+    private static ProcessCluster cluster;
+
+    @BeforeAll
+    static void startCluster() throws IOException {
+        cluster = ProcessCluster.start(Files.createTempDirectory("rota-shaded"), 3);
+        cluster.awaitLeader();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    @DisplayName("the shaded jar holds only relocated Netty and protobuf classes, and no native library")
+    void theJarIsRelocated() throws IOException {
+        try (JarFile jar = new JarFile(property("shaded.jar"))) {
+            List<String> names = jar.stream().map(e -> e.getName()).toList();
+            assertTrue(names.contains("io/rota/client/RotaClient.class"));
+            assertTrue(names.contains("io/rota/client/recipes/Lock.class"));
+            assertTrue(names.stream().anyMatch(n -> n.startsWith("io/rota/shaded/io/netty/channel/")));
+            assertTrue(names.stream().anyMatch(n -> n.startsWith("io/rota/shaded/com/google/protobuf/")));
+            assertEquals(List.of(), names.stream().filter(n -> n.startsWith("io/netty/") || n.startsWith("com/google/")
+                    || n.startsWith("META-INF/native/")).toList(), "unrelocated Netty/protobuf or native files");
+        }
+    }
+
+    @Test
+    @DisplayName("with Netty 4.1 on the application's class path: put/get and a fenced lock work")
+    void worksNextToNetty41() throws Exception {
+        String out = runApp(property("netty41.dir"));
+        assertTrue(out.contains("app netty=4.1."), out);
+        assertAppWorked(out);
+    }
+
+    @Test
+    @DisplayName("with Netty 4.2 on the application's class path: put/get and a fenced lock work")
+    void worksNextToNetty42() throws Exception {
+        String out = runApp(property("netty42.dir"));
+        assertTrue(out.contains("app netty=4.2."), out);
+        assertAppWorked(out);
+    }
+
+    private static void assertAppWorked(String out) {
+        assertTrue(out.contains("sdk from=") && out.contains("rota-client-shaded"), "the SDK came from the shaded jar: " + out);
+        assertTrue(out.contains("get=hello from the shaded SDK"), out);
+        assertTrue(out.matches("(?s).*lock token=[1-9][0-9]* held=true.*"), out);
+        assertTrue(out.contains("state=CONNECTED"), out);
+        assertTrue(out.strip().endsWith("OK"), out);
+        assertFalse(out.contains("NoClassDefFoundError") || out.contains("NoSuchMethodError"), out);
+    }
+
+    private static String runApp(String nettyDir) throws Exception {
+        List<String> classPath = new ArrayList<>();
+        classPath.add(property("shaded.jar"));
+        classPath.add(property("app.classes"));
+        classPath.addAll(jars(property("slf4j.dir")));
+        classPath.addAll(jars(nettyDir));
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(java.toString(), "-cp", String.join(File.pathSeparator, classPath),
+                ShadedApp.class.getName(), cluster.endpoints()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the app did not end: " + out);
+        assertEquals(0, p.exitValue(), "the app failed:\n" + out);
+        return out;
+    }
+
+    private static List<String> jars(String dir) throws IOException {
+        try (Stream<Path> files = Files.list(Path.of(dir))) {
+            List<String> jars = files.map(Path::toString).filter(n -> n.endsWith(".jar")).sorted().toList();
+            assertFalse(jars.isEmpty(), "no jars in " + dir + " (the pre-integration-test copy)");
+            return jars;
+        }
+    }
+
+    private static String property(String name) {
+        String value = System.getProperty(name);
+        assertTrue(value != null && !value.isEmpty(), name + " is set by failsafe (run ./mvnw -B verify -pl client-shaded -am)");
+        return value;
+    }
+}
