@@ -40,6 +40,11 @@ final class ConnectionStates {
     private boolean probing;
     /** Configured members that failed since the last answer: all of them means SUSPENDED. */
     private final Set<String> failedSinceAnswer = new HashSet<>();
+    /**
+     * Connected, not LOST, and no member failed since the last answer: an answer then changes nothing, so
+     * {@link #answered} returns without the lock (every successful call reports one).
+     */
+    private volatile boolean quiet;
 
     ConnectionStates(ConnectionPool pool, ClientThreads threads, long attemptTimeoutNanos) {
         this.pool = pool;
@@ -65,14 +70,23 @@ final class ConnectionStates {
     }
 
     /** {@code endpoint} answered (a result, or an error that is not "unavailable"): the cluster works. */
-    synchronized void answered(String endpoint) {
-        failedSinceAnswer.clear();
-        if (closed || (reachable && state != ConnectionState.LOST)) {
+    void answered(String endpoint) {
+        if (quiet) {
             return;
         }
-        reachable = true;
-        moveTo(everConnected ? ConnectionState.RECONNECTED : ConnectionState.CONNECTED, "answered: " + endpoint);
-        everConnected = true;
+        synchronized (this) {
+            failedSinceAnswer.clear();
+            if (!closed && !(reachable && state != ConnectionState.LOST)) {
+                reachable = true;
+                moveTo(everConnected ? ConnectionState.RECONNECTED : ConnectionState.CONNECTED, "answered: " + endpoint);
+                everConnected = true;
+            }
+            updateQuiet();
+        }
+    }
+
+    private void updateQuiet() {
+        quiet = !closed && reachable && state != ConnectionState.LOST && failedSinceAnswer.isEmpty();
     }
 
     /** {@code endpoint} did not answer, or had no leader: once every configured member has, SUSPENDED. */
@@ -81,6 +95,7 @@ final class ConnectionStates {
             return;
         }
         failedSinceAnswer.add(endpoint);
+        quiet = false;
         if (!failedSinceAnswer.containsAll(pool.endpoints())) {
             return;
         }
@@ -100,6 +115,7 @@ final class ConnectionStates {
             return;
         }
         moveTo(ConnectionState.LOST, "lease " + Long.toHexString(leaseId) + " was lost: " + why.getMessage());
+        quiet = false;
     }
 
     /** The client is closing: LOST, told before the callback thread stops; nothing follows. */
@@ -111,6 +127,7 @@ final class ConnectionStates {
             moveTo(ConnectionState.LOST, "the client was closed");
         }
         closed = true;
+        quiet = false;
     }
 
     private void moveTo(ConnectionState next, String why) {
