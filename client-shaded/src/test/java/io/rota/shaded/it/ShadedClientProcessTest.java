@@ -73,6 +73,27 @@ class ShadedClientProcessTest {
         assertAppWorked(out);
     }
 
+    @Test
+    @DisplayName("counter-check: the plain (unshaded) SDK next to Netty 4.1 fails, so the test above proves the shading")
+    void thePlainClientFailsNextToNetty41() throws Exception {
+        // The module's own test class path has the plain SDK jars (or class directories) and protobuf.
+        List<String> plain = new ArrayList<>();
+        for (String entry : property("surefire.test.class.path").split(File.pathSeparator)) {
+            String normalized = entry.replace('\\', '/');
+            if (normalized.matches(".*/(client|recipes|proto)/target/classes/?")
+                    || normalized.matches(".*/rota-(client|recipes|proto)-[0-9][^/]*\\.jar")
+                    || normalized.matches(".*/protobuf-java-[^/]*\\.jar")) {
+                plain.add(entry);
+            }
+        }
+        assertEquals(4, plain.size(), "client, recipes, proto and protobuf-java on the test class path: " + plain);
+        Process p = app(plain, property("netty41.dir"));
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the app did not end: " + out);
+        assertTrue(p.exitValue() != 0 && out.contains("NoClassDefFoundError: io/netty/channel/MultiThreadIoEventLoopGroup"),
+                "the plain SDK needs Netty 4.2 classes: " + out);
+    }
+
     private static void assertAppWorked(String out) {
         assertTrue(out.contains("sdk from=") && out.contains("rota-client-shaded"), "the SDK came from the shaded jar: " + out);
         assertTrue(out.contains("get=hello from the shaded SDK"), out);
@@ -83,18 +104,22 @@ class ShadedClientProcessTest {
     }
 
     private static String runApp(String nettyDir) throws Exception {
-        List<String> classPath = new ArrayList<>();
-        classPath.add(property("shaded.jar"));
-        classPath.add(property("app.classes"));
-        classPath.addAll(jars(property("slf4j.dir")));
-        classPath.addAll(jars(nettyDir));
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", String.join(File.pathSeparator, classPath),
-                ShadedApp.class.getName(), cluster.endpoints()).redirectErrorStream(true).start();
+        Process p = app(List.of(property("shaded.jar")), nettyDir);
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the app did not end: " + out);
         assertEquals(0, p.exitValue(), "the app failed:\n" + out);
         return out;
+    }
+
+    /** {@link ShadedApp} in a JVM whose class path is {@code sdk}, slf4j-api, the app and the jars in {@code nettyDir}. */
+    private static Process app(List<String> sdk, String nettyDir) throws IOException {
+        List<String> classPath = new ArrayList<>(sdk);
+        classPath.add(property("app.classes"));
+        classPath.addAll(jars(property("slf4j.dir")));
+        classPath.addAll(jars(nettyDir));
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        return new ProcessBuilder(java.toString(), "-cp", String.join(File.pathSeparator, classPath),
+                ShadedApp.class.getName(), cluster.endpoints()).redirectErrorStream(true).start();
     }
 
     private static List<String> jars(String dir) throws IOException {
