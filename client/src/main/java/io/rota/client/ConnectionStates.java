@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +63,7 @@ final class ConnectionStates {
     }
 
     void addListener(ConnectionStateListener listener) {
-        listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+        listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     void removeListener(ConnectionStateListener listener) {
