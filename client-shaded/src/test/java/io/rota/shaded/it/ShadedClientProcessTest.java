@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
@@ -28,18 +29,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ShadedClientProcessTest {
 
+    private static Path dir;
     private static ProcessCluster cluster;
 
     @BeforeAll
     static void startCluster() throws IOException {
-        cluster = ProcessCluster.start(Files.createTempDirectory("rota-shaded"), 3);
+        dir = Files.createTempDirectory("rota-shaded");
+        cluster = ProcessCluster.start(dir, 3);
         cluster.awaitLeader();
     }
 
     @AfterAll
-    static void stopCluster() {
+    static void stopCluster() throws IOException {
         if (cluster != null) {
             cluster.close();
+        }
+        if (dir != null) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
         }
     }
 
