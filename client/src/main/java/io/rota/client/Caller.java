@@ -3,6 +3,8 @@ package io.rota.client;
 import io.rota.proto.Frame;
 import io.rota.proto.RegisterSessionRequest;
 import io.rota.proto.SessionRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -15,12 +17,16 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Caller implements Calls {
 
+    private static final Logger log = LoggerFactory.getLogger(Caller.class);
+
     private final Retrier retrier;
     private final ClientThreads threads;
     private final long callTimeoutNanos;
     private final Object sessionLock = new Object();
     /** The session, once registering it has started; null before the first write and after it expired. */
     private CompletableFuture<ClientSession<Call>> session;
+    /** Whether a session was registered before (guarded by sessionLock): a later registration is a renewal. */
+    private boolean registered;
 
     Caller(Retrier retrier, ClientThreads threads, Duration callTimeout) {
         this.retrier = retrier;
@@ -88,9 +94,18 @@ final class Caller implements Calls {
                 Call register = new Call(Frame.newBuilder()
                         .setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance()), false,
                         forCall.deadline);
-                session = register.result.thenApply(f -> new ClientSession<>(
-                        f.getRegisterSessionResponse().getClientId(),
-                        f.getRegisterSessionResponse().getRememberedResponses()));
+                boolean renewal = session != null || registered;
+                registered = true;
+                session = register.result.thenApply(f -> {
+                    long clientId = f.getRegisterSessionResponse().getClientId();
+                    if (renewal) {
+                        log.info("Rota session re-registered as client {} (the previous one expired or failed to register)",
+                                Long.toHexString(clientId));
+                    } else {
+                        log.debug("Rota session registered as client {}", Long.toHexString(clientId));
+                    }
+                    return new ClientSession<>(clientId, f.getRegisterSessionResponse().getRememberedResponses());
+                });
                 retrier.start(register);
             }
             return session;
@@ -102,6 +117,8 @@ final class Caller implements Calls {
         synchronized (sessionLock) {
             if (session != null && session.isDone() && !session.isCompletedExceptionally()
                     && session.join() == expired) {
+                log.info("Rota session of client {} expired on the cluster; registering a new one (the call is retried"
+                        + " under it, safe as it was not applied)", Long.toHexString(expired.clientId));
                 session = null;
             }
         }

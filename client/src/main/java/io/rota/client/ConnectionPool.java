@@ -4,6 +4,8 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
@@ -19,11 +21,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class ConnectionPool {
 
+    private static final Logger log = LoggerFactory.getLogger(ConnectionPool.class);
+
     private final List<String> endpoints;
     private final Bootstrap bootstrap;
     private final ConcurrentHashMap<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     /** The member calls go to first: the last one that answered, or the leader a hint named. */
     private volatile String preferred;
+    /** The leader the last hint named (null until one did): to log leader changes once. */
+    private volatile String knownLeader;
+    /** Members this client has connected to before: opening one again is a reconnect (logged INFO). */
+    private final java.util.Set<String> everConnected = ConcurrentHashMap.newKeySet();
 
     /**
      * @param endpoints      the configured members' client addresses, in the order given (at least one)
@@ -55,6 +63,19 @@ final class ConnectionPool {
     /** {@code endpoint} answered (or a hint named it the leader): go there first from now on. */
     void prefer(String endpoint) {
         preferred = endpoint;
+    }
+
+    /**
+     * A member named {@code leader} the leader (answering from {@code from}): go there first, and log a
+     * leader this client had not followed before.
+     */
+    void leaderHint(String leader, String from) {
+        String previous = knownLeader;
+        knownLeader = leader;
+        preferred = leader;
+        if (!leader.equals(previous)) {
+            log.info("Rota leader is now {} (hint from {}; was {})", leader, from, previous == null ? "unknown" : previous);
+        }
     }
 
     /** Stop preferring {@code endpoint} (it failed): the next configured one goes first. */
@@ -90,12 +111,21 @@ final class ConnectionPool {
             if (connections.putIfAbsent(endpoint, created) != null) {
                 continue;
             }
-            Connection.open(bootstrap, endpoint, () -> connections.remove(endpoint, created))
+            Connection.open(bootstrap, endpoint, () -> {
+                        log.debug("connection to {} closed", endpoint);
+                        connections.remove(endpoint, created);
+                    })
                     .whenComplete((c, e) -> {
                         if (e != null) {
+                            log.debug("cannot connect to {}: {}", endpoint, e.getMessage());
                             connections.remove(endpoint, created);
                             created.completeExceptionally(e);
                         } else {
+                            if (everConnected.add(endpoint)) {
+                                log.debug("connected to {}", endpoint);
+                            } else {
+                                log.info("Rota client reconnected to {}", endpoint);
+                            }
                             created.complete(c);
                         }
                     });

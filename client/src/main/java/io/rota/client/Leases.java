@@ -8,6 +8,8 @@ import io.rota.proto.LeaseRevokeRequest;
 import io.rota.proto.LeaseStatus;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.LeaseTimeToLiveResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,13 +36,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Leases {
 
+    private static final Logger log = LoggerFactory.getLogger(Leases.class);
+
     private final Calls calls;
     private final ClientThreads threads;
+    private final ConnectionStates states;
     private final Set<KeepAliveTask> running = ConcurrentHashMap.newKeySet();
 
-    Leases(Calls calls, ClientThreads threads) {
+    Leases(Calls calls, ClientThreads threads, ConnectionStates states) {
         this.calls = calls;
         this.threads = threads;
+        this.states = states;
     }
 
     /**
@@ -223,6 +229,8 @@ public final class Leases {
         private void lost(RotaException reason) {
             if (active.compareAndSet(true, false)) {
                 running.remove(this);
+                log.warn("lease {} lost: {}", Long.toHexString(id), reason.getMessage());
+                states.leaseLost(id, reason);
                 threads.callback(() -> listener.onLost(id, reason));
             }
         }

@@ -4,6 +4,8 @@ import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.Member;
 import io.rota.proto.StatusRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,8 +22,11 @@ import java.util.random.RandomGenerator;
  */
 final class Retrier {
 
+    private static final Logger log = LoggerFactory.getLogger(Retrier.class);
+
     private final ConnectionPool pool;
     private final ClientThreads threads;
+    private final ConnectionStates states;
     private final long attemptTimeoutNanos;
     /** The client's call timeout, named in a deadline failure's message. */
     private final long callTimeoutNanos;
@@ -29,15 +34,17 @@ final class Retrier {
     /** Calls waiting out a backoff: failed by {@link #failBackingOff()}, as the event loop's shutdown drops them. */
     private final Set<Call> backingOff = ConcurrentHashMap.newKeySet();
 
-    Retrier(ConnectionPool pool, ClientThreads threads, long attemptTimeoutNanos, long callTimeoutNanos) {
+    Retrier(ConnectionPool pool, ClientThreads threads, ConnectionStates states, long attemptTimeoutNanos,
+            long callTimeoutNanos) {
         // Each thread's own generator, asked at each use (a ThreadLocalRandom must not be kept for another thread).
-        this(pool, threads, attemptTimeoutNanos, callTimeoutNanos, () -> ThreadLocalRandom.current().nextLong());
+        this(pool, threads, states, attemptTimeoutNanos, callTimeoutNanos, () -> ThreadLocalRandom.current().nextLong());
     }
 
-    Retrier(ConnectionPool pool, ClientThreads threads, long attemptTimeoutNanos, long callTimeoutNanos,
-            RandomGenerator random) {
+    Retrier(ConnectionPool pool, ClientThreads threads, ConnectionStates states, long attemptTimeoutNanos,
+            long callTimeoutNanos, RandomGenerator random) {
         this.pool = pool;
         this.threads = threads;
+        this.states = states;
         this.attemptTimeoutNanos = attemptTimeoutNanos;
         this.callTimeoutNanos = callTimeoutNanos;
         this.random = random;
@@ -81,6 +88,7 @@ final class Retrier {
         if (failure != null) {
             // No answer: nothing to follow, so any retryable failure moves on to another member.
             call.last = Errors.of(failure, endpoint, "no answer from " + endpoint + " in time");
+            states.failed(endpoint, call.last);
             if (!Recovery.of(call.last.code()).retries()) {
                 call.result.completeExceptionally(call.last);
                 return;
@@ -91,11 +99,17 @@ final class Retrier {
         }
         if (!frame.hasError()) {
             pool.prefer(endpoint);
+            states.answered(endpoint);
             call.result.complete(frame);
             return;
         }
         Error error = frame.getError();
         call.last = Errors.of(error);
+        if (Recovery.of(call.last.code()) == Recovery.ANOTHER_MEMBER) {
+            states.failed(endpoint, call.last);   // up, but no leader (or overloaded): not a working cluster
+        } else {
+            states.answered(endpoint);
+        }
         switch (Recovery.of(call.last.code())) {
             case FOLLOW_LEADER -> followLeader(call, endpoint, error);
             case ANOTHER_MEMBER -> {
@@ -117,7 +131,7 @@ final class Retrier {
     private void followLeader(Call call, String endpoint, Error error) {
         if (!error.getLeaderEndpoint().isEmpty()) {
             call.target = error.getLeaderEndpoint();
-            pool.prefer(call.target);
+            pool.leaderHint(call.target, endpoint);
             retryLater(call);
         } else if (error.getLeaderId() != 0) {
             findLeader(call, endpoint, error.getLeaderId());
@@ -138,7 +152,7 @@ final class Retrier {
                         for (Member m : status.getStatusResponse().getMembersList()) {
                             if (m.getId() == leaderId && !m.getClientAddress().isEmpty()) {
                                 call.target = m.getClientAddress();
-                                pool.prefer(call.target);
+                                pool.leaderHint(call.target, endpoint);
                             }
                         }
                     }
@@ -157,6 +171,10 @@ final class Retrier {
         }
         long retryAfterMs = call.last == null ? 0 : call.last.retryAfterMs();
         long delay = Math.min(remainingMs, Backoff.jitteredMs(call.attempts, retryAfterMs, random));
+        if (log.isDebugEnabled()) {
+            log.debug("retrying {} in {} ms (attempt {} failed: {})", call.request.getBodyCase(), delay,
+                    call.attempts, call.last == null ? "-" : call.last.getMessage());
+        }
         // Registered before `closed` is read, as close() marks the client closed before it fails the
         // registered calls: either this call sees the close, or the close sees this call.
         backingOff.add(call);

@@ -37,17 +37,21 @@ public final class RotaClient implements AutoCloseable {
     private final Leases leases;
     private final Watches watches;
     private final Cluster cluster;
+    private final ConnectionStates states;
     private final CompletableFuture<Void> whenClosed = new CompletableFuture<>();
 
     private RotaClient(Builder builder) {
         this.threads = new ClientThreads();
         this.pool = new ConnectionPool(builder.endpoints, threads.eventLoop, builder.attemptTimeout);
-        this.retrier = new Retrier(pool, threads, builder.attemptTimeout.toNanos(), builder.callTimeout.toNanos());
+        this.states = new ConnectionStates(pool, threads, builder.attemptTimeout.toNanos());
+        this.retrier = new Retrier(pool, threads, states, builder.attemptTimeout.toNanos(),
+                builder.callTimeout.toNanos());
         Calls calls = new Caller(retrier, threads, builder.callTimeout);
         this.kv = new Kv(calls);
-        this.leases = new Leases(calls, threads);
+        this.leases = new Leases(calls, threads, states);
         this.watches = new Watches(pool, threads);
         this.cluster = new Cluster(calls, pool);
+        states.bind(this);
     }
 
     /**
@@ -115,9 +119,45 @@ public final class RotaClient implements AutoCloseable {
         return pool.endpoints();
     }
 
-    /** Closes every connection and the client's threads; pending calls fail with UNAVAILABLE. */
+    /**
+     * Whether this client can reach a working cluster now, as its calls and its background probe found
+     * (see {@link ConnectionState} for the transitions). A new client is {@link ConnectionState#SUSPENDED}
+     * until a member first answers; a closed one is {@link ConnectionState#LOST}.
+     *
+     * @return the current state
+     */
+    public ConnectionState connectionState() {
+        return states.current();
+    }
+
+    /**
+     * Tells {@code listener} of every later change of {@link #connectionState()}, on the client's callback
+     * thread, in order, after the listeners added before it. A listener that throws is logged; the others
+     * are still told.
+     *
+     * @param listener the listener (the same one added twice is told twice)
+     */
+    public void addConnectionStateListener(ConnectionStateListener listener) {
+        states.addListener(listener);
+    }
+
+    /**
+     * Stops telling {@code listener} (one registration of it); a change already being delivered may still
+     * reach it.
+     *
+     * @param listener a listener added before
+     */
+    public void removeConnectionStateListener(ConnectionStateListener listener) {
+        states.removeListener(listener);
+    }
+
+    /**
+     * Closes every connection and the client's threads; pending calls fail with UNAVAILABLE. The connection
+     * state listeners are told {@link ConnectionState#LOST} (unless it already was), and nothing after.
+     */
     @Override
     public void close() {
+        states.closing();
         threads.markClosed();
         whenClosed.complete(null);
         retrier.failBackingOff();

@@ -4,6 +4,7 @@ import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.RangeResponse;
+import io.rota.proto.StatusResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,8 @@ class RetrierTest {
 
     private Retrier retrier(FakeMember member) {
         ConnectionPool pool = new ConnectionPool(List.of(member.endpoint()), threads.eventLoop, Duration.ofSeconds(1));
-        return new Retrier(pool, threads, TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(5), NO_JITTER);
+        return new Retrier(pool, threads, new ConnectionStates(pool, threads, TimeUnit.SECONDS.toNanos(1)),
+                TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(5), NO_JITTER);
     }
 
     private static Call read(long timeoutMs) {
@@ -61,6 +63,9 @@ class RetrierTest {
         List<Long> arrivals = new CopyOnWriteArrayList<>();
         AtomicInteger n = new AtomicInteger();
         try (FakeMember m = new FakeMember(f -> {
+            if (f.hasStatusRequest()) {   // the connection-state probe, after its one member failed
+                return Frame.newBuilder().setStatusResponse(StatusResponse.getDefaultInstance());
+            }
             arrivals.add(System.nanoTime());
             return n.incrementAndGet() == 1 ? error(Error.Code.UNAVAILABLE, 400) : ok();
         })) {
