@@ -69,6 +69,11 @@ final class ConnectionPool {
      * A member named {@code leader} the leader (answering from {@code from}): go there first, and log a
      * leader this client had not followed before.
      */
+    /** The leader named by the last hint, or null before one. */
+    String knownLeader() {
+        return knownLeader;
+    }
+
     void leaderHint(String leader, String from) {
         String previous = knownLeader;
         knownLeader = leader;
