@@ -25,6 +25,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * Finds the {@link SingletonJob @SingletonJob} methods of every bean as the context creates them (checking
@@ -42,9 +43,12 @@ public final class SingletonJobRegistrar implements BeanPostProcessor, SmartLife
     private final Environment environment;
     private final List<Definition> definitions = new ArrayList<>();
     private final List<io.rota.client.recipes.SingletonJob> running = new ArrayList<>();
+    /** Counted down when the jobs stop; a non-daemon thread waits on it while they run (guarded by running). */
+    private CountDownLatch keepAlive;
 
-    /** One annotated method, checked: its name, schedule, policy, and how to call it. */
-    record Definition(String name, FireSchedule schedule, MissedRunPolicy policy, Object bean, Method method) {
+    /** One annotated method, checked: its name, schedule (and how to say it), policy, and how to call it. */
+    record Definition(String name, FireSchedule schedule, String when, MissedRunPolicy policy, Object bean,
+                      Method method) {
     }
 
     /**
@@ -110,21 +114,27 @@ public final class SingletonJobRegistrar implements BeanPostProcessor, SmartLife
             throw new IllegalStateException(at + "give at most one missedRunPolicy");
         }
         FireSchedule schedule;
+        String when;
         try {
             ZoneId zone = ZoneId.of(resolve(a.zone()));
             if (!cron.isEmpty()) {
                 schedule = FireSchedule.cron(cron, zone);
+                when = "cron \"" + cron + "\" in " + zone;
             } else if (!rate.isEmpty()) {
-                schedule = FireSchedule.fixedRate(DurationStyle.detectAndParse(rate));
+                Duration period = DurationStyle.detectAndParse(rate);
+                schedule = FireSchedule.fixedRate(period);
+                when = "every " + period;
             } else {
-                schedule = FireSchedule.daily(LocalTime.parse(daily), zone);
+                LocalTime time = LocalTime.parse(daily);
+                schedule = FireSchedule.daily(time, zone);
+                when = "daily at " + time + " " + zone;
             }
         } catch (IllegalArgumentException | DateTimeException e) {
             throw new IllegalStateException(at + e.getMessage(), e);
         }
         MissedRunPolicy policy = a.missedRunPolicy().length == 1 ? a.missedRunPolicy()[0] : null;
         ReflectionUtils.makeAccessible(method);
-        return new Definition(name, schedule, policy, bean, method);
+        return new Definition(name, schedule, when, policy, bean, method);
     }
 
     private String resolve(String value) {
@@ -163,9 +173,31 @@ public final class SingletonJobRegistrar implements BeanPostProcessor, SmartLife
                         .listener(listener)
                         .start();
                 running.add(job);
-                LOG.log(System.Logger.Level.INFO, "started singleton job " + d.name() + " (" + d.schedule()
-                        + ") on " + p.instanceId() + ": " + where(d.method()));
+                LOG.log(System.Logger.Level.INFO, "started singleton job " + d.name() + " (" + d.when()
+                        + ") on " + p.instanceId() + ": " + where(d.method()) + "; history: rotactl jobs history "
+                        + d.name());
             }
+            keepAlive = new CountDownLatch(1);
+            Thread t = new Thread(this::awaitStop, "rota-singleton-jobs");
+            t.setDaemon(false);
+            t.start();
+        }
+    }
+
+    /**
+     * Keeps the JVM up while jobs run, as {@code @Scheduled}'s scheduler thread does: a job thread is a daemon
+     * (the SDK must never keep an application alive), so an application with no web server would otherwise
+     * exit right after it started. Ends when the context stops the jobs.
+     */
+    private void awaitStop() {
+        CountDownLatch latch;
+        synchronized (running) {
+            latch = keepAlive;
+        }
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -198,6 +230,9 @@ public final class SingletonJobRegistrar implements BeanPostProcessor, SmartLife
                 job.close();
             }
             running.clear();
+            if (keepAlive != null) {
+                keepAlive.countDown();
+            }
         }
     }
 

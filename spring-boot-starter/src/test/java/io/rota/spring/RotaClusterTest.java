@@ -93,8 +93,11 @@ class RotaClusterTest {
             RotaClient rota = a.getBean(RotaClient.class);
             Await.until(Duration.ofSeconds(30), () -> done(rota) >= 6, "six DONE runs of spring-ticker");
 
+            // Running jobs keep the JVM up, as @Scheduled's threads do (an app without a web server would exit).
+            assertThat(keepAliveThreads()).hasSize(2).allMatch(t -> !t.isDaemon());
             ((ConfigurableApplicationContext) a).stop();   // stops the jobs: no run is half-way when we look
             ((ConfigurableApplicationContext) b).stop();
+            Await.until(Duration.ofSeconds(10), () -> keepAliveThreads().isEmpty(), "the keep-alive threads end");
             List<JobRun> history = io.rota.client.recipes.SingletonJob.history(rota, "spring-ticker");
             for (Map.Entry<Instant, List<String>> e : RUNS.entrySet()) {
                 assertThat(e.getValue()).as("runs of fire time " + e.getKey()).hasSize(1);
@@ -111,6 +114,11 @@ class RotaClusterTest {
             assertThat(h.status()).isEqualTo("UP");
             assertThat(h.details().keySet()).extracting(Object::toString).contains("leaderId", "raftTerm", "connectionState");
         }));
+    }
+
+    static List<Thread> keepAliveThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("rota-singleton-jobs") && t.isAlive()).toList();
     }
 
     static long done(RotaClient rota) {
