@@ -1,5 +1,8 @@
 package io.rota.client;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -10,7 +13,7 @@ import java.util.function.Consumer;
  */
 final class GuardedListener implements ClientListener {
 
-    private static final System.Logger LOG = System.getLogger(GuardedListener.class.getName());
+    private static final Logger log = LoggerFactory.getLogger(GuardedListener.class);
 
     private final List<ClientListener> listeners;
 
@@ -43,7 +46,7 @@ final class GuardedListener implements ClientListener {
             try {
                 event.accept(l);
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "client listener " + l + " failed; event dropped", e);
+                log.warn("client listener {} failed; event dropped", l, e);
             }
         }
     }
