@@ -76,8 +76,12 @@ public class MailServer {
     }
 
     private HttpResponse<String> post(String pathAndQuery) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(url + pathAndQuery)).timeout(Duration.ofSeconds(10))
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url + pathAndQuery)).timeout(Duration.ofSeconds(10))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IOException("mail server " + url + " unreachable: " + e, e);   // the run's outcome says where
+        }
     }
 
     private static String enc(String s) {
