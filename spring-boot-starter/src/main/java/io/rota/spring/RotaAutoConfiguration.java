@@ -7,21 +7,22 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
- * Rota for a Spring Boot 4.0 or 3.5 application, active once {@code rota.endpoints} is set: a
+ * Rota for a Spring Boot 4.0 or 3.5 application, active once {@code rota.endpoints} is set (a string or a
+ * list): a
  * {@link RotaClient} bean (closed when the context closes, after the jobs stopped), the
  * {@link SingletonJob @SingletonJob} methods, and with Micrometer on the classpath, {@link RotaMetrics}.
  * The health indicator is in {@link RotaHealthAutoConfiguration} (Boot 4) and
  * {@link RotaBoot3HealthAutoConfiguration} (Boot 3.5). Every bean backs off if the application defines its own.
  */
 @AutoConfiguration
-@ConditionalOnProperty(prefix = "rota", name = "endpoints")
+@Conditional(OnRotaEndpoints.class)
 @EnableConfigurationProperties(RotaProperties.class)
 public class RotaAutoConfiguration {
 

@@ -63,6 +63,15 @@ class RotaAutoConfigurationTest {
     }
 
     @Test
+    @DisplayName("rota.endpoints as a YAML list works as well as a comma-separated string")
+    void endpointsAsList() {
+        runner.withPropertyValues("rota.endpoints[0]=127.0.0.1:2379", "rota.endpoints[1]=127.0.0.1:2380").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            assertThat(ctx.getBean(RotaClient.class).endpoints()).containsExactly("127.0.0.1:2379", "127.0.0.1:2380");
+        });
+    }
+
+    @Test
     @DisplayName("a bad value fails the start with the property's name")
     void badPropertyNamed() {
         runner.withPropertyValues("rota.endpoints=" + NOBODY, "rota.jobs.lock-ttl=0s").run(ctx -> {
