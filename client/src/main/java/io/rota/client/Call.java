@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.rota.proto.Frame;
 
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 
 /** One call through its attempts: the request, its deadline, where it goes next and how it ended. */
@@ -42,5 +43,11 @@ final class Call {
         this.request = request;
         this.mutating = mutating;
         this.deadline = deadline;
+    }
+
+    /** The request's kind for listeners: its body's field name without "_request" ({@code range}, {@code txn}). */
+    static String operation(Frame.Builder request) {
+        String body = request.getBodyCase().name().toLowerCase(Locale.ROOT);
+        return body.endsWith("_request") ? body.substring(0, body.length() - "_request".length()) : body;
     }
 }

@@ -22,14 +22,16 @@ final class Caller implements Calls {
     private final Retrier retrier;
     private final ClientThreads threads;
     private final long callTimeoutNanos;
+    private final ClientListener listener;
     private final Object sessionLock = new Object();
     /** The session, once registering it has started; null before the first write and after it expired. */
     private CompletableFuture<ClientSession<Call>> session;
     /** Whether a session was registered before (guarded by sessionLock): a later registration is a renewal. */
     private boolean registered;
 
-    Caller(Retrier retrier, ClientThreads threads, Duration callTimeout) {
+    Caller(Retrier retrier, ClientThreads threads, Duration callTimeout, ClientListener listener) {
         this.retrier = retrier;
+        this.listener = listener;
         this.threads = threads;
         this.callTimeoutNanos = callTimeout.toNanos();
     }
@@ -41,7 +43,10 @@ final class Caller implements Calls {
 
     @Override
     public CompletableFuture<Frame> execute(Frame.Builder request, boolean mutating, long timeoutNanos) {
-        Call call = new Call(request, mutating, System.nanoTime() + timeoutNanos);
+        long start = System.nanoTime();
+        Call call = new Call(request, mutating, start + timeoutNanos);
+        call.result.whenComplete((f, e) -> listener.callEnded(Call.operation(request),
+                Duration.ofNanos(System.nanoTime() - start), call.attempts, e == null ? null : Errors.of(e)));
         if (threads.isClosed()) {
             call.result.completeExceptionally(Errors.closed());
             return call.result;

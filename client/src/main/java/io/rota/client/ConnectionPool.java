@@ -65,6 +65,11 @@ final class ConnectionPool {
         preferred = endpoint;
     }
 
+    /** The leader named by the last hint, or null before one. */
+    String knownLeader() {
+        return knownLeader;
+    }
+
     /**
      * A member named {@code leader} the leader (answering from {@code from}): go there first, and log a
      * leader this client had not followed before.

@@ -41,12 +41,14 @@ public final class Leases {
     private final Calls calls;
     private final ClientThreads threads;
     private final ConnectionStates states;
+    private final ClientListener clientListener;
     private final Set<KeepAliveTask> running = ConcurrentHashMap.newKeySet();
 
-    Leases(Calls calls, ClientThreads threads, ConnectionStates states) {
+    Leases(Calls calls, ClientThreads threads, ConnectionStates states, ClientListener clientListener) {
         this.calls = calls;
         this.threads = threads;
         this.states = states;
+        this.clientListener = clientListener;
     }
 
     /**
@@ -211,6 +213,7 @@ public final class Leases {
                             return;
                         }
                         RotaException r = Errors.of(e);
+                        clientListener.keepAliveFailed(id, r);
                         if (r.code() == RotaException.Code.LEASE_NOT_FOUND || ttlNanos == 0
                                 || System.nanoTime() - lastSuccess >= ttlNanos) {
                             lost(r);

@@ -34,17 +34,25 @@ final class Retrier {
     /** The client's call timeout, named in a deadline failure's message. */
     private final long callTimeoutNanos;
     private final RandomGenerator random;
+    private final ClientListener listener;
     /** Calls waiting out a backoff: failed by {@link #failBackingOff()}, as the event loop's shutdown drops them. */
     private final Set<Call> backingOff = ConcurrentHashMap.newKeySet();
 
     Retrier(ConnectionPool pool, ClientThreads threads, ConnectionStates states, long attemptTimeoutNanos,
-            long callTimeoutNanos) {
+            long callTimeoutNanos, ClientListener listener) {
         // Each thread's own generator, asked at each use (a ThreadLocalRandom must not be kept for another thread).
-        this(pool, threads, states, attemptTimeoutNanos, callTimeoutNanos, () -> ThreadLocalRandom.current().nextLong());
+        this(pool, threads, states, attemptTimeoutNanos, callTimeoutNanos, () -> ThreadLocalRandom.current().nextLong(),
+                listener);
     }
 
     Retrier(ConnectionPool pool, ClientThreads threads, ConnectionStates states, long attemptTimeoutNanos,
             long callTimeoutNanos, RandomGenerator random) {
+        this(pool, threads, states, attemptTimeoutNanos, callTimeoutNanos, random, ClientListener.NONE);
+    }
+
+    private Retrier(ConnectionPool pool, ClientThreads threads, ConnectionStates states, long attemptTimeoutNanos,
+                    long callTimeoutNanos, RandomGenerator random, ClientListener listener) {
+        this.listener = listener;
         this.pool = pool;
         this.threads = threads;
         this.states = states;
@@ -152,7 +160,7 @@ final class Retrier {
     private void followLeader(Call call, String endpoint, Error error) {
         if (!error.getLeaderEndpoint().isEmpty()) {
             call.target = error.getLeaderEndpoint();
-            pool.leaderHint(call.target, endpoint);
+            preferLeader(call.target, endpoint);
             retryLater(call);
         } else if (error.getLeaderId() != 0) {
             findLeader(call, endpoint, error.getLeaderId());
@@ -173,7 +181,7 @@ final class Retrier {
                         for (Member m : status.getStatusResponse().getMembersList()) {
                             if (m.getId() == leaderId && !m.getClientAddress().isEmpty()) {
                                 call.target = m.getClientAddress();
-                                pool.leaderHint(call.target, endpoint);
+                                preferLeader(call.target, endpoint);
                             }
                         }
                     }
@@ -184,11 +192,23 @@ final class Retrier {
                 });
     }
 
+    /** Sends to {@code leader} (named by {@code from}) from now on; the listener hears of it when it is news. */
+    private void preferLeader(String leader, String from) {
+        boolean news = !leader.equals(pool.knownLeader());
+        pool.leaderHint(leader, from);
+        if (news) {
+            listener.leaderChanged(leader);
+        }
+    }
+
     private void retryLater(Call call) {
         long remainingMs = TimeUnit.NANOSECONDS.toMillis(call.deadline - System.nanoTime());
         if (remainingMs <= 0) {
             call.result.completeExceptionally(deadlineExceeded(call));
             return;
+        }
+        if (call.last != null) {
+            listener.retrying(Call.operation(call.request), call.last);
         }
         long retryAfterMs = call.last == null ? 0 : call.last.retryAfterMs();
         long delay = Math.min(remainingMs, Backoff.jitteredMs(call.attempts, retryAfterMs, random));

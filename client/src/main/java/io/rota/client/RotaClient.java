@@ -45,11 +45,12 @@ public final class RotaClient implements AutoCloseable {
         this.pool = new ConnectionPool(builder.endpoints, threads.eventLoop,
                 builder.dialTimeout != null ? builder.dialTimeout : builder.attemptTimeout);
         this.states = new ConnectionStates(pool, threads, builder.attemptTimeout.toNanos());
+        ClientListener listener = new GuardedListener(builder.listeners);
         this.retrier = new Retrier(pool, threads, states, builder.attemptTimeout.toNanos(),
-                builder.callTimeout.toNanos());
-        Calls calls = new Caller(retrier, threads, builder.callTimeout);
+                builder.callTimeout.toNanos(), listener);
+        Calls calls = new Caller(retrier, threads, builder.callTimeout, listener);
         this.kv = new Kv(calls);
-        this.leases = new Leases(calls, threads, states);
+        this.leases = new Leases(calls, threads, states, listener);
         this.watches = new Watches(pool, threads);
         this.cluster = new Cluster(calls, pool);
         states.bind(this);
@@ -184,6 +185,7 @@ public final class RotaClient implements AutoCloseable {
         private Duration callTimeout = Duration.ofSeconds(10);
         private Duration attemptTimeout = Duration.ofSeconds(3);
         private Duration dialTimeout;
+        private final List<ClientListener> listeners = new ArrayList<>();
 
         private Builder() {
         }
@@ -259,6 +261,18 @@ public final class RotaClient implements AutoCloseable {
                 throw new IllegalArgumentException("dialTimeout must be positive");
             }
             this.dialTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Adds a listener told of calls, retries, leader changes and failed keep-alives (for metrics); it
+         * runs on the client's threads and must return quickly. May be called more than once.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(ClientListener listener) {
+            this.listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 

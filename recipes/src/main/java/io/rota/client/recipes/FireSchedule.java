@@ -56,4 +56,29 @@ public interface FireSchedule {
             return candidate.toInstant();
         };
     }
+
+    /**
+     * A cron expression read on {@code zone}'s wall clock: Spring's six fields
+     * {@code second minute hour day-of-month month day-of-week}, or crontab's five (without the second).
+     * Each field takes {@code *}, a value, a range {@code a-b}, a step <code>*&#47;n</code>, {@code a/n} or
+     * {@code a-b/n}, or a comma list of these; months and days may be named ({@code JAN}, {@code MON-FRI};
+     * Sunday is 0 or 7); {@code ?} is {@code *}; {@code L} as the day-of-month is the month's last day;
+     * {@code @hourly}, {@code @daily}, {@code @weekly}, {@code @monthly}, {@code @yearly} are short forms.
+     * Day-of-month and day-of-week must both match (as in Spring). At DST changes: a wall time skipped by the
+     * gap fires shifted by the gap's length; a repeated wall time fires once, unless the hour field is
+     * {@code *} (docs/jobs.md, "Cron").
+     *
+     * <pre>{@code
+     * FireSchedule.cron("0 0 8 * * MON-FRI", ZoneId.of("Europe/Berlin"))   // 08:00 on weekdays
+     * FireSchedule.cron("*&#47;15 * * * *", ZoneOffset.UTC)                  // every 15 minutes
+     * }</pre>
+     *
+     * @param expression the expression
+     * @param zone       the time zone whose wall clock it is read on
+     * @return the schedule
+     * @throws IllegalArgumentException if the expression is malformed (the message names the field) or never fires
+     */
+    static FireSchedule cron(String expression, ZoneId zone) {
+        return CronSchedule.parse(expression, zone);
+    }
 }

@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A scheduled job that runs once per fire time across any number of instances: every instance runs the same
@@ -61,6 +62,7 @@ public final class SingletonJob implements AutoCloseable {
     private final String prefix;
     private final int historyLimit;
     private final Duration pollInterval;
+    private final JobListener listener;
     private final Lock lock;
     private final Instant started;
     private final Thread thread;
@@ -78,6 +80,7 @@ public final class SingletonJob implements AutoCloseable {
         this.prefix = b.prefix;
         this.historyLimit = b.historyLimit;
         this.pollInterval = b.pollInterval;
+        this.listener = b.listener;
         this.lock = Lock.of(rota, name, LockOptions.defaults().withPrefix(prefix + ".lock").withTtl(b.lockTtl)
                 .withLockDelay(b.lockDelay));
         this.started = clock.instant();
@@ -238,8 +241,15 @@ public final class SingletonJob implements AutoCloseable {
                     continue;
                 }
                 // Work is due, or a run is in progress (we queue behind its holder, to take over if it dies).
+                long waitStart = System.nanoTime();
                 try (LockHandle held = lock.acquire(pollInterval.multipliedBy(30))) {
-                    underLock(held);
+                    long heldSince = System.nanoTime();
+                    tell(l -> l.lockAcquired(name, Duration.ofNanos(heldSince - waitStart)));
+                    try {
+                        underLock(held);
+                    } finally {
+                        tell(l -> l.lockReleased(name, Duration.ofNanos(System.nanoTime() - heldSince)));
+                    }
                 } catch (LockTimeoutException busy) {
                     // a long run holds the lock: look again
                 }
@@ -278,7 +288,7 @@ public final class SingletonJob implements AutoCloseable {
                         "instance " + s.latest().instanceId() + " lost the lock while " + s.latest().state()
                                 + "; re-run by " + instanceId).encode()));
             }
-            run(held, s.cursor(), claim);
+            run(held, s.cursor(), claim, List.of());
             return;
         }
         // The most recent MAX_CATCH_UP due fire times (a window: after a long outage the policy still
@@ -322,26 +332,33 @@ public final class SingletonJob implements AutoCloseable {
             claim.then(Op.put(attemptKey(record), record.encode()));
         }
         if (toRun == null) {
-            claim.then(Op.put(cursorKey(), cursorRecord(toSkip.get(toSkip.size() - 1)))).commit();
+            if (claim.then(Op.put(cursorKey(), cursorRecord(toSkip.get(toSkip.size() - 1)))).commit().succeeded()) {
+                tellSkipped(toSkip);
+            }
         } else {
-            run(held, toRun, claim);
+            run(held, toRun, claim, toSkip);
         }
         prune();
     }
 
-    /** Claims {@code fire} (with what {@code claim} already holds), runs the task, records the outcome. */
-    private void run(LockHandle held, Instant fire, Txn claim) throws InterruptedException {
+    /**
+     * Claims {@code fire} (with what {@code claim} already holds: the SKIPPED records of {@code skipped}, or
+     * an ABANDONED mark), runs the task, records the outcome.
+     */
+    private void run(LockHandle held, Instant fire, Txn claim, List<Instant> skipped) throws InterruptedException {
         JobRun attempt = new JobRun(name, fire, held.fencingToken(), instanceId, JobState.CLAIMED, null, null, "");
         if (!claim.then(Op.put(cursorKey(), cursorRecord(fire)), Op.put(attemptKey(attempt), attempt.encode()))
                 .commit().succeeded()) {
             return;   // the lock was lost before the claim: someone else decides
         }
+        tellSkipped(skipped);
         attempt = new JobRun(name, fire, held.fencingToken(), instanceId, JobState.RUNNING, clock.instant(), null, "");
         if (!record(held, attempt)) {
             return;
         }
         Context ctx = new Context(held, fire);
         JobRun end;
+        long runStart = System.nanoTime();
         try {
             held.runGuarded(() -> {
                 task.run(ctx);
@@ -349,16 +366,39 @@ public final class SingletonJob implements AutoCloseable {
             });
             end = attempt.with(JobState.DONE, clock.instant(), "ok");
         } catch (LockLostException lost) {
+            tellRunEnded(fire, JobState.ABANDONED, runStart);
             return;   // not ours to record any more: the next holder marks it ABANDONED and re-runs it
         } catch (InterruptedException e) {
             if (closing) {
+                tellRunEnded(fire, JobState.ABANDONED, runStart);
                 throw e;   // our attempt stays RUNNING; the next holder takes it over
             }
             end = attempt.with(JobState.FAILED, clock.instant(), e.toString());
         } catch (Exception e) {
             end = attempt.with(JobState.FAILED, clock.instant(), e.toString());
         }
-        record(held, end);
+        // A DONE or FAILED the store refused (the lock was lost meanwhile) is re-run by the next holder.
+        tellRunEnded(fire, record(held, end) ? end.state() : JobState.ABANDONED, runStart);
+    }
+
+    private void tellRunEnded(Instant fire, JobState outcome, long runStart) {
+        Duration took = Duration.ofNanos(System.nanoTime() - runStart);
+        tell(l -> l.runEnded(name, fire, outcome, took));
+    }
+
+    private void tellSkipped(List<Instant> skipped) {
+        for (Instant s : skipped) {
+            tell(l -> l.skipped(name, s));
+        }
+    }
+
+    /** Tells the listener; its failure is logged, never the job's. */
+    private void tell(Consumer<JobListener> event) {
+        try {
+            event.accept(listener);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "job " + name + ": listener " + listener + " failed", e);
+        }
     }
 
     /** Writes {@code run}'s record, guarded by the lock; false if the lock was lost. */
@@ -486,6 +526,7 @@ public final class SingletonJob implements AutoCloseable {
         private Duration pollInterval = Duration.ofSeconds(1);
         private Duration lockTtl = Duration.ofSeconds(10);
         private Duration lockDelay = Duration.ZERO;
+        private JobListener listener = JobListener.NONE;
 
         private Builder(RotaClient rota, String name, FireSchedule schedule, JobTask task) {
             this.rota = Objects.requireNonNull(rota, "rota");
@@ -596,6 +637,17 @@ public final class SingletonJob implements AutoCloseable {
          */
         public Builder lockDelay(Duration delay) {
             this.lockDelay = Objects.requireNonNull(delay, "delay");
+            return this;
+        }
+
+        /**
+         * A listener told of this instance's lock waits and holds and of its runs' outcomes (for metrics).
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(JobListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
