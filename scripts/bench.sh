@@ -3,6 +3,9 @@
 #   scripts/bench.sh log [seconds-per-size]       RocksDB log append, sync=true, batches of 1/16/256 entries
 #   scripts/bench.sh cluster [seconds-per-level]  3-node in-JVM cluster, commits/s and latency at 1/64/256 in flight
 #   scripts/bench.sh snapshot [keys,keys,...]     how long a snapshot blocks the driver thread, before/after issue 12
+#   scripts/bench.sh write ENDPOINTS PIDS N SECONDS [--threads]
+#                                                 the SDK's put at N in flight against running members (PIDS: theirs,
+#                                                 comma-separated), with their CPU per write from /proc
 # Builds the test classes first. Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -13,7 +16,8 @@ case "$what" in
   log) main=io.rota.raft.storage.LogAppendBench ;;
   cluster) main=io.rota.raft.node.ClusterBench ;;
   snapshot) main=io.rota.server.kv.SnapshotBench; module=kv-server ;;
-  *) echo "usage: scripts/bench.sh log|cluster|snapshot [arguments]" >&2; exit 2 ;;
+  write) main=io.rota.server.bench.WriteBench; module=kv-server ;;
+  *) echo "usage: scripts/bench.sh log|cluster|snapshot|write [arguments]" >&2; exit 2 ;;
 esac
 echo "building the test classes (./mvnw test-compile)..." >&2
 ./mvnw -q -B -pl "$module" -am test-compile dependency:build-classpath \

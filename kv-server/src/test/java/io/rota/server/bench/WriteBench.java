@@ -3,11 +3,16 @@ package io.rota.server.bench;
 import io.rota.client.RotaClient;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -20,11 +25,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * per write read from {@code /proc} (utime + stime of each member's process, summed over the members,
  * divided by the writes) — a figure that moves less with a noisy neighbour than the rate does.
  *
- * <pre>WriteBench endpoints pids in-flight seconds [--threads]</pre>
+ * <pre>WriteBench endpoints pids in-flight seconds [--threads] [--http host:port,...]</pre>
  *
  * {@code pids} is comma-separated (every member's process id). With {@code --threads} it also prints
  * where each member's CPU went, per thread name (the driver, the Netty loops, RocksDB, GC, the JIT): the
- * quickest profile there is, and the one that says which hand-off costs what.
+ * quickest profile there is, and the one that says which hand-off costs what. With {@code --http} (every
+ * member's HTTP address) it also prints the Raft messages the members sent each other per write
+ * ({@code rota_peer_sent_total} from /metrics), a count no noisy neighbour can move.
  */
 public final class WriteBench {
 
@@ -46,21 +53,29 @@ public final class WriteBench {
         long[] pids = Arrays.stream(args[1].split(",")).mapToLong(Long::parseLong).toArray();
         int inFlight = Integer.parseInt(args[2]);
         double seconds = Double.parseDouble(args[3]);
-        boolean threads = args.length > 4 && args[4].equals("--threads");
+        List<String> options = Arrays.asList(args).subList(4, args.length);
+        boolean threads = options.contains("--threads");
+        int http = options.indexOf("--http");
+        List<String> metrics = http < 0 ? List.of() : Arrays.asList(options.get(http + 1).split(","));
         try (RotaClient client = RotaClient.connect(endpoints)) {
             // Warm-up: connections, the leader found, and the servers' JIT (C2 compiles for seconds after a start).
             run(client, Math.max(inFlight, 16), WARMUP_SECONDS);
             Map<String, Long> before = threads ? threadTicks(pids) : Map.of();
             long cpuBefore = processTicks(pids);
+            long sentBefore = peerMessagesSent(metrics);
             long start = System.nanoTime();
             long[] latencies = run(client, inFlight, seconds);
             double elapsed = (System.nanoTime() - start) / 1e9;
             long cpuTicks = processTicks(pids) - cpuBefore;
+            long sent = peerMessagesSent(metrics) - sentBefore;
             Arrays.sort(latencies);
             int n = latencies.length;
             System.out.printf("| %d | %,.0f | %.2f ms | %.2f ms | %.2f ms | %,.0f µs |%n", inFlight, n / elapsed,
                     pct(latencies, 0.50), pct(latencies, 0.99), pct(latencies, 0.999),
                     cpuTicks / USER_HZ * 1e6 / n);
+            if (!metrics.isEmpty()) {
+                System.out.printf("    peer messages per write: %.2f%n", (double) sent / n);
+            }
             if (threads) {
                 Map<String, Long> after = threadTicks(pids);
                 after.forEach((name, ticks) -> {
@@ -117,6 +132,22 @@ public final class WriteBench {
             System.err.println(failures.get() + " writes failed during the run");
         }
         return Arrays.stream(perCaller).flatMapToLong(Arrays::stream).toArray();
+    }
+
+    /** The sum of every member's {@code rota_peer_sent_total} (all peers), from its /metrics. */
+    private static long peerMessagesSent(List<String> httpAddresses) throws IOException, InterruptedException {
+        long sum = 0;
+        HttpClient http = HttpClient.newHttpClient();
+        for (String address : httpAddresses) {
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://" + address + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            for (String line : body.split("\n")) {
+                if (line.startsWith("rota_peer_sent_total{")) {
+                    sum += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+        }
+        return sum;
     }
 
     private static long processTicks(long[] pids) throws IOException {
