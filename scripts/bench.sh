@@ -7,6 +7,9 @@
 #                                                 Rota, etcd and ZooKeeper side by side, each alone on the machine:
 #                                                 writes, reads, locks, failover gap, server CPU per op
 #                                                 (docs/performance.md; --help lists every option)
+#   scripts/bench.sh write ENDPOINTS PIDS N SECONDS [--threads]
+#                                                 the SDK's put at N in flight against running members (PIDS: theirs,
+#                                                 comma-separated), with their CPU per write from /proc
 # Builds the test classes (compare: the bench jars and the server jar) first. Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,7 +28,8 @@ case "$what" in
   log) main=io.rota.raft.storage.LogAppendBench ;;
   cluster) main=io.rota.raft.node.ClusterBench ;;
   snapshot) main=io.rota.server.kv.SnapshotBench; module=kv-server ;;
-  *) echo "usage: scripts/bench.sh log|cluster|snapshot|compare [arguments]" >&2; exit 2 ;;
+  write) main=io.rota.server.bench.WriteBench; module=kv-server ;;
+  *) echo "usage: scripts/bench.sh log|cluster|snapshot|write|compare [arguments]" >&2; exit 2 ;;
 esac
 echo "building the test classes (./mvnw test-compile)..." >&2
 ./mvnw -q -B -pl "$module" -am test-compile dependency:build-classpath \

@@ -397,7 +397,7 @@ public final class RaftNode {
         if (role == Role.LEADER) {
             Progress self = progress.get(id);
             if (self.maybeUpdate(log.persistedIndex()) && maybeCommit()) {
-                broadcastAppend(true);
+                broadcastCommit();
             }
         }
     }
@@ -866,7 +866,17 @@ public final class RaftNode {
         long lastNew = log.appendFromLeader(m.prevLogIndex(), m.entries());
         logWritten(m.entries());
         log.commitTo(Math.min(m.leaderCommit(), lastNew));
-        send(new AppendEntriesResponse(currentTerm, id, m.from(), true, lastNew, 0, 0, 0));
+        acknowledge(m, lastNew);
+    }
+
+    /**
+     * The success answer, unless {@code m} is a commit notice: its answer would only repeat an
+     * acknowledgement the leader already counts (not sending it is the same as losing it).
+     */
+    private void acknowledge(AppendEntries m, long lastNew) {
+        if (!m.commitNotice()) {
+            send(new AppendEntriesResponse(currentTerm, id, m.from(), true, lastNew, 0, 0, 0));
+        }
     }
 
     private void acceptFromCommit(AppendEntries m) {
@@ -884,7 +894,7 @@ public final class RaftNode {
             logWritten(rest);
         }
         log.commitTo(Math.min(m.leaderCommit(), lastNew));
-        send(new AppendEntriesResponse(currentTerm, id, m.from(), true, lastNew, 0, 0, 0));
+        acknowledge(m, lastNew);
     }
 
     private void handleHeartbeat(Heartbeat m) {
@@ -990,11 +1000,30 @@ public final class RaftNode {
     }
 
     /**
+     * The commit index moved: tell every follower now rather than at the next heartbeat (followers apply,
+     * serve reads and deliver watch events from it). A follower with entries to send gets them, carrying
+     * leaderCommit; one in REPLICATE state with nothing new gets a commit notice, which it does not answer
+     * (see {@link AppendEntries}); a probing one gets an ordinary AppendEntries, whose answer it needs.
+     */
+    private void broadcastCommit() {
+        for (long peer : progress.keySet()) {
+            if (peer != id) {
+                sendAppend(peer, true, true);
+            }
+        }
+    }
+
+    /**
      * Send the follower what it lacks, if its flow control allows: entries from nextIndex, or the
      * snapshot if those entries were compacted (§7). In REPLICATE state nextIndex moves on at once
      * (pipelining); in PROBE state one message waits for its answer.
      */
     private boolean sendAppend(long to, boolean sendIfEmpty) {
+        return sendAppend(to, sendIfEmpty, false);
+    }
+
+    /** @param notice an empty message to a follower in REPLICATE state may go as a commit notice (no answer) */
+    private boolean sendAppend(long to, boolean sendIfEmpty, boolean notice) {
         Progress pr = progress.get(to);
         if (pr.isPaused()) {
             return false;
@@ -1008,7 +1037,9 @@ public final class RaftNode {
         if (entries.isEmpty() && !sendIfEmpty) {
             return false;
         }
-        send(new AppendEntries(currentTerm, id, to, prevLogIndex, prevLogTerm, entries, log.commitIndex()));
+        boolean commitNotice = notice && entries.isEmpty() && pr.state == Progress.State.REPLICATE;
+        send(new AppendEntries(currentTerm, id, to, prevLogIndex, prevLogTerm, entries, log.commitIndex(),
+                commitNotice));
         if (pr.state == Progress.State.REPLICATE) {
             if (!entries.isEmpty()) {
                 long last = entries.get(entries.size() - 1).index();
@@ -1060,7 +1091,7 @@ public final class RaftNode {
                 case REPLICATE -> pr.inflights.freeTo(m.matchIndex());
             }
             if (maybeCommit()) {
-                broadcastAppend(true); // tell followers the new commit index without waiting a heartbeat
+                broadcastCommit(); // tell followers the new commit index without waiting a heartbeat
             } else if (wasPaused) {
                 // It was paused while the commit index moved on; tell it now, even with no new entries.
                 sendAppend(m.from(), true);

@@ -75,7 +75,7 @@ public final class MessageCodec {
             AppendEntries.Builder b = AppendEntries.newBuilder()
                     .setTerm(m.term()).setFrom(m.from()).setTo(m.to())
                     .setPrevLogIndex(m.prevLogIndex()).setPrevLogTerm(m.prevLogTerm())
-                    .setLeaderCommit(m.leaderCommit());
+                    .setLeaderCommit(m.leaderCommit()).setCommitNotice(m.commitNotice());
             for (Entry e : m.entries()) {
                 b.addEntries(toProto(e));
             }
@@ -170,7 +170,7 @@ public final class MessageCodec {
                     entries.add(fromProto(e));
                 }
                 yield new Message.AppendEntries(m.getTerm(), m.getFrom(), m.getTo(), m.getPrevLogIndex(),
-                        m.getPrevLogTerm(), entries, m.getLeaderCommit());
+                        m.getPrevLogTerm(), entries, m.getLeaderCommit(), m.getCommitNotice());
             }
             case APPEND_ENTRIES_RESPONSE -> {
                 AppendEntriesResponse m = frame.getAppendEntriesResponse();

@@ -278,4 +278,61 @@ class LogReplicationTest {
         assertEquals(new Rejected(Reason.NOT_LEADER, 1), net.propose(2, "x"));
         assertEquals(1, net.node(2).lastIndex(), "nothing was appended");
     }
+
+    @Test
+    @DisplayName("§5.3: the leader's commit broadcast is a commit notice the followers apply and do not answer: six messages per write, not eight")
+    void commitNoticeIsNotAnswered() {
+        Network net = new Network(3);
+        net.electLeader(1);
+        int before = net.sent().size();
+
+        net.propose(1, "x");
+        net.drain();
+
+        List<Message> write = net.sent().subList(before, net.sent().size());
+        for (long id = 1; id <= 3; id++) {
+            assertEquals(2, net.node(id).commitIndex(), "node " + id);
+            assertEquals(List.of("x"), net.stateMachine(id), "node " + id);
+        }
+        List<AppendEntries> appends = ofType(write, AppendEntries.class);
+        assertEquals(2, appends.stream().filter(m -> !m.commitNotice() && m.entries().size() == 1).count(),
+                "the entry, to each follower: " + write);
+        assertEquals(2, appends.stream().filter(m -> m.commitNotice() && m.entries().isEmpty()
+                && m.leaderCommit() == 2).count(), "the commit, to each follower: " + write);
+        assertEquals(2, ofType(write, AppendEntriesResponse.class).size(),
+                "one answer per follower, to the entry only: " + write);
+        assertEquals(6, write.size(), write.toString());
+    }
+
+    @Test
+    @DisplayName("§5.3 receiver rules 2 and 5 for a commit notice: a failed check is answered, a passed one commits up to prevLogIndex unanswered")
+    void commitNoticeChecksLikeAnyAppend() {
+        Network net = new Network(3, o -> o, id -> Network.disk(1, 0, 1, 1)); // log [1@1, 2@1]
+        RaftNode follower = net.node(2);
+
+        follower.step(new AppendEntries(1, 1, 2, 3, 1, List.of(), 3, true)); // we have no entry 3
+        assertEquals(List.of(new AppendEntriesResponse(1, 2, 1, false, 0, 3, 3, 0)), net.collect(2));
+
+        follower.step(new AppendEntries(1, 1, 2, 2, 1, List.of(), 5, true));
+        assertEquals(2, follower.commitIndex(), "min(leaderCommit, index of last new entry)");
+        assertEquals(List.of(), net.collect(2), "no answer to a notice that passed the check");
+    }
+
+    @Test
+    @DisplayName("§5.3: an acknowledgement lost while no notice would be answered is recovered by the next heartbeat's round")
+    void lostAckIsRecoveredByHeartbeat() {
+        Network net = new Network(3);
+        net.electLeader(1);
+        net.isolate(2);
+        net.drop(m -> m instanceof AppendEntriesResponse && m.from() == 3); // node 3's ack of entry 2 is lost
+
+        net.propose(1, "x");
+        net.drain();
+        assertEquals(1, net.node(1).commitIndex(), "node 3 holds entry 2, but the leader never heard");
+
+        net.recover();
+        net.isolate(2);
+        net.tickUntil(() -> net.node(1).commitIndex() == 2, 50);
+        assertEquals(2, net.node(3).commitIndex());
+    }
 }

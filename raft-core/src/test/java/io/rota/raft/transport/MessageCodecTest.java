@@ -39,6 +39,7 @@ class MessageCodecTest {
                 new Message.RequestVoteResponse(7, 2, 1, true, false),
                 new Message.RequestVoteResponse(8, 3, 1, false, true),
                 new Message.AppendEntries(5, 1, 2, 10, 4, List.of(), 9),
+                new Message.AppendEntries(5, 1, 2, 10, 4, List.of(), 9, true), // a commit notice
                 new Message.AppendEntriesResponse(5, 2, 1, true, 12, 0, 0, 0),
                 new Message.AppendEntriesResponse(5, 2, 1, false, 0, 10, 7, 3),
                 new Message.Heartbeat(5, 1, 3, 11, 42),
@@ -300,9 +301,9 @@ class MessageCodecTest {
 
     static void assertSameAppendEntries(Message.AppendEntries expected, Message.AppendEntries actual) {
         assertEquals(new Message.AppendEntries(expected.term(), expected.from(), expected.to(), expected.prevLogIndex(),
-                        expected.prevLogTerm(), List.of(), expected.leaderCommit()),
+                        expected.prevLogTerm(), List.of(), expected.leaderCommit(), expected.commitNotice()),
                 new Message.AppendEntries(actual.term(), actual.from(), actual.to(), actual.prevLogIndex(),
-                        actual.prevLogTerm(), List.of(), actual.leaderCommit()));
+                        actual.prevLogTerm(), List.of(), actual.leaderCommit(), actual.commitNotice()));
         assertEquals(expected.entries().size(), actual.entries().size());
         for (int i = 0; i < expected.entries().size(); i++) {
             assertSameEntry(expected.entries().get(i), actual.entries().get(i));
