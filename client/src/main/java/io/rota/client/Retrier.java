@@ -128,6 +128,14 @@ final class Retrier {
         call.maybeSent = true;
         if (!frame.hasError()) {
             pool.prefer(endpoint);
+            String hint = frame.getLeaderHint();
+            if (!hint.isEmpty() && !hint.equals(endpoint) && pool.endpoints().contains(hint)) {
+                // A follower answered (it forwarded a write, or served a read) and named the leader, one of the
+                // members this client was given: go there first from now on, rather than paying the
+                // forwarding hop on every call. A leader outside the given list is left alone: the list is
+                // the application's choice (one pinned member, a proxy).
+                preferLeader(hint, endpoint);
+            }
             states.answered(endpoint);
             call.result.complete(frame);
             return;

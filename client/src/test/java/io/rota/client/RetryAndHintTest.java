@@ -63,6 +63,35 @@ class RetryAndHintTest {
     }
 
     @Test
+    @DisplayName("A follower's answer that names the leader: the next calls go to the leader, not through the follower")
+    void aSuccessfulAnswerWithALeaderHintMovesTheNextCallsToTheLeader() throws Exception {
+        try (FakeMember leader = leader();
+             FakeMember follower = new FakeMember(f -> f.hasRegisterSessionRequest() ? session(7)
+                     : putOk(41).setLeaderHint(leader.endpoint()));
+             RotaClient rota = RotaClient.connect(follower.endpoint() + "," + leader.endpoint())) {
+            assertEquals(41, rota.kv().put("k", "v1").revision());   // answered by the follower (forwarded)
+            assertEquals(42, rota.kv().put("k", "v2").revision());   // then straight to the leader
+            assertEquals(42, rota.kv().put("k", "v3").revision());
+            assertEquals(1, puts(follower).size());
+            assertEquals(2, puts(leader).size());
+        }
+    }
+
+    @Test
+    @DisplayName("A leader hint outside the configured endpoints is not followed: the list is the application's choice")
+    void aLeaderHintOutsideTheConfiguredEndpointsIsIgnored() throws Exception {
+        try (FakeMember leader = leader();
+             FakeMember follower = new FakeMember(f -> f.hasRegisterSessionRequest() ? session(7)
+                     : putOk(41).setLeaderHint(leader.endpoint()));
+             RotaClient rota = RotaClient.connect(follower.endpoint())) {
+            rota.kv().put("k", "v1");
+            rota.kv().put("k", "v2");
+            assertEquals(2, puts(follower).size());
+            assertEquals(0, puts(leader).size());
+        }
+    }
+
+    @Test
     @DisplayName("NOT_LEADER with only the leader's id: its client address comes from a Status call")
     void findsTheLeaderByStatusWhenTheHintHasOnlyAnId() throws Exception {
         try (FakeMember leader = leader()) {

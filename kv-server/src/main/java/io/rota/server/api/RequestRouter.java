@@ -124,8 +124,15 @@ public final class RequestRouter {
             };
         }
         long callId = request.getCallId();
-        return answer.thenApply(f -> Frames.withHeader(f, view.term(), view.memberId()).toBuilder()
-                .setCallId(callId).build());
+        return answer.thenApply(f -> {
+            Frame.Builder b = Frames.withHeader(f, view.term(), view.memberId()).toBuilder().setCallId(callId);
+            // Not the leader: name it, so the client sends its next calls there instead of through us.
+            long leader = view.leaderId();
+            if (!view.isLeader() && leader != 0) {
+                view.clientAddress(leader).ifPresent(b::setLeaderHint);
+            }
+            return b.build();
+        });
     }
 
     /**
