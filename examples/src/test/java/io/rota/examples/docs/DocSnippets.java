@@ -30,7 +30,7 @@ final class DocSnippets {
     static final List<String> FRAGMENT_IMPORTS = List.of(
             "io.rota.client.*", "io.rota.client.recipes.*",
             "io.rota.raft.core.*", "io.rota.raft.node.*", "io.rota.raft.storage.*",
-            "java.time.*", "java.util.*", "java.util.concurrent.*");
+            "java.time.*", "java.util.*", "java.util.concurrent.*", "java.util.concurrent.atomic.*");
 
     private static final Pattern OPEN = Pattern.compile("^\\s*```java\\s*$");
     private static final Pattern CLOSE = Pattern.compile("^\\s*```\\s*$");
