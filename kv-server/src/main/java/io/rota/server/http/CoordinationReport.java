@@ -41,7 +41,8 @@ final class CoordinationReport {
     static final int MAX_LEASES = 100;
     static final int MAX_KEYS_PER_LEASE = 8;
     static final int MAX_RUNS = 6;
-    private static final Pattern LEASE_HEX = Pattern.compile("[0-9a-f]{1,16}");
+    /** A contender's last segment: its session lease in hex, then "-" and a sequence (the bare lease: older SDKs). */
+    private static final Pattern LEASE_HEX = Pattern.compile("[0-9a-f]{1,16}(-[0-9a-f]{1,16})?");
 
     /** A copy of what the report needs, taken on the driver thread. */
     record Snapshot(Map<String, List<KeyValue>> byPrefix, List<StoreSnapshot.LeaseImage> leases,

@@ -131,7 +131,7 @@ public final class Election {
                 throw new IllegalStateException("election '" + name + "' already campaigns as " + contender.key()
                         + "; resign first");
             }
-            c = Contender.enter(rota, queue, value, options.ttl(), options::effectiveMargin);
+            c = Contender.enter(rota, queue, value, options.ttl(), options::effectiveMargin, key -> List.of());
             contender = c;
         }
         boolean elected = false;

@@ -177,7 +177,7 @@ public final class LockHandle implements AutoCloseable {
         if (!released.compareAndSet(false, true)) {
             return false;
         }
-        return contender.retire(Op.put(lock.holderKey(), Lock.holderRecord(fencingToken(), "released")));
+        return contender.retire(Op.put(lock.holderKey(), Lock.holderRecord(fencingToken(), "released", key())));
     }
 
     /** {@link #release()}. */
