@@ -190,12 +190,13 @@ final class Contender {
      *
      * @param deadline the {@link System#nanoTime} deadline
      * @param wakeups  counts the wake-ups after a predecessor left (to show there is no herd)
+     * @param reads    counts the reads of the queue after a wake-up (none when each predecessor was first)
      * @return true when first; false when the deadline passed
      * @throws LockLostException if the contender's key or lease is gone, or it left the queue meanwhile
      *                           (resign from another thread)
      * @throws RotaException     UNAVAILABLE if the client was closed meanwhile
      */
-    boolean awaitFirst(long deadline, AtomicLong wakeups) throws InterruptedException {
+    boolean awaitFirst(long deadline, AtomicLong wakeups, AtomicLong reads) throws InterruptedException {
         if (firstAtOnce) {
             return true;
         }
@@ -269,6 +270,7 @@ final class Contender {
             if (deletedAt > 0 && predecessorIsFirst && !lost.isDone() && !left.isDone()) {
                 return true;   // the first left: nobody can be ahead any more
             }
+            reads.incrementAndGet();
             view = deletedAt > 0 ? queueAt(deletedAt) : null;
             viewRevision = deletedAt;
         }

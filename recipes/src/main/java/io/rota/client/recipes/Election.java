@@ -136,7 +136,7 @@ public final class Election {
         }
         boolean elected = false;
         try {
-            if (!c.awaitFirst(deadline, wakeups)) {
+            if (!c.awaitFirst(deadline, wakeups, new AtomicLong())) {
                 return Optional.empty();
             }
             c.watchTenure();

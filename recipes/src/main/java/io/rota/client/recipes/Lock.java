@@ -38,6 +38,7 @@ public final class Lock {
     private final LockOptions options;
     private final String queue;
     private final AtomicLong wakeups = new AtomicLong();
+    private final AtomicLong queueReads = new AtomicLong();
 
     private Lock(RotaClient rota, String name, LockOptions options) {
         this.rota = Objects.requireNonNull(rota, "rota");
@@ -123,7 +124,7 @@ public final class Lock {
                 key -> List.of(Op.put(holderKey(), holderRecord(0, "held", key))));
         boolean held = false;
         try {
-            if (!c.awaitFirst(deadline, wakeups)) {
+            if (!c.awaitFirst(deadline, wakeups, queueReads)) {
                 return Optional.empty();
             }
             if (c.firstAtOnce()) {
@@ -178,6 +179,17 @@ public final class Lock {
      */
     public long wakeups() {
         return wakeups.get();
+    }
+
+    /**
+     * How many times waiters of this lock object read the queue again after a wake-up: zero when each
+     * waiter's predecessor was the holder (the deletion event decides alone); one per wake-up when the
+     * predecessor was itself waiting (it may have given up with others still ahead). See docs/locks.md.
+     *
+     * @return the count since creation
+     */
+    public long queueReads() {
+        return queueReads.get();
     }
 
     /** The record of the last holder: {@code <prefix>.holder/<name>}, outside every lock's queue. */
