@@ -155,9 +155,9 @@ public final class LockBench {
         throw new IllegalStateException("no rota_raft_commit_index in /metrics");
     }
 
-    /** Microsecond latencies in buckets of 10 µs up to 100 ms (enough for a percentile to 10 µs). */
+    /** Microsecond latencies in buckets of 10 µs up to 10 s (a loaded machine's cycles reach 100s of ms). */
     private static final class Histogram {
-        private final long[] buckets = new long[10_001];
+        private final long[] buckets = new long[1_000_001];
         private long count;
 
         synchronized void add(long micros) {
