@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A fair (FIFO) distributed lock with fencing tokens. Each contender puts a key
- * {@code <prefix>/<name>/<lease-hex>} attached to its own kept-alive lease; the key with the lowest
- * create_revision holds the lock; each waiter watches only its predecessor's key (no herd). See
- * docs/locks.md for the failure cases and how each is closed.
+ * {@code <prefix>/<name>/<session-hex>-<seq-hex>} attached to its client's kept-alive session lease; the key
+ * with the lowest create_revision holds the lock; each waiter watches only its predecessor's key (no herd).
+ * A cycle is two Raft writes: the join txn (which, on an empty queue, is the whole acquisition) and the
+ * compare-and-delete release. See docs/locks.md for the failure cases and how each is closed.
  *
  * <pre>{@code
  * Lock lock = Lock.of(rota, "daily-email");
