@@ -91,8 +91,10 @@ class RotactlRecipesProcessTest {
         Run keys = rotactl("get", "rota/lock/lost/", "--prefix", "--keys-only");
         assertEquals(1, keys.lines().size(), keys.toString());
         String key = keys.lines().get(0);
-        // The key ends with the holder's lease id in hex; 'lease list' prints ids with 16 digits.
-        String lease = String.format("%016x", Long.parseLong(key.substring(key.lastIndexOf('/') + 1), 16));
+        // The key ends with the holder's session lease id in hex, "-" and a sequence; 'lease list' prints ids
+        // with 16 digits.
+        String id = key.substring(key.lastIndexOf('/') + 1).split("-")[0];
+        String lease = String.format("%016x", Long.parseLong(id, 16));
         assertTrue(rotactl("lease", "list").lines().contains(lease), "the holder's lease is listed");
 
         long start = System.nanoTime();
