@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RotactlRecipesProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
-    private static final Pattern HELD = Pattern.compile("(rota/lock/[^/]+/([0-9a-f]+))\nfencing token (\\d+)\n");
+    private static final Pattern HELD = Pattern.compile("(rota/lock/[^/]+/([0-9a-f]+(?:-[0-9a-f]+)?))\nfencing token (\\d+)\n");
 
     @TempDir
     static Path dir;
@@ -76,7 +76,7 @@ class RotactlRecipesProcessTest {
         Run json = rotactl("lock", "db", "--timeout", "5s", "-w", "json", "--", "true");
         assertEquals(0, json.exitCode(), json.toString());
         Background jsonHolder = background("lock", "db", "-w", "json");
-        Await.until(WAIT, () -> jsonHolder.out().matches("\\{\"name\":\"db\",\"key\":\"rota/lock/db/[0-9a-f]+\","
+        Await.until(WAIT, () -> jsonHolder.out().matches("\\{\"name\":\"db\",\"key\":\"rota/lock/db/[0-9a-f]+-[0-9a-f]+\","
                 + "\"fencing_token\":\\d+,\"lease\":\"[0-9a-f]{16}\"}\n"), "a JSON holder: " + jsonHolder.out());
         assertEquals(0, jsonHolder.stop().exitCode());
     }
