@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -43,6 +45,8 @@ public final class Leases {
     private final ConnectionStates states;
     private final ClientListener clientListener;
     private final Set<KeepAliveTask> running = ConcurrentHashMap.newKeySet();
+    /** The shared session leases by TTL in seconds; a lost one is replaced on the next use. */
+    private final Map<Long, SessionLease> sessions = new HashMap<>();
 
     Leases(Calls calls, ClientThreads threads, ConnectionStates states, ClientListener clientListener) {
         this.calls = calls;
@@ -140,6 +144,32 @@ public final class Leases {
         running.add(task);
         task.send();
         return task;
+    }
+
+    /**
+     * The client's session lease of this TTL, shared by every recipe of this client with that TTL: granted
+     * on the first call (this call then waits for the grant), kept alive every TTL/3, and replaced by a
+     * new grant on the first call after it was lost. It is not revoked when the client closes: its keys then
+     * go when it expires, as when the process dies.
+     *
+     * @param ttl the TTL, rounded up to whole seconds (the cluster may raise it further)
+     * @return the live session lease
+     * @throws RotaException if a new lease was needed and could not be granted
+     */
+    public SessionLease session(Duration ttl) {
+        long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
+        synchronized (sessions) {
+            SessionLease current = sessions.get(seconds);
+            if (current != null && !current.isLost()) {
+                return current;
+            }
+            long sentAt = System.nanoTime();
+            Lease lease = grant(Duration.ofSeconds(seconds));
+            SessionLease fresh = new SessionLease(lease, sentAt);
+            fresh.keepAlive(keepAlive(lease.id(), (id, why) -> fresh.lose(why)));
+            sessions.put(seconds, fresh);
+            return fresh;
+        }
     }
 
     /**

@@ -67,6 +67,18 @@ public final class Op {
     }
 
     /**
+     * Reads every key under a prefix (after the branch's earlier ops: a queue read in the txn that joins it).
+     *
+     * @param prefix the prefix (UTF-8)
+     * @return the operation
+     */
+    public static Op getPrefix(String prefix) {
+        byte[] p = utf8(prefix);
+        return new Op(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder()
+                .setKey(ByteString.copyFrom(p)).setRangeEnd(ByteString.copyFrom(Kv.prefixEnd(p)))).build());
+    }
+
+    /**
      * Deletes one key.
      *
      * @param key the key (UTF-8)

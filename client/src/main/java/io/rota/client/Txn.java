@@ -92,6 +92,22 @@ public final class Txn {
     }
 
     /**
+     * Requires the lease of EVERY key under {@code prefix} to compare as given; holds when no key is there
+     * (a compare over a range, as etcd's). {@code ifPrefixLease(p, EQUAL, 0)} is "no key under p is tied to a
+     * lease": how a lock's enqueue txn knows it is first without reading the queue first.
+     *
+     * @param prefix the key prefix (UTF-8)
+     * @param op     the comparison
+     * @param lease  the lease id to compare with (0: none)
+     * @return this transaction
+     */
+    public Txn ifPrefixLease(String prefix, CompareOp op, long lease) {
+        byte[] p = Op.utf8(prefix);
+        return add(compare(p, op, Compare.Target.LEASE).setLease(lease)
+                .setRangeEnd(ByteString.copyFrom(Kv.prefixEnd(p))));
+    }
+
+    /**
      * Operations applied when every comparison holds.
      *
      * @param ops the operations, in order

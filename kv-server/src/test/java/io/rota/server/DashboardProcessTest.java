@@ -49,7 +49,7 @@ class DashboardProcessTest {
     /** Election timeout is 1 s, randomised to 1–2 s, plus pre-vote and vote, plus the page noticing (1.5 s). */
     private static final Duration FAILOVER = Duration.ofSeconds(8);
     private static final Duration WAIT = Duration.ofSeconds(20);
-    private static final Pattern HELD = Pattern.compile("(rota/lock/dash-demo/([0-9a-f]+))\nfencing token (\\d+)\n");
+    private static final Pattern HELD = Pattern.compile("(rota/lock/dash-demo/([0-9a-f]+)-[0-9a-f]+)\nfencing token (\\d+)\n");
 
     @TempDir
     Path dir;

@@ -62,7 +62,7 @@ class DashboardTest {
         int leader = CLUSTER.get().awaitLeader();
         try (RotaClient rota = RotaClient.connect(CLUSTER.get().endpoints());
              LockHandle held = Lock.of(rota, "dash").acquire(Duration.ofSeconds(10))) {
-            String lease = held.key().substring(held.key().lastIndexOf('/') + 1);
+            String lease = Long.toHexString(held.leaseId());   // the client's session lease (the key adds a sequence)
             String[] state = new String[1];
             Await.until(TestCluster.TIMEOUT, () -> {
                 state[0] = body(leader, "/dashboard/state");

@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RotactlRecipesProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
-    private static final Pattern HELD = Pattern.compile("(rota/lock/[^/]+/([0-9a-f]+))\nfencing token (\\d+)\n");
+    private static final Pattern HELD = Pattern.compile("(rota/lock/[^/]+/([0-9a-f]+(?:-[0-9a-f]+)?))\nfencing token (\\d+)\n");
 
     @TempDir
     static Path dir;
@@ -76,7 +76,7 @@ class RotactlRecipesProcessTest {
         Run json = rotactl("lock", "db", "--timeout", "5s", "-w", "json", "--", "true");
         assertEquals(0, json.exitCode(), json.toString());
         Background jsonHolder = background("lock", "db", "-w", "json");
-        Await.until(WAIT, () -> jsonHolder.out().matches("\\{\"name\":\"db\",\"key\":\"rota/lock/db/[0-9a-f]+\","
+        Await.until(WAIT, () -> jsonHolder.out().matches("\\{\"name\":\"db\",\"key\":\"rota/lock/db/[0-9a-f]+-[0-9a-f]+\","
                 + "\"fencing_token\":\\d+,\"lease\":\"[0-9a-f]{16}\"}\n"), "a JSON holder: " + jsonHolder.out());
         assertEquals(0, jsonHolder.stop().exitCode());
     }
@@ -91,8 +91,10 @@ class RotactlRecipesProcessTest {
         Run keys = rotactl("get", "rota/lock/lost/", "--prefix", "--keys-only");
         assertEquals(1, keys.lines().size(), keys.toString());
         String key = keys.lines().get(0);
-        // The key ends with the holder's lease id in hex; 'lease list' prints ids with 16 digits.
-        String lease = String.format("%016x", Long.parseLong(key.substring(key.lastIndexOf('/') + 1), 16));
+        // The key ends with the holder's session lease id in hex, "-" and a sequence; 'lease list' prints ids
+        // with 16 digits.
+        String id = key.substring(key.lastIndexOf('/') + 1).split("-")[0];
+        String lease = String.format("%016x", Long.parseLong(id, 16));
         assertTrue(rotactl("lease", "list").lines().contains(lease), "the holder's lease is listed");
 
         long start = System.nanoTime();

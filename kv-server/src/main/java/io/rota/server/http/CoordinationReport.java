@@ -21,11 +21,12 @@ import java.util.regex.Pattern;
  * The recipes' state as the dashboard shows it — locks, elections, singleton jobs, leases — read from this
  * member's applied state under the recipes' default key layout (docs/locks.md, docs/jobs.md):
  * <pre>
- *   rota/lock/NAME/LEASE-HEX          a lock contender; the lowest create_revision holds, its create_revision
+ *   rota/lock/NAME/LEASE-HEX-SEQ      a lock contender (its client's session lease in hex, "-", a sequence; older
+ *                                     SDKs: the lease alone); the lowest create_revision holds, its create_revision
  *                                     is the fencing token; the others wait in that order
- *   rota/election/NAME/LEASE-HEX      a candidate; the first leads, value = its announcement, epoch = create_revision
+ *   rota/election/NAME/LEASE-HEX-SEQ  a candidate; the first leads, value = its announcement, epoch = create_revision
  *   rota/jobs/JOB/runs/FIRE/TOKEN     one attempt of a singleton job (name=value lines)
- *   rota/jobs.lock/JOB/LEASE-HEX      the job's lock
+ *   rota/jobs.lock/JOB/LEASE-HEX-SEQ  the job's lock
  * </pre>
  * {@link #read} runs on the driver thread and only copies (bounded); {@link #writeJson} runs elsewhere.
  * Recipes configured with another prefix are not shown.
@@ -41,7 +42,8 @@ final class CoordinationReport {
     static final int MAX_LEASES = 100;
     static final int MAX_KEYS_PER_LEASE = 8;
     static final int MAX_RUNS = 6;
-    private static final Pattern LEASE_HEX = Pattern.compile("[0-9a-f]{1,16}");
+    /** A contender's last segment: its session lease in hex, then "-" and a sequence (the bare lease: older SDKs). */
+    private static final Pattern LEASE_HEX = Pattern.compile("[0-9a-f]{1,16}(-[0-9a-f]{1,16})?");
 
     /** A copy of what the report needs, taken on the driver thread. */
     record Snapshot(Map<String, List<KeyValue>> byPrefix, List<StoreSnapshot.LeaseImage> leases,

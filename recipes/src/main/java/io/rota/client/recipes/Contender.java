@@ -2,13 +2,14 @@ package io.rota.client.recipes;
 
 import io.rota.client.CompareOp;
 import io.rota.client.GetResult;
-import io.rota.client.KeepAlive;
+import io.rota.client.GetOptions;
 import io.rota.client.KeyValue;
-import io.rota.client.Lease;
 import io.rota.client.Op;
+import io.rota.client.OpResult;
 import io.rota.client.PutResult;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
+import io.rota.client.SessionLease;
 import io.rota.client.Txn;
 import io.rota.client.TxnResult;
 import io.rota.client.Watch;
@@ -33,24 +34,39 @@ import java.util.regex.Pattern;
 
 /**
  * One place in a FIFO queue of contenders (etcd's concurrency.Mutex, see docs/kv.md): a key
- * {@code <queue>/<lease-hex>} attached to its own kept-alive lease, ordered by create_revision. Shared by
- * {@link Lock} and {@link Election}. It also knows when its lease can no longer be assumed alive
- * (safe-until) and tells its listeners once when it is lost.
+ * {@code <queue><session-hex>-<seq-hex>} attached to the client's {@linkplain SessionLease session lease},
+ * ordered by create_revision. Shared by {@link Lock} and {@link Election}. It also knows when its lease can
+ * no longer be assumed alive (safe-until) and tells its listeners once when it is lost.
+ *
+ * <p>Writes per place (docs/locks.md, design.md L1–L4): joining is one txn that puts the key and, in the
+ * same revision, either finds the queue empty (then the {@code ifFirst} ops apply too) or reads the queue;
+ * leaving is one compare-and-delete txn. The session lease is shared, so no grant or revoke per place.
  */
 final class Contender {
 
-    /** A contender key's last segment: the lease id in hex. Anything else under the prefix is not ours. */
-    private static final Pattern LEASE_HEX = Pattern.compile("[0-9a-f]{1,16}");
+    /**
+     * A contender key's last segment: the session lease in hex, then "-" and this JVM's sequence in hex
+     * (several places of one session in one queue). The bare lease hex is the older form, still honoured.
+     */
+    private static final Pattern CONTENDER_ID = Pattern.compile("[0-9a-f]{1,16}(-[0-9a-f]{1,16})?");
+    /** Makes each place's key unique within its session lease. */
+    private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private final RotaClient rota;
     private final String queue;
     private final String key;
-    private final long leaseId;
-    private final KeepAlive keepAlive;
+    private final SessionLease session;
+    /** Told when the session lease is lost; removed when the place is given up. */
+    private final Consumer<RotaException> sessionLost;
     /** The loss of the first place (own key, safe-until), watched once first; safe-until from the start. */
     private final Tenure tenureWatch;
     /** The key's create_revision: its place in the queue and, once first, the fencing token. */
     private volatile long token;
+    /** The join txn found the queue empty: first at once, with the results of the ifFirst ops. */
+    private boolean firstAtOnce;
+    private List<OpResult> ifFirstResults = List.of();
+    /** The queue as the join txn read it (when not first at once): no second read before waiting. */
+    private GetResult joinedView;
     private final CompletableFuture<String> lost = new CompletableFuture<>();
     /** Completed when the place is given up (retire, abandon): a waiter stops waiting. */
     private final CompletableFuture<Void> left = new CompletableFuture<>();
@@ -60,40 +76,65 @@ final class Contender {
     /** Set once first in the queue (holder or leader), when its loss starts being watched. */
     private volatile boolean tenure;
 
-    private Contender(RotaClient rota, String queue, Lease lease, long grantSentAt, Duration margin) {
+    private Contender(RotaClient rota, String queue, SessionLease session, Duration margin) {
         this.rota = rota;
         this.queue = queue;
-        this.leaseId = lease.id();
-        this.key = queue + Long.toHexString(lease.id());
-        this.keepAlive = rota.leases().keepAlive(lease.id(),
-                (id, why) -> lose("lease " + Long.toHexString(id) + " lost: " + why.getMessage()));
-        this.tenureWatch = new Tenure(rota, key, keepAlive, grantSentAt, lease.ttl().toNanos(), margin.toNanos());
+        this.session = session;
+        this.key = queue + Long.toHexString(session.leaseId()) + "-" + Long.toHexString(SEQUENCE.incrementAndGet());
+        this.sessionLost = why -> lose("session lease " + Long.toHexString(session.leaseId()) + " lost: "
+                + why.getMessage());
+        this.tenureWatch = new Tenure(rota, key, session.keepAlive(), session.grantSentNanos(),
+                session.ttl().toNanos(), margin.toNanos());
     }
 
     /**
-     * Grants a lease, keeps it alive and puts the contender's key (once, even if retried).
+     * Joins the queue in one txn: puts the contender's key under the client's session lease of {@code ttl}
+     * and, in the same revision, either finds no other contender (then {@code ifFirst} applies too, and the
+     * place is first at once) or reads the queue (the view {@link #awaitFirst} starts from). Applied once,
+     * even if retried. A session found gone is replaced once.
      *
-     * @param queue  the queue prefix, ending with '/'
-     * @param value  the key's value
-     * @param ttl    the lease TTL
-     * @param margin the safety margin for a TTL (see {@link LockOptions#effectiveMargin})
+     * @param queue   the queue prefix, ending with '/'
+     * @param value   the key's value
+     * @param ttl     the session lease TTL
+     * @param margin  the safety margin for a TTL (see {@link LockOptions#effectiveMargin})
+     * @param ifFirst the ops (given the contender's key) applied in the same txn only when the queue had no
+     *                contender, e.g. the lock's holder record
      */
     static Contender enter(RotaClient rota, String queue, String value, Duration ttl,
-                           Function<Duration, Duration> margin) {
-        long sentAt = System.nanoTime();
-        Lease lease = rota.leases().grant(ttl);
-        Contender c = new Contender(rota, queue, lease, sentAt, margin.apply(lease.ttl()));
-        try {
-            TxnResult r = rota.kv().txn().ifCreateRevision(c.key, CompareOp.EQUAL, 0)
-                    .then(Op.put(c.key, value, lease.id()))
-                    .orElse(Op.get(c.key))
-                    .commit();
-            c.token = r.succeeded() ? ((PutResult) r.responses().get(0)).revision()
-                    : ((GetResult) r.responses().get(0)).first().orElseThrow().createRevision();
-            return c;
-        } catch (RuntimeException e) {
-            c.abandon();
-            throw e;
+                           Function<Duration, Duration> margin, Function<String, List<Op>> ifFirst) {
+        for (int attempt = 0; ; attempt++) {
+            SessionLease session = rota.leases().session(ttl);
+            Contender c = new Contender(rota, queue, session, margin.apply(session.ttl()));
+            session.addListener(c.sessionLost);
+            try {
+                List<Op> first = new ArrayList<>();
+                first.add(Op.put(c.key, value, session.leaseId()));
+                first.addAll(ifFirst.apply(c.key));
+                // Queue empty = no key under it tied to a lease (contenders always are; other keys do not count).
+                TxnResult r = rota.kv().txn().ifPrefixLease(queue, CompareOp.EQUAL, 0)
+                        .then(first.toArray(Op[]::new))
+                        .orElse(Op.put(c.key, value, session.leaseId()), Op.getPrefix(queue))
+                        .commit();
+                if (r.succeeded()) {
+                    c.token = ((PutResult) r.responses().get(0)).revision();
+                    c.firstAtOnce = true;
+                    c.ifFirstResults = List.copyOf(r.responses().subList(1, r.responses().size()));
+                } else {
+                    c.joinedView = (GetResult) r.responses().get(1);
+                    c.token = c.joinedView.kvs().stream().filter(kv -> kv.keyString().equals(c.key))
+                            .mapToLong(KeyValue::createRevision).findFirst().orElseThrow();
+                }
+                return c;
+            } catch (RotaException e) {
+                session.removeListener(c.sessionLost);
+                if (e.code() == RotaException.Code.LEASE_NOT_FOUND && attempt == 0) {
+                    session.invalidate(e);   // a keep-alive had not noticed yet: grant a new session, once
+                    continue;
+                }
+                c.retired = true;
+                c.giveUpSession(e);   // the outcome is unknown: the key may be in the queue, so end its lease
+                throw e;
+            }
         }
     }
 
@@ -102,7 +143,17 @@ final class Contender {
     }
 
     long leaseId() {
-        return leaseId;
+        return session.leaseId();
+    }
+
+    /** Whether the join txn found the queue empty (the ifFirst ops applied). */
+    boolean firstAtOnce() {
+        return firstAtOnce;
+    }
+
+    /** The results of the ifFirst ops when {@link #firstAtOnce()}, else empty. */
+    List<OpResult> ifFirstResults() {
+        return ifFirstResults;
     }
 
     long token() {
@@ -123,21 +174,36 @@ final class Contender {
 
     /** Whether {@code key} is a contender of {@code queue} (not a key of a lock nested below its name). */
     static boolean isContenderKey(String key, String queue) {
-        return key.startsWith(queue) && LEASE_HEX.matcher(key.substring(queue.length())).matches();
+        return key.startsWith(queue) && CONTENDER_ID.matcher(key.substring(queue.length())).matches();
     }
 
     /**
      * Waits until this contender is first in the queue, watching only its predecessor's key.
      *
+     * <p>Hand-over without a round trip (design.md L3): when the view the waiter holds shows its predecessor
+     * FIRST, the predecessor's deletion makes this contender first — keys only join at the end (a higher
+     * create_revision), so nobody else can be ahead — and the deletion event alone decides. Otherwise the
+     * predecessor was a waiter too, and its deletion may mean it gave up or its session ended while others
+     * are still ahead; then the queue is read again AT the deletion's revision (a serializable read of
+     * history, no Raft round; a linearizable read if the member cannot serve it) and the new predecessor is
+     * watched. Either way each waiter wakes once per deletion of its own predecessor (no herd).
+     *
      * @param deadline the {@link System#nanoTime} deadline
-     * @param wakeups  counts the re-checks after a predecessor left (to show there is no herd)
+     * @param wakeups  counts the wake-ups after a predecessor left (to show there is no herd)
+     * @param reads    counts the reads of the queue after a wake-up (none when each predecessor was first)
      * @return true when first; false when the deadline passed
      * @throws LockLostException if the contender's key or lease is gone, or it left the queue meanwhile
      *                           (resign from another thread)
      * @throws RotaException     UNAVAILABLE if the client was closed meanwhile
      */
-    boolean awaitFirst(long deadline, AtomicLong wakeups) throws InterruptedException {
+    boolean awaitFirst(long deadline, AtomicLong wakeups, AtomicLong reads) throws InterruptedException {
+        if (firstAtOnce) {
+            return true;
+        }
         CompletableFuture<Void> clientClosed = rota.whenClosed();
+        GetResult view = joinedView;
+        // The revision the view shows the queue at (a historical read's header has the member's current one).
+        long viewRevision = view == null ? 0 : view.revision();
         while (true) {
             if (lost.isDone()) {
                 throw new LockLostException(key, lost.join());
@@ -148,8 +214,11 @@ final class Contender {
             if (clientClosed.isDone()) {
                 throw new RotaException(RotaException.Code.UNAVAILABLE, "the client was closed while " + key + " waited");
             }
-            GetResult r = rota.kv().getPrefix(queue);
-            List<KeyValue> queued = contenders(r, queue);
+            if (view == null) {
+                view = rota.kv().getPrefix(queue);
+                viewRevision = view.revision();
+            }
+            List<KeyValue> queued = contenders(view, queue);
             int mine = -1;
             for (int i = 0; i < queued.size(); i++) {
                 if (queued.get(i).keyString().equals(key)) {
@@ -165,20 +234,21 @@ final class Contender {
             if (mine == 0) {
                 return true;
             }
+            boolean predecessorIsFirst = mine == 1;
             String predecessor = queued.get(mine - 1).keyString();
-            CompletableFuture<Void> predecessorLeft = new CompletableFuture<>();
-            // From the revision after the read: a delete between the read and the watch is replayed.
-            try (Watch w = rota.watches().watch(predecessor, r.revision() + 1, new WatchListener() {
+            CompletableFuture<Long> predecessorLeft = new CompletableFuture<>();
+            // From the revision after the view: a delete between the view and the watch is replayed.
+            try (Watch w = rota.watches().watch(predecessor, viewRevision + 1, new WatchListener() {
                 @Override
                 public void onEvent(WatchEvent event) {
                     if (event.type() == WatchEvent.Type.DELETE) {
-                        predecessorLeft.complete(null);
+                        predecessorLeft.complete(event.revision());
                     }
                 }
 
                 @Override
                 public void onError(RotaException error) {
-                    predecessorLeft.complete(null);   // re-read the queue
+                    predecessorLeft.complete(0L);   // read the queue again (linearizable)
                 }
             })) {
                 long remaining = deadline - System.nanoTime();
@@ -191,7 +261,30 @@ final class Contender {
             } catch (ExecutionException e) {
                 throw new IllegalStateException("unexpected failure while waiting", e.getCause());
             }
+            if (!predecessorLeft.isDone()) {
+                view = null;
+                continue;   // lost, left or closed: reported at the top of the loop
+            }
             wakeups.incrementAndGet();
+            long deletedAt = predecessorLeft.join();
+            if (deletedAt > 0 && predecessorIsFirst && !lost.isDone() && !left.isDone()) {
+                return true;   // the first left: nobody can be ahead any more
+            }
+            reads.incrementAndGet();
+            view = deletedAt > 0 ? queueAt(deletedAt) : null;
+            viewRevision = deletedAt;
+        }
+    }
+
+    /**
+     * The queue as of {@code revision}, read from history without a Raft round (the member that sent the
+     * event has applied it); null (read the current queue linearizably) if this member cannot serve it.
+     */
+    private GetResult queueAt(long revision) {
+        try {
+            return rota.kv().get(queue, GetOptions.builder().prefix().revision(revision).serializable().build());
+        } catch (RotaException e) {
+            return null;   // a member behind that revision (INVALID_ARGUMENT) or history compacted
         }
     }
 
@@ -246,6 +339,7 @@ final class Contender {
             if (retired || !lost.complete(reason)) {
                 return;
             }
+            session.removeListener(sessionLost);
             tenureWatch.stop();
             for (Thread t : guarded) {
                 t.interrupt();
@@ -280,7 +374,9 @@ final class Contender {
 
     /**
      * Leaves cleanly: deletes the own key (only if it is still this contender's, by create_revision) with
-     * {@code alongside} in the same txn, then revokes the lease. The lost listeners are not told.
+     * {@code alongside} in the same txn — one Raft write; the session lease lives on for the client's other
+     * places. The lost listeners are not told. If the txn's outcome is unknown, the session is given up so
+     * no key of it can block the queue (see {@link #giveUpSession}).
      *
      * @return whether the key was still there and was deleted
      */
@@ -293,24 +389,33 @@ final class Contender {
             tenureWatch.stop();
             left.complete(null);
         }
-        keepAlive.close();
+        session.removeListener(sessionLost);
         // A clean-up must run even on an interrupted thread (a closing job): the SDK's blocking calls give up
-        // at once when interrupted, and a key left behind would block the queue for a whole TTL.
+        // at once when interrupted, and a key left behind would block the queue until the session ends.
         boolean interrupted = Thread.interrupted();
         try {
+            if (lost.isDone()) {
+                rota.kv().delete(key);   // lost by safe-until while the key may live on: take it away
+                return false;
+            }
             List<Op> ops = new ArrayList<>();
             ops.add(Op.delete(key));
             ops.addAll(List.of(alongside));
-            return !lost.isDone() && guardedTxn().then(ops.toArray(Op[]::new)).commit().succeeded();
+            return guardedTxn().then(ops.toArray(Op[]::new)).commit().succeeded();
+        } catch (RotaException e) {
+            giveUpSession(e);
+            return false;
         } finally {
-            revokeQuietly();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
     }
 
-    /** Leaves without the txn (a waiter that gave up, a failed entry): revokes the lease, deleting the key. */
+    /**
+     * Leaves without the txn (a waiter that gave up, a failed entry): deletes the own key, which is this
+     * contender's alone (its name holds the session and a sequence), so no compare is needed.
+     */
     void abandon() {
         synchronized (this) {
             if (retired) {
@@ -320,10 +425,12 @@ final class Contender {
             tenureWatch.stop();
             left.complete(null);
         }
-        keepAlive.close();
+        session.removeListener(sessionLost);
         boolean interrupted = Thread.interrupted();   // see retire
         try {
-            revokeQuietly();
+            rota.kv().delete(key);
+        } catch (RotaException e) {
+            giveUpSession(e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -331,11 +438,15 @@ final class Contender {
         }
     }
 
-    private void revokeQuietly() {
-        try {
-            rota.leases().revoke(leaseId);
-        } catch (RotaException e) {
-            // Already gone (LEASE_NOT_FOUND) or the cluster is unreachable: it then expires after its TTL.
-        }
+    /**
+     * A write that would remove this place failed with an unknown outcome (the cluster unreachable, a
+     * timeout): the key may still be in the queue, and with a shared session lease it would stay there as
+     * long as the client lives. So the session is given up — marked lost (the client's other places on it
+     * are told) and revoked if the cluster can be reached, else it expires after its TTL — and the next
+     * acquisition gets a new one. Before the shared session, the per-place lease was revoked the same way.
+     */
+    private void giveUpSession(RotaException why) {
+        session.invalidate(why);
+        rota.leases().revokeAsync(session.leaseId()).exceptionally(e -> null);
     }
 }

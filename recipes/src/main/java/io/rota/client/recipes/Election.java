@@ -61,7 +61,7 @@ public final class Election {
     }
 
     /**
-     * An election with prefix {@code rota/election} and a 10 s lease.
+     * An election with prefix {@code rota/election} and the client's 10 s session lease.
      *
      * @param rota the client
      * @param name the election's name
@@ -131,12 +131,12 @@ public final class Election {
                 throw new IllegalStateException("election '" + name + "' already campaigns as " + contender.key()
                         + "; resign first");
             }
-            c = Contender.enter(rota, queue, value, options.ttl(), options::effectiveMargin);
+            c = Contender.enter(rota, queue, value, options.ttl(), options::effectiveMargin, key -> List.of());
             contender = c;
         }
         boolean elected = false;
         try {
-            if (!c.awaitFirst(deadline, wakeups)) {
+            if (!c.awaitFirst(deadline, wakeups, new AtomicLong())) {
                 return Optional.empty();
             }
             c.watchTenure();
@@ -173,8 +173,8 @@ public final class Election {
     }
 
     /**
-     * Gives up leadership (or the campaign): deletes the own key and revokes the lease. A {@link #campaign}
-     * waiting on another thread ends at once with a {@link LockLostException}. Idempotent.
+     * Gives up leadership (or the campaign): deletes the own key (the client's session lease lives on). A
+     * {@link #campaign} waiting on another thread ends at once with a {@link LockLostException}. Idempotent.
      */
     public synchronized void resign() {
         // Synchronized: a campaign that has just put its key (inside campaign's synchronized entry) is withdrawn too.

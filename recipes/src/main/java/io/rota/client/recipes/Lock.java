@@ -2,6 +2,7 @@ package io.rota.client.recipes;
 
 import io.rota.client.KeyValue;
 import io.rota.client.Op;
+import io.rota.client.PutResult;
 import io.rota.client.RotaClient;
 import io.rota.client.TxnResult;
 
@@ -16,9 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A fair (FIFO) distributed lock with fencing tokens. Each contender puts a key
- * {@code <prefix>/<name>/<lease-hex>} attached to its own kept-alive lease; the key with the lowest
- * create_revision holds the lock; each waiter watches only its predecessor's key (no herd). See
- * docs/locks.md for the failure cases and how each is closed.
+ * {@code <prefix>/<name>/<session-hex>-<seq-hex>} attached to its client's kept-alive session lease; the key
+ * with the lowest create_revision holds the lock; each waiter watches only its predecessor's key (no herd).
+ * A cycle is two Raft writes: the join txn (which, on an empty queue, is the whole acquisition) and the
+ * compare-and-delete release. See docs/locks.md for the failure cases and how each is closed.
  *
  * <pre>{@code
  * Lock lock = Lock.of(rota, "daily-email");
@@ -37,6 +39,7 @@ public final class Lock {
     private final LockOptions options;
     private final String queue;
     private final AtomicLong wakeups = new AtomicLong();
+    private final AtomicLong queueReads = new AtomicLong();
 
     private Lock(RotaClient rota, String name, LockOptions options) {
         this.rota = Objects.requireNonNull(rota, "rota");
@@ -117,18 +120,25 @@ public final class Lock {
     }
 
     private Optional<LockHandle> acquireBy(long deadline) throws InterruptedException {
-        Contender c = Contender.enter(rota, queue, "", options.ttl(), options::effectiveMargin);
+        // One txn joins the queue; if it was empty, the same txn records us as holder (and returns the last record).
+        Contender c = Contender.enter(rota, queue, "", options.ttl(), options::effectiveMargin,
+                key -> List.of(Op.put(holderKey(), holderRecord(0, "held", key))));
         boolean held = false;
         try {
-            if (!c.awaitFirst(deadline, wakeups)) {
+            if (!c.awaitFirst(deadline, wakeups, queueReads)) {
                 return Optional.empty();
             }
-            waitLockDelay(c);
-            // Record who holds it (guarded: only while our key is still first), for the next holder's lock-delay.
-            TxnResult r = c.guardedTxn().then(Op.put(holderKey(), holderRecord(c.token(), "held")))
-                    .commit();
-            if (!r.succeeded()) {
-                throw new LockLostException(c.key(), "the key vanished before the lock was taken");
+            if (c.firstAtOnce()) {
+                waitLockDelay(c, ((PutResult) c.ifFirstResults().get(0)).prev());
+            } else if (!options.lockDelay().isZero()) {
+                // Handed over: with a lock-delay, record who holds it (guarded: only while our key is still
+                // there), learning in the same write whether the last holder released cleanly (design.md L4).
+                TxnResult r = c.guardedTxn()
+                        .then(Op.put(holderKey(), holderRecord(c.token(), "held", c.key()))).commit();
+                if (!r.succeeded()) {
+                    throw new LockLostException(c.key(), "the key vanished before the lock was taken");
+                }
+                waitLockDelay(c, ((PutResult) r.responses().get(0)).prev());
             }
             c.watchTenure();
             held = true;
@@ -140,17 +150,15 @@ public final class Lock {
         }
     }
 
-    /** After a holder that did not release cleanly (its record still says held), wait the lock-delay. */
-    private void waitLockDelay(Contender c) throws InterruptedException {
-        if (options.lockDelay().isZero()) {
+    /** After a holder that did not release cleanly (the last record still says held), wait the lock-delay. */
+    private void waitLockDelay(Contender c, Optional<KeyValue> previous) throws InterruptedException {
+        if (options.lockDelay().isZero() || previous.isEmpty()) {
             return;
         }
-        Optional<KeyValue> previous = rota.kv().get(holderKey()).first();
-        if (previous.isPresent()) {
-            Map<String, String> record = Fields.decode(previous.get().valueString());
-            if ("held".equals(record.get("state")) && !String.valueOf(c.token()).equals(record.get("token"))) {
-                TimeUnit.NANOSECONDS.sleep(options.lockDelay().toNanos());
-            }
+        Map<String, String> record = Fields.decode(previous.get().valueString());
+        boolean mine = c.key().equals(record.get("key")) || String.valueOf(c.token()).equals(record.get("token"));
+        if ("held".equals(record.get("state")) && !mine) {
+            TimeUnit.NANOSECONDS.sleep(options.lockDelay().toNanos());
         }
     }
 
@@ -174,15 +182,33 @@ public final class Lock {
         return wakeups.get();
     }
 
+    /**
+     * How many times waiters of this lock object read the queue again after a wake-up: zero when each
+     * waiter's predecessor was the holder (the deletion event decides alone); one per wake-up when the
+     * predecessor was itself waiting (it may have given up with others still ahead). See docs/locks.md.
+     *
+     * @return the count since creation
+     */
+    public long queueReads() {
+        return queueReads.get();
+    }
+
     /** The record of the last holder: {@code <prefix>.holder/<name>}, outside every lock's queue. */
     String holderKey() {
         return options.prefix() + ".holder/" + name;
     }
 
-    static String holderRecord(long token, String state) {
+    /**
+     * The holder record's value. Written in the join txn the token is not known yet (it is that txn's
+     * revision, so the record's mod_revision): {@code token} 0 leaves it out.
+     */
+    static String holderRecord(long token, String state, String key) {
         Map<String, String> fields = new LinkedHashMap<>();
-        fields.put("token", Long.toString(token));
+        if (token > 0) {
+            fields.put("token", Long.toString(token));
+        }
         fields.put("state", state);
+        fields.put("key", key);
         return Fields.encode(fields);
     }
 

@@ -37,7 +37,7 @@ public final class LockHandle implements AutoCloseable {
     }
 
     /**
-     * The holder's key, {@code <prefix>/<name>/<lease-hex>}.
+     * The holder's key, {@code <prefix>/<name>/<session-hex>-<seq-hex>}.
      *
      * @return the key
      */
@@ -46,7 +46,8 @@ public final class LockHandle implements AutoCloseable {
     }
 
     /**
-     * The lease the key is attached to.
+     * The lease the key is attached to: the client's session lease of the lock's TTL, shared with its other
+     * locks, elections and jobs of that TTL (revoking it loses all of them).
      *
      * @return the lease id
      */
@@ -193,8 +194,8 @@ public final class LockHandle implements AutoCloseable {
 
     /**
      * Releases the lock: deletes the own key only if it is still this holder's (compared by create_revision,
-     * so a late release never removes another holder's key), records a clean release for lock-delay, and
-     * revokes the lease. Idempotent.
+     * so a late release never removes another holder's key) and records a clean release for lock-delay, in
+     * one txn; the session lease lives on. Idempotent.
      *
      * @return whether the key was still held and was deleted (false if it had already been lost)
      */
@@ -202,7 +203,7 @@ public final class LockHandle implements AutoCloseable {
         if (!released.compareAndSet(false, true)) {
             return false;
         }
-        return contender.retire(Op.put(lock.holderKey(), Lock.holderRecord(fencingToken(), "released")));
+        return contender.retire(Op.put(lock.holderKey(), Lock.holderRecord(fencingToken(), "released", key())));
     }
 
     /** {@link #release()}. */

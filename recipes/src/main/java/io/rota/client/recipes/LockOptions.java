@@ -9,8 +9,9 @@ import java.util.Objects;
  *
  * @param prefix       where the lock's keys live: contenders under {@code <prefix>/<name>/}, the last holder's
  *                     record at {@code <prefix>.holder/<name>} (default {@code rota/lock})
- * @param ttl          the TTL of each contender's lease: how long a dead holder blocks the lock at most (plus
- *                     the cluster's failover allowance). Default 10 s
+ * @param ttl          the TTL of the client's session lease the contenders of this lock use (one session per
+ *                     client and TTL, shared with its other locks, elections and jobs of that TTL): how long
+ *                     a dead holder blocks the lock at most (plus the cluster's failover allowance). Default 10 s
  * @param clockDrift   a bound on how far this machine's clock rate may drift from the cluster leader's over one
  *                     TTL (default 100 ms); twice this is part of the default safety margin
  * @param safetyMargin how long before the earliest possible lease expiry {@linkplain LockHandle#safeUntilNanos()
