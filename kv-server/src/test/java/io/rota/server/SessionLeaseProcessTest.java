@@ -43,7 +43,8 @@ class SessionLeaseProcessTest {
             AtomicReference<String> lockLost = new AtomicReference<>();
             AtomicReference<String> leadershipLost = new AtomicReference<>();
             held.onLost((h, why) -> lockLost.set(why));
-            Election election = Election.of(a, "process-session", OPTIONS).addListener(new ElectionListener() {
+            // The election's own queue (Election.of's default prefix) with the lock's TTL, hence the same session.
+            Election election = Election.of(a, "process-session", OPTIONS.withPrefix("rota/election")).addListener(new ElectionListener() {
                 @Override
                 public void gained(Leader leader) {
                 }
