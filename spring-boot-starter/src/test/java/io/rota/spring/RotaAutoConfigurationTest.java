@@ -12,6 +12,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -109,8 +111,12 @@ class RotaAutoConfigurationTest {
 
     @Test
     @DisplayName("metrics: calls, their outcome and retries are counted through the SDK's listener")
-    void metricsCountCalls() {
-        runner.withPropertyValues("rota.endpoints=" + NOBODY, "rota.call-timeout=3s", "rota.attempt-timeout=300ms")
+    void metricsCountCalls() throws Exception {
+        // A member that accepts the connection and never answers: each attempt times out and is retried, and
+        // the call ends in TIMEOUT. (A refused port fails at once as UNAVAILABLE, with no retry to count.)
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+        runner.withPropertyValues("rota.endpoints=127.0.0.1:" + silent.getLocalPort(), "rota.call-timeout=3s",
+                        "rota.attempt-timeout=300ms")
                 .run(ctx -> {
                     SimpleMeterRegistry registry = new SimpleMeterRegistry();
                     ctx.getBean(RotaMetrics.class).bindTo(registry);
@@ -124,6 +130,7 @@ class RotaAutoConfigurationTest {
                             .isGreaterThanOrEqualTo(1);
                     assertThat(registry.get("rota.client.leader.changes").counter().count()).isZero();
                 });
+        }
     }
 
     @Test
