@@ -73,14 +73,29 @@ public final class Election {
 
     /**
      * An election with the given options (prefix, TTL, clock drift, safety margin; the lock-delay is not used).
+     * The prefix must not be the locks' default ({@code rota/lock}): an election named like a lock would
+     * join that lock's queue, and a client holding the lock would then wait behind itself forever. Start
+     * from {@code LockOptions.defaults().withPrefix("rota/election")}.
      *
      * @param rota    the client
      * @param name    the election's name
      * @param options the options
      * @return the election
+     * @throws IllegalArgumentException if the options carry the locks' default prefix
      */
     public static Election of(RotaClient rota, String name, LockOptions options) {
+        String lockPrefix = LockOptions.defaults().prefix();
+        if (Objects.requireNonNull(options, "options").prefix().equals(lockPrefix)) {
+            throw new IllegalArgumentException("election '" + name + "' would share the lock queue under '"
+                    + lockPrefix + "/" + name + "/' with Lock.of(rota, \"" + name + "\"); give it its own prefix: "
+                    + "options.withPrefix(\"rota/election\")");
+        }
         return new Election(rota, name, options);
+    }
+
+    /** @return where this election's contenders queue: {@code <prefix>/<name>/} */
+    String queuePrefix() {
+        return queue;
     }
 
     /**

@@ -60,4 +60,16 @@ class RecipeUnitTest {
         assertThrows(IllegalArgumentException.class, () -> o.withPrefix("locks/"));
         assertTrue(o.lockDelay().isZero());
     }
+
+    @Test
+    @DisplayName("an election refuses the locks' default prefix: it would queue behind a Lock of the same name")
+    void electionRefusesTheLockPrefix() {
+        try (io.rota.client.RotaClient rota = io.rota.client.RotaClient.builder().endpoints("127.0.0.1:1").build()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Election.of(rota, "scheduler", LockOptions.defaults().withTtl(Duration.ofSeconds(5))));
+            assertTrue(e.getMessage().contains("withPrefix(\"rota/election\")"), e.getMessage());
+            assertEquals("rota/election/scheduler/", Election.of(rota, "scheduler",
+                    LockOptions.defaults().withPrefix("rota/election")).queuePrefix());
+        }
+    }
 }
