@@ -29,7 +29,11 @@ import java.util.concurrent.atomic.LongAdder;
  * production). Three workloads: one client on one lock; 8 clients contending on one lock (every cycle is a
  * hand-over); 64 clients on 64 locks. Each runs a warm-up, then a timed phase, and reports cycles/s and the
  * acquire latency's p50/p99. A sanity check runs along: on every lock the fencing tokens handed out grow
- * strictly, in acquisition order (the bench fails if not).
+ * strictly, in acquisition order (the bench fails if not). Besides the rate it reports what does not depend on
+ * how loaded the machine is: Raft entries per cycle, and the members' CPU per cycle next to their idle CPU
+ * (from /proc), and the watches the members still hold after the clients stopped (a leak if above 0).
+ * {@code -Drota.lockbench.only=1,8,64} picks workloads; {@code -Drota.lockbench.jfr=DIR} records every member
+ * with JFR over each timed phase.
  *
  * <p>Run it through {@code LockBenchProcessTest} (opt-in, see its Javadoc), or as a main class with the
  * test classpath: {@code LockBench [seconds per workload] [warm-up seconds]} (defaults 10 and 3). The server
