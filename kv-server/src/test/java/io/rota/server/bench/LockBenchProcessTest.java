@@ -38,7 +38,7 @@ class LockBenchProcessTest {
         String table = LockBench.table(results);
         System.out.println(table);
         Files.writeString(Path.of("target", "lock-bench.md"), table);
-        assertEquals(3, results.size());
+        assertEquals(System.getProperty("rota.lockbench.only", "1,8,64").split(",").length, results.size());
         results.forEach(r -> assertTrue(r.cycles() > 0, "no cycle completed in " + r.workload()));
     }
 }
