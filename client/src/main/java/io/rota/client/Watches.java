@@ -10,6 +10,7 @@ import io.rota.proto.WatchResponse;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The watch API: a key or a prefix watched from a revision, its events delivered to a
@@ -29,6 +30,14 @@ public final class Watches {
     private final ConnectionPool pool;
     private final ClientThreads threads;
     private final Set<WatchTask> running = ConcurrentHashMap.newKeySet();
+    /**
+     * Watch ids are chosen here, not by the member (etcd's WatchCreateRequest.watch_id), so that a watch
+     * closed before its creation was confirmed can still be canceled by id: without an id the cancel
+     * could not be sent, and the member kept the watch — and filtered every later write for it — for as
+     * long as the connection lived. A lock cycle shorter than one round trip did exactly that. Unique
+     * within this client, hence on each of its connections; never reused.
+     */
+    private final AtomicLong nextWatchId = new AtomicLong();
 
     Watches(ConnectionPool pool, ClientThreads threads) {
         this.pool = pool;
@@ -119,6 +128,7 @@ public final class Watches {
         private boolean active = true;
         private Connection connection;
         private long callId;
+        /** The id of the watch on {@link #connection} (chosen here, see {@link #nextWatchId}); -1 before one. */
         private long watchId = -1;
         private boolean closedByApp;
         private String endpoint;
@@ -157,7 +167,8 @@ public final class Watches {
                     }
                     connection = c;
                     endpoint = target;
-                    watchId = -1;
+                    watchId = nextWatchId.incrementAndGet();
+                    create.setWatchId(watchId);
                     Connection.Stream stream = new Connection.Stream(f -> onFrame(c, target, f),
                             lost -> onLost(c, target));
                     callId = c.stream(Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder().setCreateRequest(create)),
@@ -325,8 +336,10 @@ public final class Watches {
             running.remove(this);
             if (c != null) {
                 c.endStream(stream);
-                if (id >= 0 && !threads.isClosed() && c.isActive()) {
-                    // The answer (and the final `canceled` on the watch's call id) is not needed.
+                if (id > 0 && !threads.isClosed() && c.isActive()) {
+                    // Sent even before the creation is confirmed: the member handles a connection's frames in
+                    // order, so the create is there first. The answer (and the final `canceled` on the
+                    // watch's call id) is not needed.
                     c.call(Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder()
                             .setCancelRequest(WatchCancelRequest.newBuilder().setWatchId(id))));
                 }

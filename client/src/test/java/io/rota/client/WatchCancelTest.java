@@ -102,4 +102,49 @@ class WatchCancelTest {
             assertEquals(List.of(3L), starts(m), "not reopened");
         }
     }
+
+    @Test
+    @DisplayName("a watch closed before its creation is confirmed is still canceled on the member, by the id the client chose")
+    void closedBeforeCreatedIsCanceledById() throws Exception {
+        CompletableFuture<WatchCreateRequest> create = new CompletableFuture<>();
+        CompletableFuture<Long> cancel = new CompletableFuture<>();
+        // The member never confirms a creation: the client must cancel without ever having heard an id.
+        try (FakeMember m = FakeMember.streaming(f -> {
+            if (f.hasWatchRequest() && f.getWatchRequest().hasCreateRequest()) {
+                create.complete(f.getWatchRequest().getCreateRequest());
+            } else if (f.hasWatchRequest() && f.getWatchRequest().hasCancelRequest()) {
+                cancel.complete(f.getWatchRequest().getCancelRequest().getWatchId());
+            }
+            return List.of();
+        }); RotaClient rota = RotaClient.connect(m.endpoint())) {
+            Watch w = rota.watches().watch("k", 0, e -> { });
+            long id = create.get(5, TimeUnit.SECONDS).getWatchId();
+            assertTrue(id > 0, "the client names its watch: " + id);
+            w.close();
+            assertEquals(id, cancel.get(5, TimeUnit.SECONDS), "the cancel names the watch it created");
+            assertFalse(w.isActive());
+        }
+    }
+
+    @Test
+    @DisplayName("the client gives each watch an id of its own, so a late cancel cannot hit another watch")
+    void watchIdsAreUnique() throws Exception {
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> three = new CompletableFuture<>();
+        try (FakeMember m = FakeMember.streaming(f -> {
+            if (f.hasWatchRequest() && f.getWatchRequest().hasCreateRequest()) {
+                ids.add(f.getWatchRequest().getCreateRequest().getWatchId());
+                if (ids.size() == 3) {
+                    three.complete(null);
+                }
+            }
+            return List.of();
+        }); RotaClient rota = RotaClient.connect(m.endpoint())) {
+            for (int i = 0; i < 3; i++) {
+                rota.watches().watch("k" + i, 0, e -> { });
+            }
+            three.get(5, TimeUnit.SECONDS);
+            assertEquals(3, ids.stream().filter(id -> id > 0).distinct().count(), "distinct ids: " + ids);
+        }
+    }
 }

@@ -75,6 +75,24 @@ class LockCycleTest {
     }
 
     @Test
+    @DisplayName("cycles leave no watch behind on the members, however fast: a watch closed before its creation was"
+            + " confirmed is canceled all the same")
+    void cyclesLeaveNoWatchBehind() throws Exception {
+        try (RotaClient a = CLUSTER.connect()) {
+            Lock lock = Lock.of(a, "no-watch-left", OPTIONS);
+            for (int i = 0; i < 20; i++) {
+                lock.acquire(WAIT).release();   // each holder's tenure watch opens and closes within the cycle
+            }
+            for (int i = 0; i < 20; i++) {
+                a.watches().watch("no-watch-left/k", 0, e -> { }).close();
+            }
+            // The client is still connected: a watch the members still hold is a leak, checked on every write.
+            Await.until(TestCluster.TIMEOUT, () -> CLUSTER.get().liveWatches(0) + CLUSTER.get().liveWatches(1)
+                    + CLUSTER.get().liveWatches(2) == 0, "no live watch left on any member");
+        }
+    }
+
+    @Test
     @DisplayName("one session lease per client and TTL, shared by its locks; another TTL gets its own")
     void oneSessionLeasePerClientAndTtl() throws Exception {
         try (RotaClient a = CLUSTER.connect()) {

@@ -4,6 +4,7 @@ import io.rota.proto.Event;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 
@@ -49,12 +50,17 @@ public final class EventHistory {
         if (startRevision <= compactRevision) {
             return new HistoryRead(true, compactRevision, List.of());
         }
-        List<Event> out = new ArrayList<>();
-        for (Event e : events) {
-            if (revisionOf(e) >= startRevision) {
-                out.add(e);
+        // From the newest back to the start: a watch usually starts at or near the head, and the history
+        // holds up to maxEvents (10,000 by default) — a scan from the oldest cost every new watch that much.
+        ArrayList<Event> out = new ArrayList<>();
+        for (Iterator<Event> it = events.descendingIterator(); it.hasNext(); ) {
+            Event e = it.next();
+            if (revisionOf(e) < startRevision) {
+                break;
             }
+            out.add(e);
         }
+        Collections.reverse(out);
         return new HistoryRead(false, compactRevision, List.copyOf(out));
     }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -40,6 +41,7 @@ public final class WatchHub implements StoreListener, AutoCloseable {
     private final int maxWatchersPerStream;
     private final Set<Watcher> live = ConcurrentHashMap.newKeySet();
     private final Map<Watcher, WatchStream> streams = new ConcurrentHashMap<>();
+    private final LongFunction<WatchResponse.Builder> responseAt = this::response;
     private RaftDriver<?> driver;
     private CoordinationStateMachine stateMachine;
     private ScheduledFuture<?> progressTask;
@@ -91,6 +93,11 @@ public final class WatchHub implements StoreListener, AutoCloseable {
     /** Register {@code w} on the driver thread: created, then the history from {@code start}, then live. */
     void register(WatchStream stream, Watcher w, long start) {
         driver.readLocal(() -> {
+            if (w.isCanceled()) {
+                // Canceled before it got here (its client closed it at once): it must not go live, where
+                // it would be checked against every write for as long as the connection lasts.
+                return null;
+            }
             long current = stateMachine.revision();
             w.enqueue(response(current).setWatchId(w.id).setCreated(true).build(), 0);
             long from = start == 0 ? current + 1 : start;
@@ -150,13 +157,20 @@ public final class WatchHub implements StoreListener, AutoCloseable {
         streams.remove(w);
     }
 
-    /** Driver thread, after each write transaction. */
+    /**
+     * Driver thread, after each write transaction: on the path of every write, once per live watcher. A
+     * watcher with nothing in the revision costs a range check — no response built, no wake-up of its
+     * connection's event loop (which used to be scheduled for every watcher on every write).
+     */
     @Override
     public void onRevision(long revision, List<Event> events) {
         for (Watcher w : live) {
-            boolean keep = w.offer(revision, events, response(revision));
+            Watcher.Offered offered = w.offer(revision, events, responseAt);
+            if (offered == Watcher.Offered.NOTHING) {
+                continue;
+            }
             schedule(w);
-            if (!keep) {
+            if (offered == Watcher.Offered.ENDED) {
                 log.info("watch {} canceled: it fell behind (or its client canceled it)", w.id);
                 unregister(w);
             }

@@ -8,6 +8,7 @@ import io.rota.server.kv.KeyRange;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongFunction;
 
 /**
  * One watch: which keys, from which revision, and the responses waiting to be written to its
@@ -33,6 +34,8 @@ final class Watcher {
     private final ArrayDeque<WatchResponse> queue = new ArrayDeque<>();
     private int queuedEvents;
     private boolean canceled;
+    /** {@link #canceled}, readable without the lock by the driver's per-write loop. */
+    private volatile boolean ended;
 
     Watcher(long id, long callId, WatchCreateRequest req, long start, int maxQueuedEvents) {
         this.id = id;
@@ -46,26 +49,52 @@ final class Watcher {
         this.maxQueuedEvents = maxQueuedEvents;
     }
 
+    /** What {@link #offer} did with a revision. */
+    enum Offered {
+        /** Nothing of the revision is for this watcher (or it had it already): nothing to write. */
+        NOTHING,
+        /** A response was queued: its connection has something to write. */
+        QUEUED,
+        /** The watcher has ended (canceled, or it overflowed now): forget it. */
+        ENDED
+    }
+
     /**
      * The events of one revision (driver thread). Revisions below {@link #next} were already delivered
-     * (from the history), so nothing arrives twice. Returns false if this overflowed the queue.
+     * (from the history), so nothing arrives twice. Called for every live watcher on every write, so the
+     * common case — no event in range — allocates nothing: the response is built only for a match.
+     *
+     * @param template the response header for the revision, made only when needed
      */
-    boolean offer(long revision, List<Event> events, WatchResponse.Builder template) {
+    Offered offer(long revision, List<Event> events, LongFunction<WatchResponse.Builder> template) {
+        if (ended) {
+            return Offered.ENDED;
+        }
         if (revision < next) {
-            return true;
+            return Offered.NOTHING;
         }
         next = revision + 1;
-        List<Event> matching = new ArrayList<>();
-        for (Event e : events) {
+        List<Event> matching = null;
+        for (int i = 0, n = events.size(); i < n; i++) {
+            Event e = events.get(i);
             boolean put = e.getType() == Event.EventType.PUT;
             if (range.contains(e.getKv().getKey()) && !(put && noPut) && !(!put && noDelete)) {
+                if (matching == null) {
+                    matching = new ArrayList<>(n - i);
+                }
                 matching.add(prevKv || !e.hasPrevKv() ? e : e.toBuilder().clearPrevKv().build());
             }
         }
-        if (matching.isEmpty()) {
-            return true;
+        if (matching == null) {
+            return Offered.NOTHING;
         }
-        return enqueue(template.setWatchId(id).addAllEvents(matching).build(), matching.size());
+        return enqueue(template.apply(revision).setWatchId(id).addAllEvents(matching).build(), matching.size())
+                ? Offered.QUEUED : Offered.ENDED;
+    }
+
+    /** {@link #offer(long, List, LongFunction)} with a ready template (the catch-up's): false if the watcher ended. */
+    boolean offer(long revision, List<Event> events, WatchResponse.Builder template) {
+        return offer(revision, events, r -> template) != Offered.ENDED;
     }
 
     /** Queue a response; on overflow replace everything queued by a cancel naming where to resume. */
@@ -98,6 +127,7 @@ final class Watcher {
     synchronized void cancel(WatchResponse last) {
         if (!canceled) {
             canceled = true;
+            ended = true;
             queue.add(last);
         }
     }

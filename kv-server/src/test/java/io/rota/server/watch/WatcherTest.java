@@ -61,4 +61,24 @@ class WatcherTest {
         assertNull(w.poll());
         assertFalse(w.offer(8, List.of(put("a/4", 8)), at(8)), "a canceled watcher takes nothing");
     }
+
+    @Test
+    void aRevisionWithNothingInRangeBuildsNoResponseAndAsksForNoWrite() {
+        Watcher w = prefix("a/", 100);
+        assertEquals(Watcher.Offered.NOTHING, w.offer(3, List.of(put("b/1", 3)), r -> {
+            throw new AssertionError("no response is built for a revision with nothing in range");
+        }));
+        assertEquals(Watcher.Offered.QUEUED, w.offer(4, List.of(put("b/2", 4), put("a/1", 4)), WatcherTest::at));
+        assertEquals(Watcher.Offered.NOTHING, w.offer(4, List.of(put("a/1", 4)), WatcherTest::at), "seen already");
+        assertEquals(1, w.poll().getEventsCount());
+        assertNull(w.poll());
+    }
+
+    @Test
+    void aCanceledWatcherEndsOnTheNextRevisionEvenWithNothingInRange() {
+        Watcher w = prefix("a/", 100);
+        w.cancel(at(1).setWatchId(7).setCanceled(true).build());
+        assertEquals(Watcher.Offered.ENDED, w.offer(2, List.of(put("b/1", 2)), WatcherTest::at),
+                "so the hub forgets it at once instead of checking it on every write");
+    }
 }
