@@ -16,7 +16,8 @@
 #      and that no class clash or slf4j warning was printed; then stops everything it started, by PID.
 #
 # Environment: ROTA_BASE_PORT (default 7400: not the default cluster's 7000), ROTA_TRY_DIR (default a new
-# directory under ${TMPDIR:-/tmp}; kept for reading), FIRE_TIMES (default 3), MVN_OFFLINE=1 to build offline
+# directory under ${TMPDIR:-/tmp}; kept for reading), FIRE_TIMES (default 3), ROTA_TRY_TIMEOUT_S (default 300:
+# the instances' start and the runs), MVN_OFFLINE=1 to build offline
 # (then everything Boot needs must already be in ~/.m2), ROTA_TRY_REUSE=1 with ROTA_TRY_DIR to reuse the Rota
 # artifacts an earlier run installed there (no rebuild). Versions: BOOT35 (3.5.7), BOOT40 (4.0.7).
 set -euo pipefail
@@ -26,6 +27,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BASE="${ROTA_BASE_PORT:-7400}"
 WORK="${ROTA_TRY_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/rota-try-spring.XXXXXX")}"
 FIRE_TIMES="${FIRE_TIMES:-3}"
+TIMEOUT_S="${ROTA_TRY_TIMEOUT_S:-300}"   # instances up and FIRE_TIMES runs; a loaded machine starts Spring slowly
 BOOT35="${BOOT35:-3.5.7}"
 BOOT40="${BOOT40:-4.0.7}"
 REPO="$WORK/repo"
@@ -184,12 +186,12 @@ for line in "${LINES[@]}"; do
     java -jar "$jar" --rota.instance-id="boot$line-$i" >"$app/instance-$i.log" 2>&1 &
     APP_PIDS+=("$!")
   done
-  deadline=$((SECONDS + 180))
+  deadline=$((SECONDS + TIMEOUT_S))
   while (( $(runs_in "$app"/instance-*.log | sort -u | wc -l) < FIRE_TIMES )); do
     for pid in "${APP_PIDS[@]}"; do
       kill -0 "$pid" 2>/dev/null || { tail -n 40 "$app"/instance-*.log; die "Boot $boot: an instance exited"; }
     done
-    ((SECONDS < deadline)) || { tail -n 40 "$app"/instance-*.log; die "Boot $boot: fewer than $FIRE_TIMES runs in 180 s"; }
+    ((SECONDS < deadline)) || { tail -n 40 "$app"/instance-*.log; die "Boot $boot: fewer than $FIRE_TIMES runs in $TIMEOUT_S s (ROTA_TRY_TIMEOUT_S)"; }
     sleep 1
   done
   for pid in "${APP_PIDS[@]}"; do kill "$pid"; done
