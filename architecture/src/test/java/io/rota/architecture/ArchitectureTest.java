@@ -13,6 +13,8 @@ import io.rota.examples.reminders.DemoDriver;
 import io.rota.proto.Frame;
 import io.rota.raft.core.RaftNode;
 import io.rota.server.RotaServer;
+import io.rota.shedlock.RotaLockProvider;
+import io.rota.spring.RotaAutoConfiguration;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -67,7 +69,8 @@ class ArchitectureTest {
         all = new ClassFileImporter().importPackages("io.rota");
         main = all.that(MAIN_CODE);
         for (Class<?> oneOfEachModule : List.of(Frame.class, ProcessCluster.class, RaftNode.class, RotaServer.class,
-                RotaClient.class, Lock.class, Rotactl.class, DemoDriver.class, ChaosMain.class)) {
+                RotaClient.class, Lock.class, Rotactl.class, DemoDriver.class, ChaosMain.class, RotaLockProvider.class,
+                RotaAutoConfiguration.class)) {
             assertTrue(main.contain(oneOfEachModule), oneOfEachModule + " was imported as main code");
         }
         // Else the rule on test code would hold for want of recognising any.
@@ -102,7 +105,7 @@ class ArchitectureTest {
     }
 
     @Test
-    @DisplayName("(c) Modules depend one way: rotactl -> recipes -> client -> proto; kv-server -> raft-core -> proto")
+    @DisplayName("(c) Modules depend one way: rotactl, shedlock, spring -> recipes -> client -> proto; kv-server -> raft-core -> proto")
     void modulesDependOneWay() {
         ArchRule rule = layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .ensureAllClassesAreContainedInArchitecture()
@@ -115,6 +118,8 @@ class ArchitectureTest {
                 .layer("testkit").definedBy("io.rota.testkit..")
                 .layer("examples").definedBy("io.rota.examples..")
                 .layer("chaos").definedBy("io.rota.chaos..")
+                .layer("shedlock").definedBy("io.rota.shedlock..")
+                .layer("spring").definedBy("io.rota.spring..")
                 .whereLayer("proto").mayNotAccessAnyLayer()
                 .whereLayer("raft-core").mayOnlyAccessLayers("proto")
                 .whereLayer("kv-server").mayOnlyAccessLayers("raft-core", "proto")
@@ -124,15 +129,31 @@ class ArchitectureTest {
                 .whereLayer("testkit").mayNotAccessAnyLayer()
                 .whereLayer("examples").mayOnlyAccessLayers("recipes", "client")
                 .whereLayer("chaos").mayOnlyAccessLayers("testkit", "recipes", "client", "proto")
+                // The adapters use the SDK's public API only: no wire types (the shaded jar's proto classes are
+                // linked to a relocated protobuf), and neither knows the other.
+                .whereLayer("shedlock").mayOnlyAccessLayers("recipes", "client")
+                .whereLayer("spring").mayOnlyAccessLayers("recipes", "client")
                 .because("each package belongs to one module, and a module uses only those below it (design.md H1)");
         rule.check(main);
     }
 
     @Test
-    @DisplayName("(c) Libraries (proto, raft-core, client, recipes, testkit) have no command line: no picocli")
+    @DisplayName("(c) The SDK and the recipes know no framework: no Spring, ShedLock or Micrometer")
+    void sdkKnowsNoFramework() {
+        ArchRule rule = noClasses().that(SDK).or().resideInAPackage("io.rota.client.recipes..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "net.javacrumbs.shedlock..",
+                        "io.micrometer..")
+                .because("every application links the SDK; the frameworks reach it through the adapters (spring, "
+                        + "shedlock) and the listener seams (ClientListener, JobListener), design.md F2");
+        rule.check(main);
+    }
+
+    @Test
+    @DisplayName("(c) Libraries (proto, raft-core, client, recipes, testkit) and the adapters (shedlock, spring) have no command line: no picocli")
     void librariesDoNotUsePicocli() {
         ArchRule rule = noClasses().that(SDK)
-                .or().resideInAnyPackage("io.rota.client.recipes..", "io.rota.proto..", "io.rota.raft..", "io.rota.testkit..")
+                .or().resideInAnyPackage("io.rota.client.recipes..", "io.rota.proto..", "io.rota.raft..", "io.rota.testkit..",
+                        "io.rota.shedlock..", "io.rota.spring..")
                 .should().dependOnClassesThat().resideInAPackage("picocli..")
                 .because("picocli is for programs (rotactl, the server, the demo, chaos), not every SDK user");
         rule.check(main);

@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -47,6 +49,12 @@ class DailyEmailDemoProcessTest {
             System.out.println(output);
             assertTrue(finished, "the demo did not finish within 4 minutes:\n" + output);
             assertEquals(0, demo.exitValue(), output);
+            // The demo's jar binds a logger: neither the driver nor an app instance prints slf4j's warning.
+            try (Stream<Path> logs = Files.list(dir.resolve("apps"))) {
+                for (Path appLog : Stream.concat(Stream.of(log), logs).toList()) {
+                    assertFalse(Files.readString(appLog).contains("No SLF4J providers"), appLog + " has slf4j's warning");
+                }
+            }
             List<String> lines = output.lines().toList();
             assertTrue(lines.contains("verdict: every student got exactly one reminder each day"), output);
             assertTrue(output.contains(">>> kill -9 "), "the runner of day 2 was killed:\n" + output);
