@@ -19,6 +19,9 @@
 #   scripts/netns.sh down                 stop, then delete the namespaces, the bridge and their files
 #   scripts/netns.sh session CMD ARGS...  start, run CMD with ROTA_ENDPOINTS and ROTA_NETNS_PIDS set, and tear
 #                                         everything down when CMD ends or the script is interrupted
+#   scripts/netns.sh bench [PROFILE]      fresh members, the side-by-side bench's Rota driver (writes at 1/64/256
+#                                         in flight, then the failover gap: kill -9 of the leader), a Markdown
+#                                         row per workload, torn down at the end (docs/performance.md)
 #
 # Profiles (tc netem on each member's interface; a round trip crosses two of them, so the delay per interface
 # is half the round-trip time):
@@ -55,7 +58,7 @@ die() { echo "netns.sh: $*" >&2; exit 1; }
 unsupported() { echo "netns.sh: this machine cannot run the namespace topology: $*" >&2; exit 3; }
 usage() {
   echo "usage: scripts/netns.sh check|up|start|status|kill NAME|restart NAME|profile none|lan|az|partition NAME [PEER]" \
-    "|heal [NAME]|endpoints|stop|down|session CMD..." >&2
+    "|heal [NAME]|endpoints|stop|down|session CMD...|bench [PROFILE]" >&2
   exit 2
 }
 
@@ -79,10 +82,15 @@ member() {
   echo "$n"
 }
 
+# A process that has exited but is not reaped yet (its parent, an earlier run of this script, is gone) is a
+# zombie: kill -0 still finds it, yet it holds no port and no file.
+running() { kill -0 "$1" 2>/dev/null && [[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]]; }
+
 # Running, and still our member: a stale PID file must never make us signal another process.
 alive() {
   local pid; pid="$(pid_of "$1")"
-  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && grep -q rota-server.jar "/proc/$pid/cmdline" 2>/dev/null
+  # The PID is 'ip netns exec', then scripts/rota, then (both exec) java -jar rota-server.jar.
+  [[ -n "$pid" ]] && running "$pid" && grep -qE 'rota-server\.jar|scripts/rota' "/proc/$pid/cmdline" 2>/dev/null
 }
 
 is_up() { ip netns list 2>/dev/null | grep -q "^$(ns 1)\b"; }
@@ -203,17 +211,18 @@ start_member() {
     --http "0.0.0.0:$(http_port "$i")" --initial-cluster "$(initial_cluster)" --cluster-id "$PREFIX" \
     >>"$DIR/n$i.log" 2>&1 &
   echo $! >"$(pid_file "$i")"
+  disown "$!"   # its kill -9 (kill, bench's failover) is the point, not news for this shell's job table
   echo "n$i started (pid $!, namespace $(ns "$i"), client $(ip_of "$i"):$(client_port "$i"), log $DIR/n$i.log)"
 }
 
 stop_member() {
-  local i="$1" pid deadline
+  local i="$1" pid deadline killed
   if ! alive "$i"; then rm -f "$(pid_file "$i")"; return; fi
   pid="$(pid_of "$i")"
   kill -TERM "$pid"
-  deadline=$((SECONDS + 20))
-  while kill -0 "$pid" 2>/dev/null; do
-    if ((SECONDS >= deadline)); then echo "n$i did not stop in 20s; kill -9 $pid"; kill -KILL "$pid"; fi
+  deadline=$((SECONDS + 20)) killed=0
+  while running "$pid"; do
+    if ((SECONDS >= deadline && !killed)); then echo "n$i did not stop in 20s; kill -9 $pid"; kill -KILL "$pid"; killed=1; fi
     sleep 0.1
   done
   rm -f "$(pid_file "$i")"
@@ -278,6 +287,35 @@ heal_member() {
   done
 }
 
+# Reads the bench driver's marker lines (bench/.../driver/Markers.java): kills the leader when asked, prints
+# a table row per result. The driver's own log lines go to $DIR/bench.log.
+bench_rows() {
+  local profile="$1" line workload ops seconds p50 p99 gap i
+  while read -r line; do
+    case "$line" in
+      @kill-leader)
+        for i in "${MEMBERS[@]}"; do
+          probe "$i"
+          if [[ "$ROLE" == LEADER ]]; then kill -KILL "$(pid_of "$i")"; rm -f "$(pid_file "$i")"; echo "n$i (leader) killed" >>"$DIR/bench.log"; fi
+        done ;;
+      @result*)
+        workload="$(sed -n 's/.* workload=\([^ ]*\).*/\1/p' <<<"$line")"
+        ops="$(sed -n 's/.* ops=\([0-9]*\).*/\1/p' <<<"$line")"
+        seconds="$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")"
+        p50="$(sed -n 's/.* p50=\([0-9]*\).*/\1/p' <<<"$line")"
+        p99="$(sed -n 's/.* p99=\([0-9]*\).*/\1/p' <<<"$line")"
+        gap="$(sed -n 's/.* gap_ms=\([0-9]*\).*/\1/p' <<<"$line")"
+        if [[ -n "$gap" ]]; then
+          printf '| %s | failover (kill -9 of the leader) | | | | %s ms |\n' "$profile" "$gap"
+        else
+          awk -v p="$profile" -v w="$workload" -v o="$ops" -v s="$seconds" -v a="$p50" -v b="$p99" \
+            'BEGIN { printf "| %s | %s | %.0f | %.2f ms | %.2f ms | |\n", p, w, o / s, a / 1000, b / 1000 }'
+        fi ;;
+      *) echo "$line" >>"$DIR/bench.log" ;;
+    esac
+  done
+}
+
 cmd="${1:-}"; shift || true
 case "$cmd" in
   check) check "${1:-none}" ;;
@@ -325,6 +363,21 @@ case "$cmd" in
     trap 'exit 130' INT TERM
     start "${ROTA_NETNS_PROFILE:-none}"
     ROTA_ENDPOINTS="$(endpoints)" ROTA_NETNS_PIDS="$(pids)" "$@"
+    ;;
+  bench)
+    profile="${1:-none}"
+    bench_jar="$ROOT/bench/target/rota-bench.jar"
+    [[ -f "$bench_jar" ]] || die "$bench_jar is missing: ./mvnw -B -DskipTests package -pl kv-server,bench -am"
+    ! is_up || die "the namespaces are up: scripts/netns.sh down first (bench starts fresh members)"
+    trap 'teardown >/dev/null 2>&1' EXIT
+    trap 'exit 130' INT TERM
+    mkdir -p "$DIR"; rm -rf "${DIR:?}"/n[123]
+    start "$profile" >"$DIR/bench.log"
+    echo "| profile | workload | writes/s | p50 | p99 | failover gap |"
+    echo "|---|---|---|---|---|---|"
+    java -cp "$bench_jar" io.rota.bench.driver.DriverMain rota "$(endpoints)" "${ROTA_NETNS_WARMUP_MS:-3000}" \
+      "${ROTA_NETNS_MEASURE_MS:-5000}" write-1,write-64,write-256,failover 2000 5000 2>>"$DIR/bench.log" \
+      | bench_rows "$profile"
     ;;
   *) usage ;;
 esac
