@@ -21,7 +21,9 @@
 #                                         everything down when CMD ends or the script is interrupted
 #   scripts/netns.sh bench [PROFILE]      fresh members, the side-by-side bench's Rota driver (writes at 1/64/256
 #                                         in flight, then the failover gap: kill -9 of the leader), a Markdown
-#                                         row per workload, torn down at the end (docs/performance.md)
+#                                         row per workload, torn down at the end (docs/performance.md);
+#                                         ROTA_NETNS_FAILOVER=partition cuts the leader's link instead of killing
+#                                         it: a host that vanishes sends no connection reset
 #
 # Profiles (tc netem on each member's interface; a round trip crosses two of them, so the delay per interface
 # is half the round-trip time):
@@ -296,7 +298,12 @@ bench_rows() {
       @kill-leader)
         for i in "${MEMBERS[@]}"; do
           probe "$i"
-          if [[ "$ROLE" == LEADER ]]; then kill -KILL "$(pid_of "$i")"; rm -f "$(pid_file "$i")"; echo "n$i (leader) killed" >>"$DIR/bench.log"; fi
+          [[ "$ROLE" == LEADER ]] || continue
+          if [[ "${ROTA_NETNS_FAILOVER:-kill}" == partition ]]; then
+            ip -n "$(ns "$i")" link set eth0 down; echo "n$i (leader) cut off" >>"$DIR/bench.log"
+          else
+            kill -KILL "$(pid_of "$i")"; rm -f "$(pid_file "$i")"; echo "n$i (leader) killed" >>"$DIR/bench.log"
+          fi
         done ;;
       @result*)
         workload="$(sed -n 's/.* workload=\([^ ]*\).*/\1/p' <<<"$line")"
@@ -306,7 +313,8 @@ bench_rows() {
         p99="$(sed -n 's/.* p99=\([0-9]*\).*/\1/p' <<<"$line")"
         gap="$(sed -n 's/.* gap_ms=\([0-9]*\).*/\1/p' <<<"$line")"
         if [[ -n "$gap" ]]; then
-          printf '| %s | failover (kill -9 of the leader) | | | | %s ms |\n' "$profile" "$gap"
+          printf '| %s | failover (%s) | | | | %s ms |\n' "$profile" \
+            "$([[ "${ROTA_NETNS_FAILOVER:-kill}" == partition ]] && echo "the leader's link down" || echo "kill -9 of the leader")" "$gap"
         else
           awk -v p="$profile" -v w="$workload" -v o="$ops" -v s="$seconds" -v a="$p50" -v b="$p99" \
             'BEGIN { printf "| %s | %s | %.0f | %.2f ms | %.2f ms | |\n", p, w, o / s, a / 1000, b / 1000 }'
