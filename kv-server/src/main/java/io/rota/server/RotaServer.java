@@ -133,10 +133,10 @@ public final class RotaServer implements AutoCloseable {
         }
         clientServer = clients;
         Member self = Member.newBuilder().setId(id).setName(config.name())
-                .setClientAddress(config.listenClient().getHostString() + ":" + clientServer.localAddress().getPort())
-                .setPeerAddress(ServerConfig.format(config.listenPeer()))
-                .setHttpAddress(httpServer == null ? "" : config.http().getHostString() + ":"
-                        + httpServer.localAddress().getPort()).build();
+                .setClientAddress(config.advertisedClient(clientServer.localAddress().getPort()))
+                .setPeerAddress(ServerConfig.format(config.advertisedPeer()))
+                .setHttpAddress(httpServer == null ? "" : config.advertisedHttp(clientServer.localAddress().getPort(),
+                        httpServer.localAddress().getPort())).build();
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
         leaseKeeper.start(tick);
         view.start();

@@ -34,6 +34,16 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--listen-peer", required = true, description = "host:port for Raft peers.")
     String listenPeer;
 
+    @Option(names = "--advertise-peer", description = "host:port the other members dial, when it is not --listen-peer"
+            + " (a member in a pod or behind NAT binds 0.0.0.0:PORT and advertises its name); must be this member's"
+            + " --initial-cluster entry (default: --listen-peer).")
+    String advertisePeer;
+
+    @Option(names = "--advertise-client", description = "host:port this member publishes to clients (member list,"
+            + " leader hints), when it is not --listen-client; required when --listen-client binds 0.0.0.0"
+            + " (default: --listen-client).")
+    String advertiseClient;
+
     @Option(names = "--initial-cluster", required = true, description = "n1=host:port,n2=host:port,... (peer addresses;"
             + " ids by position), or n1=1@host:port,n4=4@host:port,... (explicit ids, as 'rotactl member add' prints).")
     String initialCluster;
@@ -89,7 +99,12 @@ final class ServerCommand implements Callable<Integer> {
                     .memberIds(ids).initialClusterState(clusterState(initialClusterState))
                     .clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs).snapshotCount(snapshotCount)
                     .maxRequestBytes(maxRequestBytes).http(http == null ? null : address("--http", http))
-                    .faultInjection(unsafeFaultInjection).build();
+                    .faultInjection(unsafeFaultInjection)
+                    .advertisePeer(advertisePeer == null ? null
+                            : dialAddress("--advertise-peer", "--advertise-peer", advertisePeer))
+                    .advertiseClient(advertiseClient == null ? null
+                            : dialAddress("--advertise-client", "--advertise-client", advertiseClient))
+                    .build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -124,8 +139,10 @@ final class ServerCommand implements Callable<Integer> {
         });
         out.printf("rota server %s (id %d) started%n", config.name(), config.memberId());
         out.printf("  data dir  %s%n", config.dataDir().toAbsolutePath());
-        out.printf("  client    %s%n", ServerConfig.format(server.clientAddress()));
-        out.printf("  peer      %s%n", ServerConfig.format(config.listenPeer()));
+        out.printf("  client    %s%s%n", ServerConfig.format(server.clientAddress()),
+                advertised(config.advertisedClient(server.clientAddress().getPort()), server.clientAddress()));
+        out.printf("  peer      %s%s%n", ServerConfig.format(config.listenPeer()),
+                advertised(ServerConfig.format(config.advertisedPeer()), config.listenPeer()));
         out.printf("  http      %s%n", server.httpAddress() == null ? "off" : ServerConfig.format(server.httpAddress()));
         if (lab != null) {
             out.printf("  LAB MODE  the dashboard can kill, pause, restart and partition members (%s)%n", lab.script());
@@ -140,6 +157,11 @@ final class ServerCommand implements Callable<Integer> {
             server.close();
         }
         return exit[0];
+    }
+
+    /** " (advertised as NAME:PORT)" when the address others use is not the bound one, else nothing. */
+    private static String advertised(String advertised, InetSocketAddress bound) {
+        return advertised.equals(ServerConfig.format(bound)) ? "" : " (advertised as " + advertised + ")";
     }
 
     private static InetSocketAddress address(String flag, String value) {
@@ -162,6 +184,16 @@ final class ServerCommand implements Callable<Integer> {
             throw new FlagException(flag, what + " port must be 0-65535, got " + port);
         }
         return new InetSocketAddress(value.substring(0, colon), port);
+    }
+
+    /**
+     * A {@code host:port} that others dial (a peer in {@code --initial-cluster}, an advertised address), kept
+     * unresolved: Netty looks the name up at each dial, so a member whose name moves to a new IP — a
+     * rescheduled pod, a replaced host — is found again. A bind address ({@link #address}) resolves at once.
+     */
+    private static InetSocketAddress dialAddress(String flag, String what, String value) {
+        InetSocketAddress parsed = address(flag, what, value);
+        return InetSocketAddress.createUnresolved(parsed.getHostString(), parsed.getPort());
     }
 
     private static ServerConfig.ClusterState clusterState(String value) {
@@ -197,7 +229,7 @@ final class ServerCommand implements Callable<Integer> {
                 }
                 target = target.substring(at + 1);
             }
-            if (members.put(member, address("--initial-cluster", "--initial-cluster " + member, target)) != null) {
+            if (members.put(member, dialAddress("--initial-cluster", "--initial-cluster " + member, target)) != null) {
                 throw new FlagException("--initial-cluster", "--initial-cluster names " + member + " twice");
             }
         }

@@ -29,7 +29,8 @@ import java.util.Objects;
  * @param name                  this member's name; must appear in {@code initialCluster}
  * @param dataDir               RocksDB log, hard state and snapshots
  * @param listenClient          client protocol address (port 0: any free port)
- * @param listenPeer            Raft peer address; must equal this member's entry in {@code initialCluster}
+ * @param listenPeer            where the Raft peer port binds; must equal this member's entry in
+ *                              {@code initialCluster} unless {@code advertisePeer} is given
  * @param initialCluster        member name → peer address, in id order
  * @param clusterId             peers of another cluster are refused at the handshake
  * @param heartbeatMs           leader heartbeat interval; also the length of one Raft tick
@@ -46,12 +47,19 @@ import java.util.Objects;
  * @param initialClusterState   {@code NEW}: the members of {@code --initial-cluster} are the first voters;
  *                              {@code EXISTING}: this member joins a running cluster (it was added with
  *                              `rotactl member add`) and bootstraps no configuration of its own
+ * @param advertisePeer         the peer address the other members dial ({@code --advertise-peer}), when it
+ *                              is not the bind address: a member in a pod or behind NAT binds {@code 0.0.0.0}
+ *                              and advertises a name; {@code null}: {@code listenPeer}
+ * @param advertiseClient       the client address this member publishes for clients and leader hints
+ *                              ({@code --advertise-client}); {@code null}: {@code listenClient}'s host and
+ *                              bound port
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
                            int electionMs, long snapshotCount, int maxRequestBytes, InetSocketAddress http,
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
-                           Map<String, Long> memberIds, ClusterState initialClusterState) {
+                           Map<String, Long> memberIds, ClusterState initialClusterState,
+                           InetSocketAddress advertisePeer, InetSocketAddress advertiseClient) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -108,9 +116,29 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         initialCluster = Collections.unmodifiableMap(new LinkedHashMap<>(initialCluster));
         require(initialCluster.containsKey(name), "--name", "--name " + name + " is not in --initial-cluster "
                 + initialCluster.keySet() + ": add " + name + "=<peer address> or fix the name");
-        require(sameAddress(initialCluster.get(name), listenPeer), "--listen-peer", "--listen-peer "
-                + format(listenPeer) + " differs from " + name + "'s entry " + format(initialCluster.get(name))
-                + " in --initial-cluster: the other members dial that address");
+        if (advertisePeer == null) {
+            require(sameAddress(initialCluster.get(name), listenPeer), "--listen-peer", "--listen-peer "
+                    + format(listenPeer) + " differs from " + name + "'s entry " + format(initialCluster.get(name))
+                    + " in --initial-cluster: the other members dial that address (to bind one address and"
+                    + " advertise another, give --advertise-peer " + format(initialCluster.get(name)) + ")");
+        } else {
+            require(sameAddress(initialCluster.get(name), advertisePeer), "--advertise-peer", "--advertise-peer "
+                    + format(advertisePeer) + " differs from " + name + "'s entry "
+                    + format(initialCluster.get(name)) + " in --initial-cluster: the other members dial that address");
+        }
+        // A wildcard is where to bind, never where to dial: advertising one would send peers to themselves.
+        for (Map.Entry<String, InetSocketAddress> member : initialCluster.entrySet()) {
+            require(!isWildcard(member.getValue()), "--initial-cluster", "--initial-cluster " + member.getKey()
+                    + " is " + format(member.getValue()) + ", a bind-anywhere address other members cannot dial:"
+                    + " give its name or IP (and bind with --listen-peer " + format(member.getValue())
+                    + " --advertise-peer NAME:PORT)");
+        }
+        require(advertiseClient == null || !isWildcard(advertiseClient), "--advertise-client",
+                "--advertise-client must be an address clients can dial, got " + format(advertiseClient == null
+                        ? listenClient : advertiseClient));
+        require(advertiseClient != null || !isWildcard(listenClient), "--advertise-client", "--listen-client "
+                + format(listenClient) + " binds every interface: give --advertise-client HOST:PORT, the address"
+                + " clients and leader hints should use");
         require(listenClient.getPort() == 0 || !sameAddress(listenClient, listenPeer), "--listen-client",
                 "--listen-client and --listen-peer must differ, both are " + format(listenPeer));
         if (http != null && http.getPort() != 0) {
@@ -166,7 +194,33 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .initialCluster(initialCluster).clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs)
                 .snapshotCount(snapshotCount).maxRequestBytes(maxRequestBytes).http(http)
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
-                .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState);
+                .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
+                .advertisePeer(advertisePeer).advertiseClient(advertiseClient);
+    }
+
+    /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
+    public InetSocketAddress advertisedPeer() {
+        return advertisePeer != null ? advertisePeer : listenPeer;
+    }
+
+    /**
+     * The client address this member publishes: {@code --advertise-client}, or {@code --listen-client}'s
+     * host with the port the client server bound ({@code boundPort}: port 0 binds any free one).
+     */
+    public String advertisedClient(int boundPort) {
+        return advertiseClient != null ? format(advertiseClient) : listenClient.getHostString() + ":" + boundPort;
+    }
+
+    /**
+     * The HTTP address this member publishes (the dashboard links members by it): {@code --http}'s host with the
+     * bound port, or, when {@code --http} binds every interface, {@link #advertisedClient}'s host.
+     */
+    public String advertisedHttp(int boundClientPort, int boundHttpPort) {
+        if (!isWildcard(http)) {
+            return http.getHostString() + ":" + boundHttpPort;
+        }
+        String client = advertisedClient(boundClientPort);
+        return client.substring(0, client.lastIndexOf(':')) + ":" + boundHttpPort;
     }
 
     /** This member's id: its explicit id, or its 1-based position in {@code initialCluster}. */
@@ -261,6 +315,15 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         return address.getHostString() + ":" + address.getPort();
     }
 
+    /** {@code 0.0.0.0} or {@code ::}: bind every interface. An unresolved name is never one. */
+    static boolean isWildcard(InetSocketAddress address) {
+        if (address.getAddress() != null) {
+            return address.getAddress().isAnyLocalAddress();
+        }
+        String host = address.getHostString();
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.equals("0:0:0:0:0:0:0:0");
+    }
+
     private static boolean sameAddress(InetSocketAddress a, InetSocketAddress b) {
         return a.getPort() == b.getPort() && a.getHostString().equals(b.getHostString());
     }
@@ -289,6 +352,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private boolean faultInjection;
         private Map<String, Long> memberIds = Map.of();
         private ClusterState initialClusterState = ClusterState.NEW;
+        private InetSocketAddress advertisePeer;
+        private InetSocketAddress advertiseClient;
 
         private Builder(String name) {
             this.name = name;
@@ -371,11 +436,23 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** The peer address other members dial, when it is not {@code --listen-peer}; {@code null}: that one. */
+        public Builder advertisePeer(InetSocketAddress advertisePeer) {
+            this.advertisePeer = advertisePeer;
+            return this;
+        }
+
+        /** The client address to publish, when it is not {@code --listen-client}'s; {@code null}: that one. */
+        public Builder advertiseClient(InetSocketAddress advertiseClient) {
+            this.advertiseClient = advertiseClient;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
-                    faultInjection, memberIds, initialClusterState);
+                    faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient);
         }
     }
 }

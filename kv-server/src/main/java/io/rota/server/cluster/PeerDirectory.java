@@ -143,6 +143,8 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
 
     private static InetSocketAddress address(String hostPort) {
         int colon = hostPort.lastIndexOf(':');
-        return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+        // Unresolved: looked up at each dial, so a member whose name moves to a new IP is found again.
+        return InetSocketAddress.createUnresolved(hostPort.substring(0, colon),
+                Integer.parseInt(hostPort.substring(colon + 1)));
     }
 }
