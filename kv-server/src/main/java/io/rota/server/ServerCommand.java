@@ -78,6 +78,21 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none).")
     String http;
 
+    // ---- space quota and compaction (issue 18), etcd's flags ------------------------------------------
+
+    @Option(names = "--quota-backend-bytes", defaultValue = "0", description = "Space quota: past this many accounted"
+            + " bytes (keys, values and retained history) the NOSPACE alarm refuses writes that add data."
+            + " 0 = the default, 2 GiB.")
+    long quotaBackendBytes;
+
+    @Option(names = "--auto-compaction-mode", defaultValue = "", description = "periodic or revision: compact the"
+            + " revision history automatically (default: off; 'rotactl compaction REV' compacts by hand).")
+    String autoCompactionMode;
+
+    @Option(names = "--auto-compaction-retention", defaultValue = "", description = "periodic: history to keep, e.g."
+            + " 30m, 1h (a bare number is hours; default 1h); revision: revisions to keep (default 1000).")
+    String autoCompactionRetention;
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config;
@@ -89,7 +104,9 @@ final class ServerCommand implements Callable<Integer> {
                     .memberIds(ids).initialClusterState(clusterState(initialClusterState))
                     .clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs).snapshotCount(snapshotCount)
                     .maxRequestBytes(maxRequestBytes).http(http == null ? null : address("--http", http))
-                    .faultInjection(unsafeFaultInjection).build();
+                    .faultInjection(unsafeFaultInjection)
+                    .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
+                    .build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

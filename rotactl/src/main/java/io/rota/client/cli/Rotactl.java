@@ -264,6 +264,7 @@ public final class Rotactl implements Callable<Integer> {
             case SESSION_EXPIRED -> e.getMessage() + "; run the command again";
             case INVALID_ARGUMENT -> "invalid request: " + e.getMessage();
             case MEMBERSHIP_REFUSED -> "membership change refused (" + e.membershipRefusal() + "): " + e.getMessage();
+            case NO_SPACE -> e.getMessage() + " (see 'rotactl alarm list')";
         };
     }
 
