@@ -284,14 +284,15 @@ public final class RotaServer implements AutoCloseable {
     static int run(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine cli = new CommandLine(new Rota()).setOut(out).setErr(err);
         cli.setParameterExceptionHandler((e, a) -> {
-            e.getCommandLine().getErr().println("rota: " + e.getMessage() + " (see: rota server --help)");
+            e.getCommandLine().getErr().println("rota: " + e.getMessage() + " (see: " + e.getCommandLine().getCommandSpec()
+                    .qualifiedName() + " --help)");
             return 2;
         });
         return cli.execute(args);
     }
 
     @CommandLine.Command(name = "rota", mixinStandardHelpOptions = true, version = "rota " + VERSION,
-            subcommands = ServerCommand.class, description = "Rota, a Raft coordination service.")
+            subcommands = {ServerCommand.class, SnapshotCommand.class}, description = "Rota, a Raft coordination service.")
     static final class Rota implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;

@@ -194,7 +194,7 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     /** Parses NAME=HOST:PORT or NAME=ID@HOST:PORT entries; explicit ids go into {@code ids}. */
-    private static Map<String, InetSocketAddress> cluster(String value, Map<String, Long> ids) {
+    static Map<String, InetSocketAddress> cluster(String value, Map<String, Long> ids) {
         Map<String, InetSocketAddress> members = new LinkedHashMap<>();
         for (String item : value.split(",")) {
             int eq = item.indexOf('=');

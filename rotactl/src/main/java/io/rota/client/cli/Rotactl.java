@@ -44,6 +44,7 @@ import java.util.concurrent.TimeoutException;
                 LeaseCommand.class, EndpointCommand.class, MemberCommand.class, MoveLeaderCommand.class, LockCommand.class,
                 ElectCommand.class,
                 OnceCommand.class, JobsCommand.class, VersionCommand.class, CheckCommand.class,
+                SnapshotCommand.class, AlarmCommand.class, CompactionCommand.class,
                 CommandLine.HelpCommand.class},
         footerHeading = "%n",
         footer = {"Environment:",
