@@ -47,9 +47,24 @@ class BackupRestoreProcessTest {
         Map<String, KeyValue> before = new TreeMap<>();
         try (ProcessCluster cluster = ProcessCluster.start(dir.resolve("c"), MEMBERS, "--heartbeat-ms", "50",
                 "--election-ms", "500", "--quota-backend-bytes", "" + QUOTA_BYTES)) {
+            try {
+                run(cluster, backup, before);
+            } catch (Throwable e) {
+                for (int i = 0; i < MEMBERS; i++) {
+                    List<String> log = Files.readAllLines(cluster.logFile(i));
+                    System.out.println("---- " + ProcessCluster.name(i) + " (last 40 lines)");
+                    log.subList(Math.max(0, log.size() - 40), log.size()).forEach(System.out::println);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void run(ProcessCluster cluster, Path backup, Map<String, KeyValue> before) throws Exception {
+        {
             long revision;
             long leaseId;
-            try (RotaClient client = RotaClient.connect(cluster.endpoints())) {
+            try (RotaClient client = client(cluster)) {
                 leaseId = client.leases().grant(Duration.ofSeconds(120)).id();
                 for (int i = 0; i < 20; i++) {
                     client.kv().put("app/k" + i, "v" + i);
@@ -61,6 +76,7 @@ class BackupRestoreProcessTest {
                 all.kvs().forEach(kv -> before.put(kv.keyString(), kv));
                 revision = all.revision();
 
+                step("wrote revision " + revision + "; saving a backup");
                 RotactlRunner.Run saved = RotactlRunner.run(cluster.endpoint(1), "", "snapshot", "save", backup.toString());
                 assertEquals(0, saved.exitCode(), saved.toString());
                 assertTrue(saved.out().contains("Snapshot saved at " + backup), saved.out());
@@ -73,6 +89,7 @@ class BackupRestoreProcessTest {
                 client.kv().put("app/after-backup", "lost with the cluster");
             }
 
+            step("backup saved and checked; stopping every member");
             for (int i = 0; i < MEMBERS; i++) {
                 cluster.terminate(i, TIMEOUT);
             }
@@ -97,6 +114,7 @@ class BackupRestoreProcessTest {
                 assertEquals("0", done[0], done[1] + done[2]);
                 assertTrue(done[1].contains("--cluster-id restored-test"), done[1]);
             }
+            step("restored three data dirs; starting them");
             String initialCluster = initialCluster(cluster);
             for (int i = 0; i < MEMBERS; i++) {
                 cluster.startMember(i, initialCluster, "--cluster-id", "restored-test");
@@ -105,7 +123,8 @@ class BackupRestoreProcessTest {
                 cluster.awaitHealthy(i);
             }
 
-            try (RotaClient client = RotaClient.connect(cluster.endpoints())) {
+            step("restored cluster healthy; checking it");
+            try (RotaClient client = client(cluster)) {
                 GetResult all = client.kv().getPrefix("app/");
                 assertEquals(revision, all.revision(), "the revision is back");
                 Map<String, KeyValue> after = new TreeMap<>();
@@ -122,6 +141,7 @@ class BackupRestoreProcessTest {
                 }
                 assertEquals(revision + 1, client.kv().put("app/new", "written to the new cluster").revision());
 
+                step("every key, the lease and the revision are back; filling the quota");
                 // The space quota: fill past it; the leader arms NOSPACE within a tick and puts are refused.
                 String kib = "x".repeat(1024);
                 int[] n = {0};
@@ -135,6 +155,7 @@ class BackupRestoreProcessTest {
                         return true;
                     }
                 }, "a put refused with NO_SPACE");
+                step("NOSPACE after " + n[0] + " puts of 1 KiB");
                 RotactlRunner.Run alarms = RotactlRunner.run(cluster.endpoints(), "", "alarm", "list");
                 assertEquals(0, alarms.exitCode(), alarms.toString());
                 assertTrue(alarms.out().matches("(?s)memberID:\\d+ alarm:NOSPACE\\s*"), alarms.out());
@@ -158,6 +179,14 @@ class BackupRestoreProcessTest {
                 assertTrue(client.kv().put("app/after-disarm", "ok").revision() > now);
             }
         }
+    }
+
+    private static RotaClient client(ProcessCluster cluster) {
+        return RotaClient.builder().endpoints(cluster.endpoints()).callTimeout(TIMEOUT).build();
+    }
+
+    private static void step(String what) {
+        System.out.println("BackupRestoreProcessTest: " + what);
     }
 
     /** {@code rota snapshot restore FILE} for member i, in-process: exit code, stdout, stderr. */

@@ -26,8 +26,8 @@ public final class Frames {
             case PUT_REQUEST, DELETE_RANGE_REQUEST, TXN_REQUEST, LEASE_GRANT_REQUEST, LEASE_REVOKE_REQUEST,
                  LEASE_KEEP_ALIVE_REQUEST, REGISTER_SESSION_REQUEST, SESSION_KEEP_ALIVE_REQUEST,
                  PUBLISH_MEMBER_REQUEST, COMPACTION_REQUEST -> true;
-            // Issue 18: listing alarms is a read; disarming one is replicated.
-            case ALARM_REQUEST -> f.getAlarmRequest().getAction() != AlarmRequest.AlarmAction.GET;
+            // Issue 18: disarming an alarm is replicated; listing is a read, and arming is the members' alone.
+            case ALARM_REQUEST -> f.getAlarmRequest().getAction() == AlarmRequest.AlarmAction.DEACTIVATE;
             default -> false;
         };
     }
