@@ -45,8 +45,8 @@ class BackupRestoreProcessTest {
     void aRestoredClusterHasEveryKeyLeaseAndRevisionAndItsQuotaArmsAndDisarms() throws Exception {
         Path backup = dir.resolve("backup.db");
         Map<String, KeyValue> before = new TreeMap<>();
-        try (ProcessCluster cluster = ProcessCluster.start(dir.resolve("c"), MEMBERS, "--heartbeat-ms", "50",
-                "--election-ms", "500", "--quota-backend-bytes", "" + QUOTA_BYTES)) {
+        try (ProcessCluster cluster = ProcessCluster.start(dir.resolve("c"), MEMBERS,
+                "--quota-backend-bytes", "" + QUOTA_BYTES)) {
             try {
                 run(cluster, backup, before);
             } catch (Throwable e) {

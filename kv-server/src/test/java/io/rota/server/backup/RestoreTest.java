@@ -25,13 +25,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A backup file read and checked, and a new cluster's data directory built from it (rota snapshot restore). */
-class RestoreTest {
+public class RestoreTest {
 
     @TempDir
     Path dir;
 
     /** An image of a used cluster: keys, a lease with 2 s of its 30 s left, an old member and a session. */
-    static StoreSnapshot image() {
+    public static StoreSnapshot image() {
         return StoreSnapshot.newBuilder().setRevision(42).setAppliedIndex(100).setAppliedTerm(3)
                 .setLogTimeMs(50_000).setClockTerm(3).setClockTermElapsedMs(7_000)
                 .addKvs(io.rota.proto.KeyValue.newBuilder().setKey(ByteString.copyFromUtf8("a"))
@@ -44,7 +44,7 @@ class RestoreTest {
                 .build();
     }
 
-    static byte[] file(StoreSnapshot image) throws Exception {
+    public static byte[] file(StoreSnapshot image) throws Exception {
         byte[] bytes = image.toByteArray();
         SnapshotInfo info = SnapshotInfo.newBuilder().setRevision(image.getRevision())
                 .setAppliedIndex(image.getAppliedIndex()).setAppliedTerm(image.getAppliedTerm()).setClusterId("prod")
