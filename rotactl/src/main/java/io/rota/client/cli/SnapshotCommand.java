@@ -109,8 +109,9 @@ final class SnapshotCommand extends CommandGroup {
             } catch (IOException e) {
                 throw new CommandFailure("cannot read " + file + ": " + e.getMessage());
             } catch (RotaException e) {
-                throw new CommandFailure(file + " is " + e.getMessage() + "; take a new backup with"
-                        + " 'rotactl snapshot save'");
+                // The SDK's message is "INVALID_ARGUMENT: not a valid backup: why"; the code says nothing here.
+                String why = e.getMessage().replaceFirst("^" + e.code() + ": ", "");
+                throw new CommandFailure(file + " is " + why + "; take a new backup with 'rotactl snapshot save'");
             }
             root.writeOutFormat().on(spec.commandLine().getOut(), root.hex()).snapshot(summary, null);
             return 0;
