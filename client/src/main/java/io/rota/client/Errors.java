@@ -35,6 +35,7 @@ final class Errors {
             case INVALID_ARGUMENT -> RotaException.Code.INVALID_ARGUMENT;
             case SESSION_EXPIRED -> RotaException.Code.SESSION_EXPIRED;
             case MEMBERSHIP_REFUSED -> RotaException.Code.MEMBERSHIP_REFUSED;
+            case NO_SPACE -> RotaException.Code.NO_SPACE;
         };
     }
 

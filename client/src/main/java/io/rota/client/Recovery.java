@@ -25,6 +25,8 @@ enum Recovery {
             case SESSION_EXPIRED -> NEW_SESSION;
             // The server retried the refusals that pass with time until its deadline; what is left is the caller's.
             case COMPACTED, LEASE_NOT_FOUND, REQUEST_TOO_LARGE, INVALID_ARGUMENT, MEMBERSHIP_REFUSED -> FAIL;
+            // Not applied, and it stays so until an operator frees space and disarms the alarm.
+            case NO_SPACE -> FAIL;
         };
     }
 

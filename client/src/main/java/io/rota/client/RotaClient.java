@@ -37,6 +37,7 @@ public final class RotaClient implements AutoCloseable {
     private final Leases leases;
     private final Watches watches;
     private final Cluster cluster;
+    private final Maintenance maintenance;
     private final ConnectionStates states;
     private final CompletableFuture<Void> whenClosed = new CompletableFuture<>();
 
@@ -53,6 +54,7 @@ public final class RotaClient implements AutoCloseable {
         this.leases = new Leases(calls, threads, states, listener);
         this.watches = new Watches(pool, threads);
         this.cluster = new Cluster(calls, pool);
+        this.maintenance = new Maintenance(calls, pool);
         states.bind(this);
     }
 
@@ -110,6 +112,15 @@ public final class RotaClient implements AutoCloseable {
      */
     public Cluster cluster() {
         return cluster;
+    }
+
+    /**
+     * The maintenance API: backups (snapshot), alarms and compaction.
+     *
+     * @return the maintenance API of this client
+     */
+    public Maintenance maintenance() {
+        return maintenance;
     }
 
     /**

@@ -31,7 +31,13 @@ public final class RotaException extends RuntimeException {
          * A membership change was refused; {@link #membershipRefusal()} says why (for example
          * {@code LEARNER_BEHIND}: promote again once the learner has caught up).
          */
-        MEMBERSHIP_REFUSED
+        MEMBERSHIP_REFUSED,
+        /**
+         * The cluster's space quota is used up (its NOSPACE alarm is armed): a write that adds data was refused
+         * and not applied. Free space (compact the history, delete keys), then disarm the alarm
+         * ({@link Maintenance#disarmAlarms}).
+         */
+        NO_SPACE
     }
 
     private final Code code;

@@ -35,6 +35,7 @@ class ErrorsTest {
         expected.put(Error.Code.INVALID_ARGUMENT, RotaException.Code.INVALID_ARGUMENT);
         expected.put(Error.Code.SESSION_EXPIRED, RotaException.Code.SESSION_EXPIRED);
         expected.put(Error.Code.MEMBERSHIP_REFUSED, RotaException.Code.MEMBERSHIP_REFUSED);
+        expected.put(Error.Code.NO_SPACE, RotaException.Code.NO_SPACE);
         expected.put(Error.Code.UNRECOGNIZED, RotaException.Code.UNAVAILABLE);
         for (Error.Code code : Error.Code.values()) {
             assertEquals(expected.get(code), Errors.code(code), "a row for " + code);

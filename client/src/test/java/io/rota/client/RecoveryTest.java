@@ -26,6 +26,7 @@ class RecoveryTest {
         expected.put(RotaException.Code.REQUEST_TOO_LARGE, Recovery.FAIL);
         expected.put(RotaException.Code.INVALID_ARGUMENT, Recovery.FAIL);
         expected.put(RotaException.Code.MEMBERSHIP_REFUSED, Recovery.FAIL);
+        expected.put(RotaException.Code.NO_SPACE, Recovery.FAIL);
         for (RotaException.Code code : RotaException.Code.values()) {
             assertEquals(expected.get(code), Recovery.of(code), "a row for " + code);
         }

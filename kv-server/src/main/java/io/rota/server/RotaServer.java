@@ -12,6 +12,7 @@ import io.rota.raft.transport.NettyPeerTransport;
 import io.rota.server.api.ClientServer;
 import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
+import io.rota.server.api.SnapshotStream;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.cluster.FreshnessTrackingStore;
 import io.rota.server.cluster.MemberIdentity;
@@ -26,6 +27,8 @@ import io.rota.server.lab.LabController;
 import io.rota.server.lab.LabMode;
 import io.rota.server.lab.LabPartition;
 import io.rota.server.lease.LeaseKeeper;
+import io.rota.server.maintenance.AutoCompaction;
+import io.rota.server.maintenance.SpaceQuota;
 import io.rota.server.watch.WatchHub;
 import picocli.CommandLine;
 
@@ -70,6 +73,10 @@ public final class RotaServer implements AutoCloseable {
     /** Lab mode's controller, or null (the default). */
     private final LabController lab;
     private final PeerDirectory peerDirectory;
+    /** Issue 18: backups served on the client port, the space quota and auto-compaction (null: off). */
+    private final SnapshotStream snapshots;
+    private final SpaceQuota quota;
+    private final AutoCompaction autoCompaction;
 
     private RotaServer(ServerConfig config, LabMode labMode) {
         this.config = config;
@@ -140,6 +147,23 @@ public final class RotaServer implements AutoCloseable {
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
         leaseKeeper.start(tick);
         view.start();
+        // Issue 18: backups, the space quota and auto-compaction.
+        snapshots = new SnapshotStream(driver, stateMachine, view, config.clusterId(), VERSION, config.requestTimeout());
+        clientServer.router().serveSnapshots(snapshots);
+        MaintenanceConfig upkeep = config.maintenance();
+        quota = new SpaceQuota(driver, stateMachine, upkeep.quotaBackendBytes(), id, timer, clock,
+                config.requestTimeout());
+        quota.start(tick);
+        autoCompaction = switch (upkeep.autoCompactionMode()) {
+            case NONE -> null;
+            case PERIODIC -> new AutoCompaction(driver, stateMachine, upkeep.retentionPeriod(), 0, timer, clock,
+                    config.requestTimeout());
+            case REVISION -> new AutoCompaction(driver, stateMachine, null, upkeep.retentionRevisions(), timer, clock,
+                    config.requestTimeout());
+        };
+        if (autoCompaction != null) {
+            autoCompaction.start();
+        }
     }
 
     /** Start a member; it runs until {@link #close()}. */
@@ -233,6 +257,11 @@ public final class RotaServer implements AutoCloseable {
             lab.close();
         }
         clientServer.close();
+        snapshots.close();
+        quota.close();
+        if (autoCompaction != null) {
+            autoCompaction.close();
+        }
         view.close();
         leaseKeeper.close();
         watchHub.close();
@@ -255,14 +284,15 @@ public final class RotaServer implements AutoCloseable {
     static int run(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine cli = new CommandLine(new Rota()).setOut(out).setErr(err);
         cli.setParameterExceptionHandler((e, a) -> {
-            e.getCommandLine().getErr().println("rota: " + e.getMessage() + " (see: rota server --help)");
+            e.getCommandLine().getErr().println("rota: " + e.getMessage() + " (see: " + e.getCommandLine().getCommandSpec()
+                    .qualifiedName() + " --help)");
             return 2;
         });
         return cli.execute(args);
     }
 
     @CommandLine.Command(name = "rota", mixinStandardHelpOptions = true, version = "rota " + VERSION,
-            subcommands = ServerCommand.class, description = "Rota, a Raft coordination service.")
+            subcommands = {ServerCommand.class, SnapshotCommand.class}, description = "Rota, a Raft coordination service.")
     static final class Rota implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;

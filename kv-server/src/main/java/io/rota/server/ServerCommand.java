@@ -88,6 +88,21 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none).")
     String http;
 
+    // ---- space quota and compaction (issue 18), etcd's flags ------------------------------------------
+
+    @Option(names = "--quota-backend-bytes", defaultValue = "0", description = "Space quota: past this many accounted"
+            + " bytes (keys, values and retained history) the NOSPACE alarm refuses writes that add data."
+            + " 0 = the default, 2 GiB.")
+    long quotaBackendBytes;
+
+    @Option(names = "--auto-compaction-mode", defaultValue = "", description = "periodic or revision: compact the"
+            + " revision history automatically (default: off; 'rotactl compaction REV' compacts by hand).")
+    String autoCompactionMode;
+
+    @Option(names = "--auto-compaction-retention", defaultValue = "", description = "periodic: history to keep, e.g."
+            + " 30m, 1h (a bare number is hours; default 1h); revision: revisions to keep (default 1000).")
+    String autoCompactionRetention;
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config;
@@ -104,6 +119,7 @@ final class ServerCommand implements Callable<Integer> {
                             : dialAddress("--advertise-peer", "--advertise-peer", advertisePeer))
                     .advertiseClient(advertiseClient == null ? null
                             : dialAddress("--advertise-client", "--advertise-client", advertiseClient))
+                    .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
                     .build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -209,7 +225,7 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     /** Parses NAME=HOST:PORT or NAME=ID@HOST:PORT entries; explicit ids go into {@code ids}. */
-    private static Map<String, InetSocketAddress> cluster(String value, Map<String, Long> ids) {
+    static Map<String, InetSocketAddress> cluster(String value, Map<String, Long> ids) {
         Map<String, InetSocketAddress> members = new LinkedHashMap<>();
         for (String item : value.split(",")) {
             int eq = item.indexOf('=');

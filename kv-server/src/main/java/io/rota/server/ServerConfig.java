@@ -53,13 +53,16 @@ import java.util.Objects;
  * @param advertiseClient       the client address this member publishes for clients and leader hints
  *                              ({@code --advertise-client}); {@code null}: {@code listenClient}'s host and
  *                              bound port
+
+ * @param maintenance           space quota and auto-compaction (issue 18); {@code null} means the defaults
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
                            int electionMs, long snapshotCount, int maxRequestBytes, InetSocketAddress http,
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
                            Map<String, Long> memberIds, ClusterState initialClusterState,
-                           InetSocketAddress advertisePeer, InetSocketAddress advertiseClient) {
+                           InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
+                           MaintenanceConfig maintenance) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -105,6 +108,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         Objects.requireNonNull(requestTimeout, "requestTimeout");
         memberIds = memberIds == null ? Map.of() : Map.copyOf(memberIds);
         initialClusterState = initialClusterState == null ? ClusterState.NEW : initialClusterState;
+        maintenance = maintenance == null ? MaintenanceConfig.defaults() : maintenance;
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
         require(name != null && name.matches("[A-Za-z0-9_.-]+"), "--name",
                 "--name must be letters, digits, '_', '.' or '-', got '" + name + "'");
@@ -195,7 +199,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .snapshotCount(snapshotCount).maxRequestBytes(maxRequestBytes).http(http)
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
-                .advertisePeer(advertisePeer).advertiseClient(advertiseClient);
+                .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -355,6 +359,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private InetSocketAddress advertisePeer;
         private InetSocketAddress advertiseClient;
 
+        private MaintenanceConfig maintenance = MaintenanceConfig.defaults();
+
         private Builder(String name) {
             this.name = name;
         }
@@ -448,11 +454,17 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Space quota and auto-compaction (issue 18). */
+        public Builder maintenance(MaintenanceConfig maintenance) {
+            this.maintenance = maintenance;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
-                    faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient);
+                    faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance);
         }
     }
 }

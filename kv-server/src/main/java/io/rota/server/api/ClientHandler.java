@@ -70,6 +70,11 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
             watches.handle(frame.getCallId(), frame.getWatchRequest());
             return;
         }
+        if (frame.hasSnapshotRequest()) {
+            // A stream of chunks (issue 18), bounded to one per member by the stream itself.
+            router.snapshot(ctx.channel(), frame.getCallId());
+            return;
+        }
         if (callsInFlight >= maxCallsInFlight) {
             ctx.writeAndFlush(Frames.error(frame.getCallId(), Frames.error(Error.Code.UNAVAILABLE,
                     maxCallsInFlight + " calls are already in flight on this connection; wait for answers")));

@@ -2,6 +2,8 @@ package io.rota.server.api;
 
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
+import io.rota.proto.AlarmCommand;
+import io.rota.proto.AlarmRequest;
 import io.rota.proto.Command;
 import io.rota.proto.ClockStamp;
 import io.rota.proto.CommandResult;
@@ -23,7 +25,9 @@ public final class Frames {
         return switch (f.getBodyCase()) {
             case PUT_REQUEST, DELETE_RANGE_REQUEST, TXN_REQUEST, LEASE_GRANT_REQUEST, LEASE_REVOKE_REQUEST,
                  LEASE_KEEP_ALIVE_REQUEST, REGISTER_SESSION_REQUEST, SESSION_KEEP_ALIVE_REQUEST,
-                 PUBLISH_MEMBER_REQUEST -> true;
+                 PUBLISH_MEMBER_REQUEST, COMPACTION_REQUEST -> true;
+            // Issue 18: disarming an alarm is replicated; listing is a read, and arming is the members' alone.
+            case ALARM_REQUEST -> f.getAlarmRequest().getAction() == AlarmRequest.AlarmAction.DEACTIVATE;
             default -> false;
         };
     }
@@ -44,6 +48,9 @@ public final class Frames {
             case REGISTER_SESSION_REQUEST -> c.setRegisterSession(f.getRegisterSessionRequest());
             case SESSION_KEEP_ALIVE_REQUEST -> c.setSessionKeepAlive(f.getSessionKeepAliveRequest());
             case PUBLISH_MEMBER_REQUEST -> c.setPublishMember(f.getPublishMemberRequest());
+            case COMPACTION_REQUEST -> c.setCompaction(f.getCompactionRequest());
+            case ALARM_REQUEST -> c.setAlarm(AlarmCommand.newBuilder().setAction(f.getAlarmRequest().getAction())
+                    .setMemberId(f.getAlarmRequest().getMemberId()).setAlarm(f.getAlarmRequest().getAlarm()));
             default -> throw new IllegalArgumentException("not a write: " + f.getBodyCase());
         }
         return c.build();
@@ -62,6 +69,8 @@ public final class Frames {
             case REGISTER_SESSION -> f.setRegisterSessionResponse(r.getRegisterSession());
             case SESSION_KEEP_ALIVE -> f.setSessionKeepAliveResponse(r.getSessionKeepAlive());
             case PUBLISH_MEMBER -> f.setPublishMemberResponse(r.getPublishMember());
+            case ALARM -> f.setAlarmResponse(r.getAlarm());
+            case COMPACTION -> f.setCompactionResponse(r.getCompaction());
             case ERROR -> f.setError(r.getError());
             default -> f.setError(error(Error.Code.INVALID_ARGUMENT, "no response for " + r.getResultCase()));
         }

@@ -51,6 +51,8 @@ public final class RequestRouter {
     private final long minLeaseTtlSeconds;
     private final String version;
     private final MembershipRequests membership;
+    /** Backups (issue 18): set once by the server as it starts; until then, and in the simulator, refused. */
+    private volatile SnapshotStream snapshots;
 
     /**
      * What one attempt of a call came to: {@link #done} with the answer, or {@link #retry} — not applied,
@@ -115,6 +117,7 @@ public final class RequestRouter {
                 case LEASE_LEASES_REQUEST -> retrying(deadline, () -> read(() -> Frame.newBuilder()
                         .setLeaseLeasesResponse(stateMachine.leases()).build(), deadline));
                 case STATUS_REQUEST -> status();
+                case ALARM_REQUEST -> alarmList(request, deadline);
                 // This member's own applied state, as etcd's HashKV: comparing members is the point.
                 case HASH_KV_REQUEST -> driver.readLocal(() -> Frame.newBuilder()
                         .setHashKvResponse(stateMachine.hashKv(request.getHashKvRequest())).build())
@@ -133,6 +136,37 @@ public final class RequestRouter {
             }
             return b.build();
         });
+    }
+
+    // ---- backups, quota and compaction (issue 18) -----------------------------------------------------
+
+    /** Serve SnapshotRequests with {@code stream}. */
+    public void serveSnapshots(SnapshotStream stream) {
+        this.snapshots = stream;
+    }
+
+    /** A SnapshotRequest: streamed by this member (never forwarded: a backup is of the member asked). */
+    void snapshot(io.netty.channel.Channel channel, long callId) {
+        SnapshotStream stream = snapshots;
+        if (stream == null) {
+            channel.writeAndFlush(Frames.error(callId, Frames.error(Error.Code.INVALID_ARGUMENT,
+                    "this member does not serve snapshots")));
+            return;
+        }
+        stream.stream(channel, callId);
+    }
+
+    /**
+     * AlarmRequest GET: the armed alarms at a linearizable point. ACTIVATE is refused: members raise alarms
+     * (the leader's quota check), an operator only lists and disarms them. DEACTIVATE is a write.
+     */
+    private CompletableFuture<Frame> alarmList(Frame request, long deadline) {
+        if (request.getAlarmRequest().getAction() != io.rota.proto.AlarmRequest.AlarmAction.GET) {
+            return CompletableFuture.completedFuture(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
+                    "alarms are raised by the members (the space quota); a client lists (GET) or disarms them")));
+        }
+        return retrying(deadline, () -> read(() -> Frame.newBuilder().setAlarmResponse(stateMachine.alarms())
+                .build(), deadline));
     }
 
     /**

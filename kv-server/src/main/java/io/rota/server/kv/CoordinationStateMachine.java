@@ -2,7 +2,14 @@ package io.rota.server.kv;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.rota.proto.AlarmCommand;
+import io.rota.proto.AlarmMember;
+import io.rota.proto.AlarmRequest;
+import io.rota.proto.AlarmResponse;
+import io.rota.proto.AlarmType;
 import io.rota.proto.Command;
+import io.rota.proto.CompactionRequest;
+import io.rota.proto.CompactionResponse;
 import io.rota.proto.CommandResult;
 import io.rota.proto.DeleteRangeRequest;
 import io.rota.proto.DeleteRangeResponse;
@@ -92,6 +99,13 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private StoreListener listener = StoreListener.NONE;
     /** Volatile: set once after the driver (which calls apply) has started. */
     private volatile LeaseListener leaseListener = LeaseListener.NONE;
+    /** The last entry applied (any type): what a capture is as of (issue 18: backups report it). */
+    private long appliedIndex;
+    private long appliedTerm;
+    /** Armed alarms (issue 18), sorted by member id, then type; NOSPACE among them refuses growing writes. */
+    private final TreeMap<Long, AlarmMember> alarms = new TreeMap<>();
+    /** Cached "a NOSPACE alarm is armed": the one branch the quota costs a write. */
+    private boolean noSpace;
 
     public CoordinationStateMachine(Limits limits) {
         this.limits = Objects.requireNonNull(limits, "limits");
@@ -121,6 +135,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         List<CommandResult> results = new ArrayList<>(committed.size());
         for (Entry e : committed) {
             results.add(e.type() != Entry.Type.COMMAND ? null : apply(e.index(), e.term(), e.data()));
+            appliedIndex = e.index();
+            appliedTerm = e.term();
         }
         return results;
     }
@@ -168,6 +184,9 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     private CommandResult execute(long index, Command cmd) {
         try {
+            if (noSpace && growsState(cmd)) {
+                throw noSpaceError();
+            }
             CommandResult.Builder out = CommandResult.newBuilder();
             switch (cmd.getOpCase()) {
                 case PUT -> out.setPut(put(cmd.getPut()));
@@ -185,6 +204,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case PUBLISH_MEMBER -> out.setPublishMember(publish(cmd.getPublishMember().getMember()));
                 case REGISTER_MEMBER -> out.setRegisterMember(registerMember(cmd.getRegisterMember()));
                 case RETIRE_MEMBER -> out.setRetireMember(retireMember(cmd.getRetireMember().getId()));
+                case ALARM -> out.setAlarm(alarm(cmd.getAlarm()));
+                case COMPACTION -> out.setCompaction(compact(cmd.getCompaction()));
                 case OP_NOT_SET -> throw StoreException.invalid("command without an operation");
             }
             return out.build();
@@ -448,6 +469,108 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return SessionKeepAliveResponse.newBuilder().setHeader(header()).build();
     }
 
+    // ---- space quota and compaction (issue 18) -------------------------------------------------------
+
+    /**
+     * Whether {@code cmd} is refused while NOSPACE is armed: what makes the state bigger — a put, a txn with a
+     * put in either branch, a lease grant (etcd's quota applies to the same three). Deletes, revokes,
+     * keep-alives, compaction, sessions and membership still work, so an operator can free space.
+     */
+    private static boolean growsState(Command cmd) {
+        return switch (cmd.getOpCase()) {
+            case PUT, LEASE_GRANT -> true;
+            case TXN -> hasPut(cmd.getTxn().getSuccessList()) || hasPut(cmd.getTxn().getFailureList());
+            default -> false;
+        };
+    }
+
+    private static boolean hasPut(List<RequestOp> ops) {
+        for (RequestOp op : ops) {
+            if (op.hasRequestPut()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private StoreException noSpaceError() {
+        return new StoreException(Error.Code.NO_SPACE, "the cluster's space quota is used up (NOSPACE alarm; "
+                + store.accountedBytes() + " bytes accounted): writes that add data are refused. Free space — "
+                + "'rotactl compaction REV' to drop old history, delete keys — then 'rotactl alarm disarm'");
+    }
+
+    /** Arm or disarm an alarm. Arming twice, or disarming what is not armed, changes nothing (retries are safe). */
+    private AlarmResponse alarm(AlarmCommand req) {
+        switch (req.getAction()) {
+            case ACTIVATE -> {
+                if (req.getMemberId() == 0 || req.getAlarm() == AlarmType.ALARM_NONE) {
+                    throw StoreException.invalid("an alarm is armed for one member and one type");
+                }
+                alarms.put(alarmKey(req.getMemberId(), req.getAlarm()),
+                        AlarmMember.newBuilder().setMemberId(req.getMemberId()).setAlarm(req.getAlarm()).build());
+            }
+            case DEACTIVATE -> alarms.values().removeIf(a -> (req.getMemberId() == 0 || a.getMemberId() == req.getMemberId())
+                    && (req.getAlarm() == AlarmType.ALARM_NONE || a.getAlarm() == req.getAlarm()));
+            default -> throw StoreException.invalid("an alarm command arms or disarms, got " + req.getAction());
+        }
+        noSpace = alarms.values().stream().anyMatch(a -> a.getAlarm() == AlarmType.NOSPACE);
+        return alarms();
+    }
+
+    /** One map key per (member, type): the member id in the high bits, the type's number in the low byte. */
+    private static long alarmKey(long memberId, AlarmType type) {
+        return memberId << 8 | type.getNumber();
+    }
+
+    /**
+     * etcd's Compact: the history at and below {@code revision} goes; a read or watch of an older revision
+     * then fails COMPACTED. A future revision is INVALID_ARGUMENT; one at or below the compact revision is
+     * COMPACTED (as etcd's ErrCompacted), so a repeated compaction tells the caller it was already done.
+     */
+    private CompactionResponse compact(CompactionRequest req) {
+        long rev = req.getRevision();
+        if (rev > store.revision()) {
+            throw StoreException.invalid("cannot compact at revision " + rev + ": the current revision is "
+                    + store.revision());
+        }
+        long compacted = store.history().compactRevision();
+        if (rev <= compacted) {
+            throw StoreException.compacted(rev, compacted);
+        }
+        store.history().compact(rev);
+        return CompactionResponse.newBuilder().setHeader(header()).setCompactRevision(rev).build();
+    }
+
+    /** The armed alarms, for AlarmRequest GET (read side) and every alarm command's answer. */
+    public AlarmResponse alarms() {
+        return AlarmResponse.newBuilder().setHeader(header()).addAllAlarms(alarms.values()).build();
+    }
+
+    /** Whether NOSPACE is armed (the leader's quota check does not propose it twice). */
+    public boolean noSpace() {
+        return noSpace;
+    }
+
+    /** What the space quota compares with --quota-backend-bytes (see {@link KvStore#accountedBytes}). */
+    public long accountedBytes() {
+        return store.accountedBytes();
+    }
+
+    /** The history's compact revision: reads and watches must be above it. */
+    public long compactRevision() {
+        return store.history().compactRevision();
+    }
+
+    /** The last applied entry's index (what a capture is as of). */
+    public long appliedIndex() {
+        return appliedIndex;
+    }
+
+    /** The last applied entry's term. */
+    public long appliedTerm() {
+        return appliedTerm;
+    }
+
     // ---- snapshot -------------------------------------------------------------------------------------
 
     /**
@@ -466,7 +589,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return image()::toByteArray;
     }
 
-    private StoreSnapshot image() {
+    /**
+     * The whole image as a message: what {@link #capture} serializes, and what a backup streams (issue 18).
+     * Driver thread only; the same reference copy, so as cheap.
+     */
+    public StoreSnapshot image() {
         StoreSnapshot.Builder out = StoreSnapshot.newBuilder()
                 .setRevision(store.revision())
                 .setLogTimeMs(clock.nowMs())
@@ -477,7 +604,10 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 .addAllHistory(store.history().all())
                 .addAllMembers(members.values())
                 .addAllRegistry(registry.values())
-                .setNextMemberId(nextMemberId);
+                .setNextMemberId(nextMemberId)
+                .setAppliedIndex(appliedIndex)
+                .setAppliedTerm(appliedTerm)
+                .addAllAlarms(alarms.values());
         for (Lease l : leases.all()) {
             out.addLeases(leaseImage(l));
         }
@@ -526,6 +656,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             }
             sessions.restore(s.getClientId(), s.getLastActiveMs(), s.getForgottenThrough(), remembered);
         }
+        appliedIndex = image.getAppliedIndex();
+        appliedTerm = image.getAppliedTerm();
+        alarms.clear();
+        image.getAlarmsList().forEach(a -> alarms.put(alarmKey(a.getMemberId(), a.getAlarm()), a));
+        noSpace = alarms.values().stream().anyMatch(a -> a.getAlarm() == AlarmType.NOSPACE);
         listener.onRestore(store.revision());
     }
 

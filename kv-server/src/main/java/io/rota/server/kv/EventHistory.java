@@ -20,6 +20,8 @@ public final class EventHistory {
     private final int maxEvents;
     private final ArrayDeque<Event> events = new ArrayDeque<>();
     private long compactRevision;
+    /** Key and value bytes of the retained events, for the space quota (see {@link KvStore#accountedBytes}). */
+    private long bytes;
 
     EventHistory(int maxEvents, long compactRevision) {
         this.maxEvents = maxEvents;
@@ -32,13 +34,34 @@ public final class EventHistory {
 
     void append(List<Event> revisionEvents) {
         events.addAll(revisionEvents);
+        revisionEvents.forEach(e -> bytes += bytes(e));
         while (events.size() > maxEvents) {
-            long oldest = revisionOf(events.peekFirst());
-            while (!events.isEmpty() && revisionOf(events.peekFirst()) == oldest) {
-                events.pollFirst();
-            }
-            compactRevision = oldest;
+            dropThrough(revisionOf(events.peekFirst()));
         }
+    }
+
+    /**
+     * Explicit compaction (etcd's Compact): forget every event at or below {@code revision}, which becomes the
+     * compact revision. The caller checked that it is above the current compact revision.
+     */
+    void compact(long revision) {
+        dropThrough(revision);
+    }
+
+    private void dropThrough(long revision) {
+        while (!events.isEmpty() && revisionOf(events.peekFirst()) <= revision) {
+            bytes -= bytes(events.pollFirst());
+        }
+        compactRevision = Math.max(compactRevision, revision);
+    }
+
+    private static long bytes(Event e) {
+        return KvStore.bytes(e.getKv()) + (e.hasPrevKv() ? KvStore.bytes(e.getPrevKv()) : 0);
+    }
+
+    /** Key and value bytes of the retained events, current and previous values both. */
+    long bytes() {
+        return bytes;
     }
 
     public long compactRevision() {
@@ -78,5 +101,7 @@ public final class EventHistory {
         this.compactRevision = compactRevision;
         events.clear();
         events.addAll(retained);
+        bytes = 0;
+        retained.forEach(e -> bytes += bytes(e));
     }
 }

@@ -41,6 +41,8 @@ public final class KvStore {
     private final TreeMap<Long, NavigableSet<ByteString>> keysByLease = new TreeMap<>();
     private final EventHistory history;
     private long revision = 1;
+    /** Bytes of the live keys and values (see {@link #accountedBytes}), kept in step with {@link #kvs}. */
+    private long liveBytes;
 
     KvStore(Limits limits) {
         this.limits = limits;
@@ -90,8 +92,18 @@ public final class KvStore {
         return keys == null ? List.of() : List.copyOf(keys);
     }
 
-    /** Write or replace one key, keeping the lease index in step. */
+    /**
+     * What the space quota counts (issue 18): the bytes of every live key and value plus those of the
+     * retained history (see {@link EventHistory#bytes}). A deterministic function of the applied log, so
+     * every member counts the same; it approximates the heap the data takes, not the JVM's overhead.
+     */
+    public long accountedBytes() {
+        return liveBytes + history.bytes();
+    }
+
+    /** Write or replace one key, keeping the lease index and the byte count in step. */
     void write(KeyValue kv) {
+        liveBytes += bytes(kv);
         unindex(kvs.put(kv.getKey(), kv));
         if (kv.getLease() != 0) {
             keysByLease.computeIfAbsent(kv.getLease(), l -> new TreeSet<>(KeyRange.ORDER)).add(kv.getKey());
@@ -102,8 +114,16 @@ public final class KvStore {
         unindex(kvs.remove(key));
     }
 
+    static long bytes(KeyValue kv) {
+        return kv.getKey().size() + kv.getValue().size();
+    }
+
     private void unindex(KeyValue old) {
-        if (old == null || old.getLease() == 0) {
+        if (old == null) {
+            return;
+        }
+        liveBytes -= bytes(old);
+        if (old.getLease() == 0) {
             return;
         }
         NavigableSet<ByteString> keys = keysByLease.get(old.getLease());
@@ -288,6 +308,7 @@ public final class KvStore {
     void reset(long revision, List<KeyValue> keys, long compactRevision, List<Event> retained) {
         kvs.clear();
         keysByLease.clear();
+        liveBytes = 0;
         keys.forEach(this::write);
         this.revision = revision;
         history.reset(compactRevision, retained);

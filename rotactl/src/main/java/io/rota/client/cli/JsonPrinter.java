@@ -307,4 +307,33 @@ final class JsonPrinter implements Printer {
         }
         return j;
     }
+
+    @Override
+    public void snapshot(io.rota.client.SnapshotSummary s, String file) {
+        Json j = new Json();
+        if (file != null) {
+            j.field("file", file);
+        }
+        print(j.field("revision", s.revision()).field("total_keys", s.keys()).field("leases", s.leases())
+                .field("total_size", s.imageBytes()).field("sha256", s.sha256())
+                .field("applied_index", s.appliedIndex()).field("applied_term", s.appliedTerm())
+                .field("cluster_id", s.clusterId()).field("member_id", s.memberId())
+                .field("created_unix_ms", s.createdUnixMs()).field("version", s.version()));
+    }
+
+    @Override
+    public void alarms(String done, List<io.rota.client.Alarm> alarms) {
+        List<Json> list = new ArrayList<>();
+        alarms.forEach(a -> list.add(new Json().field("member_id", a.memberId()).field("alarm", a.type())));
+        Json j = new Json();
+        if (done != null) {
+            j.field("done", done);
+        }
+        print(j.objects("alarms", list));
+    }
+
+    @Override
+    public void compacted(long revision) {
+        print(new Json().field("compact_revision", revision));
+    }
 }

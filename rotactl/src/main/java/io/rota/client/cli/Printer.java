@@ -154,4 +154,15 @@ interface Printer {
 
     /** The jobs under a prefix, one row each: the name and its latest recorded attempt. */
     void jobList(List<JobRun> latest);
+
+    // ---- backups, alarms and compaction (issue 18) ----------------------------------------------------
+
+    /** {@code snapshot save} ({@code file} set) or {@code snapshot status} ({@code file} null): what a backup holds. */
+    void snapshot(io.rota.client.SnapshotSummary summary, String file);
+
+    /** {@code alarm list} / {@code alarm disarm}: the alarms armed (after the disarm). */
+    void alarms(String done, List<io.rota.client.Alarm> alarms);
+
+    /** {@code compaction REV}: the history is compacted at {@code revision}. */
+    void compacted(long revision);
 }

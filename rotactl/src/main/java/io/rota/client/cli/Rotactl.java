@@ -44,6 +44,7 @@ import java.util.concurrent.TimeoutException;
                 LeaseCommand.class, EndpointCommand.class, MemberCommand.class, MoveLeaderCommand.class, LockCommand.class,
                 ElectCommand.class,
                 OnceCommand.class, JobsCommand.class, VersionCommand.class, CheckCommand.class,
+                SnapshotCommand.class, AlarmCommand.class, CompactionCommand.class,
                 CommandLine.HelpCommand.class},
         footerHeading = "%n",
         footer = {"Environment:",
@@ -264,6 +265,7 @@ public final class Rotactl implements Callable<Integer> {
             case SESSION_EXPIRED -> e.getMessage() + "; run the command again";
             case INVALID_ARGUMENT -> "invalid request: " + e.getMessage();
             case MEMBERSHIP_REFUSED -> "membership change refused (" + e.membershipRefusal() + "): " + e.getMessage();
+            case NO_SPACE -> e.getMessage() + " (see 'rotactl alarm list')";
         };
     }
 

@@ -297,4 +297,35 @@ class SimplePrinter implements Printer {
             out.println(show(kv.value()));
         }
     }
+
+    @Override
+    public void snapshot(io.rota.client.SnapshotSummary s, String file) {
+        if (file != null) {
+            out.println("Snapshot saved at " + file);
+        }
+        out.println("revision " + s.revision() + ", " + s.keys() + " keys, " + s.leases() + " leases, image "
+                + s.imageBytes() + " bytes");
+        out.println("entry " + s.appliedIndex() + " (term " + s.appliedTerm() + ") of cluster '" + s.clusterId()
+                + "', from member " + s.memberId() + ", voters " + s.voters());
+        out.println("sha256 " + s.sha256() + (file == null ? " (verified)" : ""));
+        out.println("taken " + Instant.ofEpochMilli(s.createdUnixMs()).truncatedTo(ChronoUnit.SECONDS)
+                + " by rota " + s.version());
+        out.flush();
+    }
+
+    @Override
+    public void alarms(String done, List<io.rota.client.Alarm> alarms) {
+        if (done != null) {
+            out.println(done);
+        }
+        // etcdctl's line per alarm.
+        alarms.forEach(a -> out.println("memberID:" + a.memberId() + " alarm:" + a.type()));
+        out.flush();
+    }
+
+    @Override
+    public void compacted(long revision) {
+        out.println("compacted revision " + revision);
+        out.flush();
+    }
 }

@@ -159,4 +159,25 @@ final class TablePrinter extends SimplePrinter {
         t.lines().forEach(out::println);
         out.flush();
     }
+
+    @Override
+    public void snapshot(io.rota.client.SnapshotSummary s, String file) {
+        if (file != null) {
+            out.println("Snapshot saved at " + file);
+        }
+        // etcdctl's snapshot status columns, then Rota's.
+        print(new Table("HASH", "REVISION", "TOTAL KEYS", "TOTAL SIZE", "LEASES", "APPLIED INDEX", "CLUSTER ID")
+                .row(s.sha256().substring(0, 16), s.revision(), s.keys(), s.imageBytes(), s.leases(), s.appliedIndex(),
+                        s.clusterId()));
+    }
+
+    @Override
+    public void alarms(String done, List<io.rota.client.Alarm> alarms) {
+        if (done != null) {
+            out.println(done);
+        }
+        Table t = new Table("MEMBER ID", "ALARM");
+        alarms.forEach(a -> t.row(a.memberId(), a.type()));
+        print(t);
+    }
 }

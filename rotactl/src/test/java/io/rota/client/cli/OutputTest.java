@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The three output formats, line for line. */
 class OutputTest {
@@ -227,6 +228,31 @@ class OutputTest {
                 + "{\"name\":\"stddev\",\"pass\":false,\"message\":\"Stddev is 0.2s\"}],\"pass\":false}\n",
                 json(p -> p.checkPerf(checks)));
         assertEquals("PASS: Throughput is 150 writes/s\nPASS\n", simple(p -> p.checkPerf(checks.subList(0, 1))));
+    }
+
+    @Test
+    void snapshotAlarmsAndCompaction() {
+        io.rota.client.SnapshotSummary summary = new io.rota.client.SnapshotSummary(1234, 5678, 4, "rota", 1, 96, 3,
+                48211, "9f2c0d1e77a4b3c2" + "0".repeat(48), List.of(1L, 2L, 3L), 1_796_167_800_000L, "0.1.0");
+        assertEquals("Snapshot saved at b.db\nrevision 1234, 96 keys, 3 leases, image 48211 bytes\n"
+                + "entry 5678 (term 4) of cluster 'rota', from member 1, voters [1, 2, 3]\n"
+                + "sha256 9f2c0d1e77a4b3c2" + "0".repeat(48) + "\ntaken 2026-12-01T23:30:00Z by rota 0.1.0\n",
+                simple(p -> p.snapshot(summary, "b.db")));
+        assertTrue(simple(p -> p.snapshot(summary, null)).contains(" (verified)\n"));
+        assertEquals("{\"revision\":1234,\"total_keys\":96,\"leases\":3,\"total_size\":48211,\"sha256\":\"9f2c0d1e77a4b3c2"
+                + "0".repeat(48) + "\",\"applied_index\":5678,\"applied_term\":4,\"cluster_id\":\"rota\",\"member_id\":1,"
+                + "\"created_unix_ms\":1796167800000,\"version\":\"0.1.0\"}\n", json(p -> p.snapshot(summary, null)));
+        assertEquals("| 9f2c0d1e77a4b3c2 |     1234 |         96 |      48211 |      3 |          5678 | rota       |",
+                table(p -> p.snapshot(summary, null)).lines().toList().get(3));
+
+        List<io.rota.client.Alarm> alarms = List.of(new io.rota.client.Alarm(1, "NOSPACE"));
+        assertEquals("memberID:1 alarm:NOSPACE\n", simple(p -> p.alarms(null, alarms)));
+        assertEquals("Disarmed 1 alarm(s).\n", simple(p -> p.alarms("Disarmed 1 alarm(s).", List.of())));
+        assertEquals("{\"alarms\":[{\"member_id\":1,\"alarm\":\"NOSPACE\"}]}\n", json(p -> p.alarms(null, alarms)));
+        assertEquals("|         1 | NOSPACE |", table(p -> p.alarms(null, alarms)).lines().toList().get(3));
+
+        assertEquals("compacted revision 1200\n", simple(p -> p.compacted(1200)));
+        assertEquals("{\"compact_revision\":1200}\n", json(p -> p.compacted(1200)));
     }
 
     @Test

@@ -100,6 +100,7 @@ class RotactlCommandLineTest {
             {"lock", ""}, {"lock", "db", "--ttl", "0"}, {"lock", "db", "--timeout", "0s"}, {"elect", "", "v"},
             {"once", "", "--", "true"}, {"jobs", "history", ""}, {"jobs", "history", "j", "--limit", "-1"},
             {"get", "k", "--command-timeout", "0ms"}, {"get", "k", "-w", "yaml"},
+            {"compaction", "0"}, {"compaction", "x"}, {"snapshot", "save"}, {"snapshot", "status"}, {"alarm"},
         };
         for (String[] args : badValues) {
             Run r = run(Map.of("ROTA_ENDPOINTS", endpoint), "", args);
