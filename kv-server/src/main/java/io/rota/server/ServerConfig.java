@@ -46,12 +46,13 @@ import java.util.Objects;
  * @param initialClusterState   {@code NEW}: the members of {@code --initial-cluster} are the first voters;
  *                              {@code EXISTING}: this member joins a running cluster (it was added with
  *                              `rotactl member add`) and bootstraps no configuration of its own
+ * @param tls                   TLS on the client and peer ports ({@link ServerTls#NONE}: plaintext, the default)
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
                            int electionMs, long snapshotCount, int maxRequestBytes, InetSocketAddress http,
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
-                           Map<String, Long> memberIds, ClusterState initialClusterState) {
+                           Map<String, Long> memberIds, ClusterState initialClusterState, ServerTls tls) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -97,6 +98,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         Objects.requireNonNull(requestTimeout, "requestTimeout");
         memberIds = memberIds == null ? Map.of() : Map.copyOf(memberIds);
         initialClusterState = initialClusterState == null ? ClusterState.NEW : initialClusterState;
+        tls = tls == null ? ServerTls.NONE : tls;
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
         require(name != null && name.matches("[A-Za-z0-9_.-]+"), "--name",
                 "--name must be letters, digits, '_', '.' or '-', got '" + name + "'");
@@ -166,7 +168,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .initialCluster(initialCluster).clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs)
                 .snapshotCount(snapshotCount).maxRequestBytes(maxRequestBytes).http(http)
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
-                .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState);
+                .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState).tls(tls);
     }
 
     /** This member's id: its explicit id, or its 1-based position in {@code initialCluster}. */
@@ -289,6 +291,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private boolean faultInjection;
         private Map<String, Long> memberIds = Map.of();
         private ClusterState initialClusterState = ClusterState.NEW;
+        private ServerTls tls = ServerTls.NONE;
 
         private Builder(String name) {
             this.name = name;
@@ -371,11 +374,17 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** TLS on the client and peer ports (default {@link ServerTls#NONE}: plaintext). */
+        public Builder tls(ServerTls tls) {
+            this.tls = tls;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
-                    faultInjection, memberIds, initialClusterState);
+                    faultInjection, memberIds, initialClusterState, tls);
         }
     }
 }

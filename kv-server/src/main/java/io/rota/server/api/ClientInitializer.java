@@ -3,11 +3,14 @@ package io.rota.server.api;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.rota.raft.transport.TlsContexts;
 import io.rota.server.watch.WatchHub;
 
 /**
- * The client pipeline: 4-byte length prefix, Frame codec, then one {@link ClientHandler} per channel. Any
- * {@link Channel} type, so tests can run the same pipeline on an EmbeddedChannel.
+ * The client pipeline: with TLS, an SslHandler (from the contexts current at the connection's start, so a
+ * rotated certificate serves new connections) and {@link ClientTls}; then 4-byte length prefix, Frame
+ * codec, and one {@link ClientHandler} per channel. Any {@link Channel} type, so tests can run the same
+ * pipeline on an EmbeddedChannel. A plaintext port adds nothing: its path is the one it was before TLS.
  */
 final class ClientInitializer extends ChannelInitializer<Channel> {
 
@@ -16,9 +19,17 @@ final class ClientInitializer extends ChannelInitializer<Channel> {
     private final WatchHub watchHub;
     private final ServerMetrics metrics;
     private final int maxCallsInFlight;
+    /** TLS on this port, or null for plaintext. */
+    private final TlsContexts tls;
 
     ClientInitializer(int maxFrameBytes, RequestRouter router, WatchHub watchHub, ServerMetrics metrics,
                       int maxCallsInFlight) {
+        this(maxFrameBytes, router, watchHub, metrics, maxCallsInFlight, null);
+    }
+
+    ClientInitializer(int maxFrameBytes, RequestRouter router, WatchHub watchHub, ServerMetrics metrics,
+                      int maxCallsInFlight, TlsContexts tls) {
+        this.tls = tls;
         this.maxFrameBytes = maxFrameBytes;
         this.router = router;
         this.watchHub = watchHub;
@@ -28,6 +39,9 @@ final class ClientInitializer extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel ch) {
+        if (tls != null) {
+            ch.pipeline().addLast(tls.server().newHandler(ch.alloc()), new ClientTls());
+        }
         ch.pipeline().addLast(
                 // Rejects as soon as the length is read, before buffering the oversized frame.
                 new RequestFrameDecoder(maxFrameBytes),
