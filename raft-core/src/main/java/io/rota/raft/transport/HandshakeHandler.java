@@ -180,8 +180,10 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess()) {
             Throwable cause = ((SslHandshakeCompletionEvent) evt).cause();
             if (!(cause instanceof ClosedChannelException)) {
-                refuse(ctx, "TLS handshake failed (" + (accepting() ? "its certificate was refused" : "dialling node "
-                        + dialledPeerId) + "): " + cause.getMessage());
+                refuse(ctx, "TLS handshake failed (" + (accepting() ? "the dialler's certificate was refused"
+                        : "dialling node " + dialledPeerId) + "): " + cause.getMessage() + "; every member needs a"
+                        + " certificate of the peer CA (--peer-trusted-ca-file), and a certificate of another CA is"
+                        + " not even offered (an empty chain)");
             }
         }
         ctx.fireUserEventTriggered(evt);
