@@ -179,7 +179,8 @@ final class Connection {
             // A member answers every request, or keeps the connection; a peer port closes it on a client's frame.
             closeCause = notAClientPort("it closed the connection on our first request without answering (a member's"
                     + " peer port does; or the member is stopping; or its client port needs TLS"
-                    + (tlsOn ? " and refused this client's certificate" : ": give a CA (rotactl --cacert)") + ")", true);
+                    + (tlsOn ? " and refused this client's certificate, or its lack of one (rotactl --cert, --key)"
+                    : ": give a CA (rotactl --cacert)") + ")", true);
         }
         RotaException cause = closeCause != null ? closeCause
                 : new RotaException(RotaException.Code.UNAVAILABLE, "connection to " + endpoint + " lost");

@@ -44,8 +44,9 @@ final class ClientTls extends ChannelInboundHandlerAdapter {
                 }
                 ctx.pipeline().remove(this);
             } else if (!(done.cause() instanceof ClosedChannelException)) {
-                refusals.warn("Refusing client {}: TLS handshake failed: {}", ctx.channel().remoteAddress(),
-                        done.cause().getMessage());
+                refusals.warn("Refusing client {}: TLS handshake failed: {}{}", ctx.channel().remoteAddress(),
+                        done.cause().getMessage(), done.cause() instanceof io.netty.handler.ssl.NotSslRecordException
+                                ? " (it spoke plaintext to this TLS port)" : "");
             }
         }
         super.userEventTriggered(ctx, evt);

@@ -1,6 +1,5 @@
 package io.rota.raft.transport;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -31,15 +30,5 @@ public record TlsFiles(Path certFile, Path keyFile, Path trustedCaFile, boolean 
             throw new IllegalArgumentException("requireClientCert needs trustedCaFile: the CA client certificates"
                     + " must chain to");
         }
-    }
-
-    /** Whether every file exists and is readable (a start-up check; the contents are checked at load). */
-    public String unreadable() {
-        for (Path p : trustedCaFile == null ? new Path[]{certFile, keyFile} : new Path[]{certFile, keyFile, trustedCaFile}) {
-            if (!Files.isReadable(p)) {
-                return p + " does not exist or cannot be read";
-            }
-        }
-        return null;
     }
 }
