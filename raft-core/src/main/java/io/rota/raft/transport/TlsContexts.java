@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * start; connections already open keep the certificate they shook hands with.
  *
  * <p>Rotation: after {@link #startReloading()}, a daemon thread reads the files every
- * {@link #RELOAD_INTERVAL} and compares a SHA-256 of their bytes with the loaded ones. Changed files are
+ * {@link #RELOAD_INTERVAL_MILLIS} and compares a SHA-256 of their bytes with the loaded ones. Changed files are
  * loaded and checked (the key must sign what the certificate verifies) before they replace the contexts, and
  * the swap is logged with the new certificate's serial. A half-written rotation — a new certificate beside
  * the old key — fails that check, is logged once, and the old contexts stay until the files agree again.
