@@ -29,7 +29,8 @@ import java.util.function.BiFunction;
  */
 public final class ProcessCluster implements AutoCloseable {
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** How long a member may take to answer /health: 60 s, or {@code -Drota.process.startSeconds} on a loaded machine. */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(Long.getLong("rota.process.startSeconds", 60));
 
     private final Path jar;
     private final Path dir;
