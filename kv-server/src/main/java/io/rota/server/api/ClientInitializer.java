@@ -3,6 +3,7 @@ package io.rota.server.api;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.SslHandler;
 import io.rota.raft.transport.TlsContexts;
 import io.rota.server.watch.WatchHub;
 
@@ -19,6 +20,8 @@ final class ClientInitializer extends ChannelInitializer<Channel> {
     private final WatchHub watchHub;
     private final ServerMetrics metrics;
     private final int maxCallsInFlight;
+    /** How long a client may take to complete the TLS handshake. */
+    static final long HANDSHAKE_TIMEOUT_MILLIS = 30_000;
     /** TLS on this port, or null for plaintext. */
     private final TlsContexts tls;
 
@@ -40,7 +43,11 @@ final class ClientInitializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
         if (tls != null) {
-            ch.pipeline().addLast(tls.server().newHandler(ch.alloc()), new ClientTls());
+            SslHandler handler = tls.server().newHandler(ch.alloc());
+            // Netty's 10 s default closes handshakes a loaded machine is merely slow at; a client that
+            // gets no answer still has its own deadline.
+            handler.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+            ch.pipeline().addLast(handler, new ClientTls());
         }
         ch.pipeline().addLast(
                 // Rejects as soon as the length is read, before buffering the oversized frame.
