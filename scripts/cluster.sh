@@ -2,6 +2,8 @@
 # cluster.sh — a local three-member Rota cluster on 127.0.0.1: members n1, n2, n3 (ROTA_MEMBERS=5: n1..n5).
 #
 #   scripts/cluster.sh start            start n1..n3 (those not running), wait until a leader exists
+#   scripts/cluster.sh start --tls      the same over TLS: a throwaway CA and certificates in $DIR/tls (openssl),
+#                                       client certificates required, mutual TLS between members (docs/security.md)
 #   scripts/cluster.sh stop             SIGTERM every member, wait for each to exit
 #   scripts/cluster.sh status           NAME PID CLIENT_ENDPOINT ROLE TERM COMMIT_INDEX
 #   scripts/cluster.sh kill NAME        kill -9 a member (NAME: n1, n2, n3; 1, 2, 3 also work)
@@ -25,7 +27,8 @@
 #
 # The cluster remembers its ports: start writes $ROTA_CLUSTER_DIR/cluster.env (ROTA_BASE_PORT, ROTA_MEMBERS,
 # ROTA_ENDPOINTS), and every later command here, scripts/rotactl and rotactl read it when ROTA_BASE_PORT (or
-# ROTA_ENDPOINTS) is not set, so another shell finds a moved cluster without the variable.
+# ROTA_ENDPOINTS) is not set, so another shell finds a moved cluster without the variable. A cluster started
+# with --tls records ROTA_TLS=1 and ROTA_CACERT, ROTA_CERT, ROTA_KEY there too: restart and add keep TLS.
 set -euo pipefail
 shopt -s inherit_errexit   # a die() inside $(...) must end the script too
 
@@ -40,6 +43,8 @@ if [[ -n "${ROTA_BASE_PORT:-}" ]]; then BASE="$ROTA_BASE_PORT"; BASE_FROM="ROTA_
 elif [[ -n "$STATE_BASE" ]]; then BASE="$STATE_BASE"; BASE_FROM="$STATE"
 else BASE=7000; BASE_FROM="the default"; fi
 SIZE="${ROTA_MEMBERS:-$(state_get ROTA_MEMBERS)}"; SIZE="${SIZE:-3}"
+TLS_DIR="$DIR/tls"
+TLS="$(state_get ROTA_TLS)"; TLS="${TLS:-0}"
 START_TIMEOUT_S="${ROTA_START_TIMEOUT_S:-60}"
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
@@ -74,7 +79,45 @@ write_state() {
   mkdir -p "$DIR"
   printf '# scripts/cluster.sh: the cluster of this directory (read by cluster.sh, scripts/rotactl, rotactl)\n%s\n%s\n%s\n' \
     "ROTA_BASE_PORT=$BASE" "ROTA_MEMBERS=$SIZE" "ROTA_ENDPOINTS=$(endpoints)" >"$STATE.tmp"
+  if ((TLS)); then
+    printf '%s\n' "ROTA_TLS=1" "ROTA_CACERT=$TLS_DIR/ca.pem" "ROTA_CERT=$TLS_DIR/client.pem" \
+      "ROTA_KEY=$TLS_DIR/client.key" >>"$STATE.tmp"
+  fi
   mv "$STATE.tmp" "$STATE"
+}
+
+# TLS (start --tls): a throwaway CA and certificates made with Debian's openssl — keytool cannot write the PEM
+# private keys the members and rotactl read. EC P-256 keys, valid 30 days; CA key beside them: for a laptop only.
+tls_make() { # FILE CN SAN: a certificate of the CA, for servers and clients both, unless it exists
+  local f="$1" cn="$2" san="$3"
+  [[ -f "$TLS_DIR/$f.pem" ]] && return
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n%s\n' \
+    "${san:+subjectAltName=$san}" >"$TLS_DIR/$f.ext"
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$TLS_DIR/$f.key" \
+    -out "$TLS_DIR/$f.csr" -subj "/CN=$cn" 2>/dev/null
+  openssl x509 -req -in "$TLS_DIR/$f.csr" -CA "$TLS_DIR/ca.pem" -CAkey "$TLS_DIR/ca.key" -CAcreateserial \
+    -days 30 -extfile "$TLS_DIR/$f.ext" -out "$TLS_DIR/$f.pem" 2>/dev/null
+  rm -f "$TLS_DIR/$f.csr" "$TLS_DIR/$f.ext"
+  chmod 600 "$TLS_DIR/$f.key"
+}
+tls_setup() { # the CA, a certificate per member (CN and DNS SAN: its name) and a client certificate (CN root)
+  command -v openssl >/dev/null || die "--tls needs openssl to make certificates (Debian: apt-get install openssl)"
+  mkdir -p "$TLS_DIR"; chmod 700 "$TLS_DIR"
+  if [[ ! -f "$TLS_DIR/ca.pem" ]]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$TLS_DIR/ca.key" \
+      -out "$TLS_DIR/ca.pem" -days 30 -subj "/CN=rota-local-ca" -addext "basicConstraints=critical,CA:TRUE" \
+      -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null || die "openssl could not make the CA"
+    chmod 600 "$TLS_DIR/ca.key"
+  fi
+  tls_make client root ""
+}
+tls_flags() { # the TLS flags of member $1, after making its certificate
+  local i="$1"
+  ((TLS)) || return 0
+  tls_make "n$i" "n$i" "DNS:n$i,DNS:localhost,IP:127.0.0.1"
+  echo --cert-file "$TLS_DIR/n$i.pem" --key-file "$TLS_DIR/n$i.key" --trusted-ca-file "$TLS_DIR/ca.pem" \
+    --client-cert-auth --peer-cert-file "$TLS_DIR/n$i.pem" --peer-key-file "$TLS_DIR/n$i.key" \
+    --peer-trusted-ca-file "$TLS_DIR/ca.pem"
 }
 
 # A cluster of this directory that runs on other ports than ROTA_BASE_PORT says: refuse, never probe wrong ports.
@@ -171,9 +214,10 @@ start_member() {
   # An added member joins: the cluster's members as member add printed them, and existing state.
   local cluster=(--initial-cluster "$(initial_cluster)")
   if [[ -f "$DIR/n$i.join" ]]; then cluster=(--initial-cluster "$(cat "$DIR/n$i.join")" --initial-cluster-state existing); fi
+  local tls; tls=($(tls_flags "$i"))
   "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
     --listen-client "127.0.0.1:$(client_port "$i")" --listen-peer "127.0.0.1:$(peer_port "$i")" \
-    --http "127.0.0.1:$(http_port "$i")" "${cluster[@]}" "${lab[@]}" \
+    --http "127.0.0.1:$(http_port "$i")" "${cluster[@]}" "${lab[@]}" "${tls[@]}" \
     >>"$DIR/n$i.log" 2>&1 &
   echo $! >"$(pid_file "$i")"
   echo "n$i started (pid $!, client 127.0.0.1:$(client_port "$i"), log $DIR/n$i.log)"
@@ -229,6 +273,13 @@ signal_member() { # NAME SIGNAL: the member must be running
 
 cmd="${1:-}"; shift || true
 check_base
+if [[ "$cmd" == start && "${1:-}" == --tls ]]; then TLS=1; shift; fi
+[[ "$cmd" != start || -z "${1:-}" ]] || die "start takes no argument but --tls (got '$1')"
+if ((TLS)); then
+  tls_setup
+  # This script's own rotactl calls (add, remove) talk TLS too.
+  export ROTA_CACERT="$TLS_DIR/ca.pem" ROTA_CERT="$TLS_DIR/client.pem" ROTA_KEY="$TLS_DIR/client.key"
+fi
 case "$cmd" in
   start)
     command -v curl >/dev/null || die "curl is needed to poll /status"
@@ -238,10 +289,15 @@ case "$cmd" in
     await "no leader $(ports_from)" leader_exists
     echo
     echo "ROTA_ENDPOINTS=$(endpoints)"
+    if ((TLS)); then
+      echo "ROTA_CACERT=$ROTA_CACERT"
+      echo "ROTA_CERT=$ROTA_CERT"
+      echo "ROTA_KEY=$ROTA_KEY"
+    fi
     echo
-    echo "A leader is elected. Next:"
+    echo "A leader is elected$( ((TLS)) && echo " (TLS on the client ports, client certificates required; mutual TLS between members)"). Next:"
     echo "  open http://127.0.0.1:$(http_port 1)/   # the dashboard$([[ "${ROTA_LAB:-}" == 1 ]] && echo ", in LAB MODE")"
-    echo "  export ROTA_ENDPOINTS=$(endpoints)"
+    echo "  export ROTA_ENDPOINTS=$(endpoints)$( ((TLS)) && echo " ROTA_CACERT=$ROTA_CACERT ROTA_CERT=$ROTA_CERT ROTA_KEY=$ROTA_KEY")"
     echo "  scripts/cluster.sh status          # who leads"
     echo "  scripts/cluster.sh kill n1         # and watch another member take over"
     echo "  scripts/cluster.sh stop"

@@ -12,6 +12,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.codec.MessageToByteEncoder;
 import io.netty.handler.codec.MessageToMessageDecoder;
+import io.netty.handler.ssl.SslContext;
 import io.rota.proto.Frame;
 
 import java.io.IOException;
@@ -43,13 +44,26 @@ final class Connection {
     /** The first bytes received, printable, for the message when they are not a Rota frame (an HTTP reply, say). */
     private volatile String firstBytes = "";
 
-    private Connection(String endpoint, Channel channel) {
+    /** Whether this connection speaks TLS: a silent close then means a refused certificate, not plaintext. */
+    private final boolean tlsOn;
+
+    private Connection(String endpoint, Channel channel, boolean tlsOn) {
+        this.tlsOn = tlsOn;
         this.endpoint = endpoint;
         this.channel = channel;
     }
 
     /** Connects to {@code endpoint} ("host:port"); the future completes once the channel is active. */
     static CompletableFuture<Connection> open(Bootstrap bootstrap, String endpoint, Runnable onClose) {
+        return open(bootstrap, null, endpoint, onClose);
+    }
+
+    /**
+     * As {@link #open(Bootstrap, String, Runnable)}, over TLS with {@code tls} when it is not null (the member's
+     * certificate checked against the endpoint's host unless the options switched that off). Calls written
+     * before the TLS handshake completes wait in the TLS layer.
+     */
+    static CompletableFuture<Connection> open(Bootstrap bootstrap, SslContext tls, String endpoint, Runnable onClose) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
         InetSocketAddress address;
         try {
@@ -63,8 +77,11 @@ final class Connection {
         Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                Connection c = new Connection(endpoint, ch);
+                Connection c = new Connection(endpoint, ch, tls != null);
                 holder[0] = c;
+                if (tls != null) {
+                    ch.pipeline().addLast(tls.newHandler(ch.alloc(), address.getHostString(), address.getPort()));
+                }
                 ch.pipeline().addLast(
                         c.new FirstBytes(),
                         new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4),
@@ -161,7 +178,9 @@ final class Connection {
         if (closeCause == null && sent && !answered && !channel.isActive()) {
             // A member answers every request, or keeps the connection; a peer port closes it on a client's frame.
             closeCause = notAClientPort("it closed the connection on our first request without answering (a member's"
-                    + " peer port does; or the member is stopping)", true);
+                    + " peer port does; or the member is stopping; or its client port needs TLS"
+                    + (tlsOn ? " and refused this client's certificate, or its lack of one (rotactl --cert, --key)"
+                    : ": give a CA (rotactl --cacert)") + ")", true);
         }
         RotaException cause = closeCause != null ? closeCause
                 : new RotaException(RotaException.Code.UNAVAILABLE, "connection to " + endpoint + " lost");
@@ -202,13 +221,29 @@ final class Connection {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (!answered && closeCause == null) {
+            javax.net.ssl.SSLException tls = sslCause(cause);
+            if (tls != null && closeCause == null) {
+                closeCause = new RotaException(RotaException.Code.UNAVAILABLE, endpoint + ": TLS handshake failed: "
+                        + tls.getMessage() + (tls instanceof io.netty.handler.ssl.NotSslRecordException
+                        ? " (the member answered without TLS: is its client port plaintext? then drop the TLS settings)"
+                        : " (check the CA (--cacert), the client certificate (--cert, --key) and that the member's"
+                        + " certificate names this host)"), tls);
+            } else if (!answered && closeCause == null) {
                 // The first bytes were no Rota frame (too long a length prefix, or no protobuf): an HTTP port, say.
                 closeCause = notAClientPort("it answered with bytes that are not a Rota frame ('" + firstBytes
                         + "...': an HTTP port?)", false);
             }
             ctx.close();
         }
+    }
+
+    private static javax.net.ssl.SSLException sslCause(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return (javax.net.ssl.SSLException) t;
+            }
+        }
+        return null;
     }
 
     private RotaException notAClientPort(String why, boolean mayHaveReachedAMember) {

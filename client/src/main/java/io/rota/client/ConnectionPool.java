@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,8 @@ final class ConnectionPool {
 
     private final List<String> endpoints;
     private final Bootstrap bootstrap;
+    /** TLS for every connection, or null for plaintext. */
+    private final SslContext tls;
     private final ConcurrentHashMap<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     /** The member calls go to first: the last one that answered, or the leader a hint named. */
     private volatile String preferred;
@@ -39,6 +42,15 @@ final class ConnectionPool {
      * @param connectTimeout how long opening a connection may take (at least 100 ms is used)
      */
     ConnectionPool(List<String> endpoints, EventLoopGroup eventLoop, Duration connectTimeout) {
+        this(endpoints, eventLoop, connectTimeout, null);
+    }
+
+    /**
+     * As {@link #ConnectionPool(List, EventLoopGroup, Duration)}, every connection over TLS with {@code tls}
+     * when it is not null.
+     */
+    ConnectionPool(List<String> endpoints, EventLoopGroup eventLoop, Duration connectTimeout, SslContext tls) {
+        this.tls = tls;
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("at least one endpoint (host:port) is required");
         }
@@ -116,7 +128,7 @@ final class ConnectionPool {
             if (connections.putIfAbsent(endpoint, created) != null) {
                 continue;
             }
-            Connection.open(bootstrap, endpoint, () -> {
+            Connection.open(bootstrap, tls, endpoint, () -> {
                         log.debug("connection to {} closed", endpoint);
                         connections.remove(endpoint, created);
                     })

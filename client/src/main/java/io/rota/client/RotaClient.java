@@ -42,9 +42,11 @@ public final class RotaClient implements AutoCloseable {
     private final CompletableFuture<Void> whenClosed = new CompletableFuture<>();
 
     private RotaClient(Builder builder) {
+        // Before any thread starts: TLS files that cannot be used fail the build and leave nothing running.
+        io.netty.handler.ssl.SslContext tls = builder.tls == null ? null : ClientTlsContext.build(builder.tls);
         this.threads = new ClientThreads();
         this.pool = new ConnectionPool(builder.endpoints, threads.eventLoop,
-                builder.dialTimeout != null ? builder.dialTimeout : builder.attemptTimeout);
+                builder.dialTimeout != null ? builder.dialTimeout : builder.attemptTimeout, tls);
         this.states = new ConnectionStates(pool, threads, builder.attemptTimeout.toNanos());
         ClientListener listener = new GuardedListener(builder.listeners);
         this.retrier = new Retrier(pool, threads, states, builder.attemptTimeout.toNanos(),
@@ -196,6 +198,7 @@ public final class RotaClient implements AutoCloseable {
         private Duration callTimeout = Duration.ofSeconds(10);
         private Duration attemptTimeout = Duration.ofSeconds(3);
         private Duration dialTimeout;
+        private TlsOptions tls;
         private final List<ClientListener> listeners = new ArrayList<>();
 
         private Builder() {
@@ -276,6 +279,18 @@ public final class RotaClient implements AutoCloseable {
         }
 
         /**
+         * Connect to the members over TLS (default: plaintext). The options' files are read by {@link #build()},
+         * which fails on a file it cannot use.
+         *
+         * @param options whom to trust and the client certificate, if any; null for plaintext
+         * @return this builder
+         */
+        public Builder tls(TlsOptions options) {
+            this.tls = options;
+            return this;
+        }
+
+        /**
          * Adds a listener told of calls, retries, leader changes and failed keep-alives (for metrics); it
          * runs on the client's threads and must return quickly. May be called more than once.
          *
@@ -291,7 +306,7 @@ public final class RotaClient implements AutoCloseable {
          * Creates the client. No connection is opened until the first call.
          *
          * @return a new client
-         * @throws IllegalArgumentException if no endpoint was given
+         * @throws IllegalArgumentException if no endpoint was given, or the TLS files cannot be used
          */
         public RotaClient build() {
             if (endpoints.isEmpty()) {

@@ -21,7 +21,12 @@ enum Unreachable {
      * Something else listens there: it answered with bytes that are no Rota frame (not applied), or it closed the
      * connection on our request without answering (a member that crashed does that too: maybe applied).
      */
-    NOT_A_CLIENT_PORT("not a Rota client port");
+    NOT_A_CLIENT_PORT("not a Rota client port"),
+    /**
+     * The TLS handshake failed: an untrusted certificate, a certificate the member refused, or TLS on one side
+     * only. A configuration error, not a passing fault; nothing was sent.
+     */
+    TLS_FAILED("TLS handshake failed");
 
     private final String text;
 
@@ -68,8 +73,8 @@ enum Unreachable {
      */
     static Optional<String> describe(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof NotAClientPort) {
-                return Optional.of(t.getMessage());
+            if (t instanceof NotAClientPort || t instanceof javax.net.ssl.SSLException) {
+                return Optional.of(t instanceof NotAClientPort ? t.getMessage() : TLS_FAILED.text() + ": " + t.getMessage());
             }
         }
         return of(failure).map(Unreachable::text);
@@ -86,6 +91,9 @@ enum Unreachable {
             }
             if (t instanceof NotAClientPort) {
                 return Optional.of(NOT_A_CLIENT_PORT);
+            }
+            if (t instanceof javax.net.ssl.SSLException) {
+                return Optional.of(TLS_FAILED);
             }
         }
         return Optional.empty();

@@ -9,6 +9,9 @@ import io.rota.raft.node.RaftDriver;
 import io.rota.raft.storage.RocksDbLogStore;
 import io.rota.raft.storage.StorageConfig;
 import io.rota.raft.transport.NettyPeerTransport;
+import io.rota.raft.transport.PeerIdentity;
+import io.rota.raft.transport.TlsContexts;
+import io.rota.raft.transport.TlsFiles;
 import io.rota.server.api.ClientServer;
 import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
@@ -78,6 +81,10 @@ public final class RotaServer implements AutoCloseable {
     private final SpaceQuota quota;
     private final AutoCompaction autoCompaction;
 
+    /** TLS of the client port and the peer port (reloading their files), or null where plaintext. */
+    private final TlsContexts clientTls;
+    private final TlsContexts peerTls;
+
     private RotaServer(ServerConfig config, LabMode labMode) {
         this.config = config;
         long id = config.memberId();
@@ -91,9 +98,25 @@ public final class RotaServer implements AutoCloseable {
         NodeConfig nodeConfig = config.nodeConfig();
         // Before the store opens: a directory of another member is refused, and an empty one is fresh.
         MemberIdentity identity = MemberIdentity.open(config.dataDir(), config.clusterId(), id);
+        // Loaded first: a certificate that cannot be used stops the start before anything is opened.
+        TlsFiles peerFiles = config.tls().peerFiles();
+        TlsFiles clientFiles = config.tls().clientFiles();
+        peerTls = peerFiles == null ? null : TlsContexts.load(peerFiles, java.util.List.of(), false, "peer port");
+        // The client context also dials the leader's client port (forwarded writes): it trusts the peer CA too.
+        clientTls = clientFiles == null ? null : TlsContexts.load(clientFiles, peerFiles == null ? java.util.List.of()
+                : java.util.List.of(peerFiles.trustedCaFile()), true, "client port");
         NettyPeerTransport transport = new NettyPeerTransport(config.transportConfig());
         peerDirectory = new PeerDirectory(id, identity, config.dataDir(), transport);
         transport.setAdmission(peerDirectory);
+        Map<Long, String> initialNames = new HashMap<>();
+        config.initialCluster().keySet().forEach(n -> initialNames.put(config.idOf(n), n));
+        peerDirectory.setInitialNames(initialNames);
+        if (peerTls != null) {
+            transport.setTls(peerTls.startReloading(), PeerIdentity.byMemberName(peerDirectory::memberName));
+        }
+        if (clientTls != null) {
+            clientTls.startReloading();
+        }
         stateMachine.setRegistryListener(peerDirectory);
         // Lab mode only: a switch that can cut this member off from its peers (the dashboard's "partition").
         LabPartition partition = labMode == null ? null : new LabPartition(transport);
@@ -121,7 +144,7 @@ public final class RotaServer implements AutoCloseable {
         ClientServer clients = null;
         try {
             clients = new ClientServer(config.clientSettings(VERSION), driver, stateMachine, view, watchHub, timer,
-                    clock, metrics);
+                    clock, metrics, clientTls);
             Map<Long, String> names = new HashMap<>();
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
@@ -136,6 +159,7 @@ public final class RotaServer implements AutoCloseable {
             if (lab != null) {
                 lab.close();
             }
+            closeTls();
             throw e;
         }
         clientServer = clients;
@@ -267,6 +291,16 @@ public final class RotaServer implements AutoCloseable {
         watchHub.close();
         timer.shutdownNow();
         driver.close();
+        closeTls();
+    }
+
+    private void closeTls() {
+        if (clientTls != null) {
+            clientTls.close();
+        }
+        if (peerTls != null) {
+            peerTls.close();
+        }
     }
 
     // ---------------------------------------------------------------------------------------------

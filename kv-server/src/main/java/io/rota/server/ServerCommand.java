@@ -85,7 +85,8 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--lab-cluster-dir", description = "LAB MODE: the cluster's directory (PID files), with --lab-script.")
     Path labClusterDir;
 
-    @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none).")
+    @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none)."
+            + " Plaintext even with TLS on: bind it to localhost or a trusted network.")
     String http;
 
     // ---- space quota and compaction (issue 18), etcd's flags ------------------------------------------
@@ -102,6 +103,39 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--auto-compaction-retention", defaultValue = "", description = "periodic: history to keep, e.g."
             + " 30m, 1h (a bare number is hours; default 1h); revision: revisions to keep (default 1000).")
     String autoCompactionRetention;
+
+    @Option(names = "--cert-file", paramLabel = "PEM", description = "TLS on the client port: this member's certificate"
+            + " chain (PEM). With --key-file. Reloaded when the file changes.")
+    Path certFile;
+
+    @Option(names = "--key-file", paramLabel = "PEM", description = "The client port certificate's private key (PEM,"
+            + " unencrypted PKCS#8: BEGIN PRIVATE KEY).")
+    Path keyFile;
+
+    @Option(names = "--trusted-ca-file", paramLabel = "PEM", description = "CA certificates (PEM) that client"
+            + " certificates must chain to (with --client-cert-auth).")
+    Path trustedCaFile;
+
+    @Option(names = "--client-cert-auth", description = "Refuse clients without a certificate of --trusted-ca-file;"
+            + " the certificate's CN names the client.")
+    boolean clientCertAuth;
+
+    @Option(names = "--peer-cert-file", paramLabel = "PEM", description = "Mutual TLS on the peer port: this member's"
+            + " certificate (PEM); its CN or a DNS SAN must be this member's --name. With --peer-key-file and"
+            + " --peer-trusted-ca-file.")
+    Path peerCertFile;
+
+    @Option(names = "--peer-key-file", paramLabel = "PEM", description = "The peer certificate's private key (PEM,"
+            + " unencrypted PKCS#8).")
+    Path peerKeyFile;
+
+    @Option(names = "--peer-trusted-ca-file", paramLabel = "PEM", description = "The cluster's peer CA (PEM): every"
+            + " member's peer certificate must chain to it.")
+    Path peerTrustedCaFile;
+
+    @Option(names = "--tls-provider", paramLabel = "jdk|openssl", description = "TLS implementation of both ports"
+            + " (default: jdk). openssl uses the bundled BoringSSL; where it cannot load, jdk is used and logged.")
+    String tlsProvider;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -120,7 +154,7 @@ final class ServerCommand implements Callable<Integer> {
                     .advertiseClient(advertiseClient == null ? null
                             : dialAddress("--advertise-client", "--advertise-client", advertiseClient))
                     .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
-                    .build();
+                    .tls(tls()).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -155,10 +189,13 @@ final class ServerCommand implements Callable<Integer> {
         });
         out.printf("rota server %s (id %d) started%n", config.name(), config.memberId());
         out.printf("  data dir  %s%n", config.dataDir().toAbsolutePath());
-        out.printf("  client    %s%s%n", ServerConfig.format(server.clientAddress()),
-                advertised(config.advertisedClient(server.clientAddress().getPort()), server.clientAddress()));
-        out.printf("  peer      %s%s%n", ServerConfig.format(config.listenPeer()),
-                advertised(ServerConfig.format(config.advertisedPeer()), config.listenPeer()));
+        out.printf("  client    %s%s%s%n", ServerConfig.format(server.clientAddress()),
+                advertised(config.advertisedClient(server.clientAddress().getPort()), server.clientAddress()),
+                config.tls().certFile() == null ? ""
+                        : config.tls().clientCertAuth() ? " (TLS, client certificates required)" : " (TLS)");
+        out.printf("  peer      %s%s%s%n", ServerConfig.format(config.listenPeer()),
+                advertised(ServerConfig.format(config.advertisedPeer()), config.listenPeer()),
+                config.tls().peerCertFile() == null ? "" : " (mutual TLS)");
         out.printf("  http      %s%n", server.httpAddress() == null ? "off" : ServerConfig.format(server.httpAddress()));
         if (lab != null) {
             out.printf("  LAB MODE  the dashboard can kill, pause, restart and partition members (%s)%n", lab.script());
@@ -178,6 +215,26 @@ final class ServerCommand implements Callable<Integer> {
     /** " (advertised as NAME:PORT)" when the address others use is not the bound one, else nothing. */
     private static String advertised(String advertised, InetSocketAddress bound) {
         return advertised.equals(ServerConfig.format(bound)) ? "" : " (advertised as " + advertised + ")";
+    }
+
+    private ServerTls tls() {
+        return ServerTls.builder().clientPort(certFile, keyFile).trustedCaFile(trustedCaFile)
+                .clientCertAuth(clientCertAuth).peerPort(peerCertFile, peerKeyFile, peerTrustedCaFile)
+                .provider(provider(tlsProvider)).build();
+    }
+
+    private static io.rota.raft.transport.TlsProvider provider(String value) {
+        if (value == null) {
+            return ServerTls.DEFAULT_PROVIDER;
+        }
+        switch (value) {
+            case "jdk":
+                return io.rota.raft.transport.TlsProvider.JDK;
+            case "openssl":
+                return io.rota.raft.transport.TlsProvider.OPENSSL;
+            default:
+                throw new FlagException("--tls-provider", "--tls-provider must be jdk or openssl, got '" + value + "'");
+        }
     }
 
     private static InetSocketAddress address(String flag, String value) {

@@ -53,8 +53,9 @@ import java.util.Objects;
  * @param advertiseClient       the client address this member publishes for clients and leader hints
  *                              ({@code --advertise-client}); {@code null}: {@code listenClient}'s host and
  *                              bound port
-
  * @param maintenance           space quota and auto-compaction (issue 18); {@code null} means the defaults
+
+ * @param tls                   TLS on the client and peer ports ({@link ServerTls#NONE}: plaintext, the default)
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -62,7 +63,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
                            Map<String, Long> memberIds, ClusterState initialClusterState,
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
-                           MaintenanceConfig maintenance) {
+                           MaintenanceConfig maintenance, ServerTls tls) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -109,6 +110,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         memberIds = memberIds == null ? Map.of() : Map.copyOf(memberIds);
         initialClusterState = initialClusterState == null ? ClusterState.NEW : initialClusterState;
         maintenance = maintenance == null ? MaintenanceConfig.defaults() : maintenance;
+
+        tls = tls == null ? ServerTls.NONE : tls;
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
         require(name != null && name.matches("[A-Za-z0-9_.-]+"), "--name",
                 "--name must be letters, digits, '_', '.' or '-', got '" + name + "'");
@@ -199,7 +202,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .snapshotCount(snapshotCount).maxRequestBytes(maxRequestBytes).http(http)
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
-                .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance);
+                .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -361,6 +364,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
 
         private MaintenanceConfig maintenance = MaintenanceConfig.defaults();
 
+        private ServerTls tls = ServerTls.NONE;
+
         private Builder(String name) {
             this.name = name;
         }
@@ -460,11 +465,17 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** TLS on the client and peer ports (default {@link ServerTls#NONE}: plaintext). */
+        public Builder tls(ServerTls tls) {
+            this.tls = tls;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
-                    faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance);
+                    faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls);
         }
     }
 }

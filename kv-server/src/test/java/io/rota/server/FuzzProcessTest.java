@@ -48,6 +48,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * be at least the last one. Fuzzed writes only touch keys at or above {@code fuzz/}, so the {@code acked/}
  * keys must all be there at the end.
  *
+ * <p>{@link #tlsClientPortSurvivesFuzzing} runs the client-port fuzz inside TLS records against a cluster with
+ * TLS and client certificates required ({@code fuzz.tls.frames}, default 3,000): the decoders behind the TLS
+ * layer get the same abuse, and the SDK checks go over TLS too.
+ *
  * <p>System properties: {@code fuzz.frames} (default 15,000; the full run is 1,000,000), {@code fuzz.seed}
  * (replays a run's inputs: each worker's stream is seeded from it; the interleaving is not replayed),
  * {@code fuzz.workers} (default 8).
@@ -55,6 +59,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class FuzzProcessTest {
 
     private static final long FRAMES = Long.getLong("fuzz.frames", 15_000);
+    private static final long TLS_FRAMES = Long.getLong("fuzz.tls.frames", 3_000);
     private static final long SEED = Long.getLong("fuzz.seed", System.nanoTime());
     private static final int WORKERS = Integer.getInteger("fuzz.workers", 8);
     private static final int MEMBERS = 3;
@@ -84,63 +89,86 @@ class FuzzProcessTest {
     private final AtomicLong nextClaim = new AtomicLong(System.nanoTime());
     private final Map<String, String> acked = new LinkedHashMap<>();
     private long maxRevision;
+    /** This run's frame budget, its TLS socket factory (null: plaintext), and whether it fuzzes the peer ports. */
+    private long frames = FRAMES;
+    private javax.net.ssl.SSLSocketFactory tls;
+    private boolean fuzzPeers = true;
 
     @Test
     void clientAndPeerPortsSurviveFuzzingAndNothingAcknowledgedIsLost() throws Exception {
-        System.out.printf("FuzzProcessTest: seed %d (replay with -Dfuzz.seed=%d), %,d frames, %d workers%n",
-                SEED, SEED, FRAMES, WORKERS);
-        long start = System.nanoTime();
         try (ProcessCluster cluster = ProcessCluster.start(dir, MEMBERS)) {
-            List<RotaClient> viaMember = new ArrayList<>();
+            fuzzAndCheck(cluster, null);
+        }
+    }
+
+    @Test
+    void tlsClientPortSurvivesFuzzing() throws Exception {
+        String missing = TlsCluster.unavailable();
+        org.junit.jupiter.api.Assumptions.assumeTrue(missing == null,
+                () -> "SKIPPED: the TLS fuzz needs openssl to make certificates: " + missing);
+        TlsCluster certs = new TlsCluster(dir.resolve("tls"));
+        frames = TLS_FRAMES;
+        tls = certs.socketFactory();
+        fuzzPeers = false;   // a peer port with mutual TLS refuses a stranger at the handshake (PeerTlsTest)
+        try (ProcessCluster cluster = ProcessCluster.prepare(dir, MEMBERS, null).memberArgs(certs::memberFlags)) {
+            cluster.startAll();
+            fuzzAndCheck(cluster, certs.clientOptions());
+        }
+    }
+
+    private void fuzzAndCheck(ProcessCluster cluster, io.rota.client.TlsOptions clientTls) throws Exception {
+        System.out.printf("FuzzProcessTest: seed %d (replay with -Dfuzz.seed=%d), %,d frames, %d workers%s%n",
+                SEED, SEED, frames, WORKERS, tls == null ? "" : ", client port over TLS");
+        long start = System.nanoTime();
+        List<RotaClient> viaMember = new ArrayList<>();
+        try {
+            for (int i = 0; i < MEMBERS; i++) {
+                viaMember.add(RotaClient.builder().endpoints(cluster.endpoint(i)).tls(clientTls)
+                        .callTimeout(DEADLINE).build());
+            }
+            checkRound(cluster, viaMember, 0);
+            ExecutorService pool = Executors.newFixedThreadPool(WORKERS);
             try {
-                for (int i = 0; i < MEMBERS; i++) {
-                    viaMember.add(RotaClient.builder().endpoints(cluster.endpoint(i))
-                            .callTimeout(DEADLINE).build());
+                List<Future<?>> workers = new ArrayList<>();
+                for (int w = 0; w < WORKERS; w++) {
+                    long workerSeed = SEED * 31 + w;
+                    workers.add(pool.submit(() -> fuzz(cluster, new Random(workerSeed))));
                 }
-                checkRound(cluster, viaMember, 0);
-                ExecutorService pool = Executors.newFixedThreadPool(WORKERS);
-                try {
-                    List<Future<?>> workers = new ArrayList<>();
-                    for (int w = 0; w < WORKERS; w++) {
-                        long workerSeed = SEED * 31 + w;
-                        workers.add(pool.submit(() -> fuzz(cluster, new Random(workerSeed))));
-                    }
-                    int round = 1;
-                    for (Future<?> worker : workers) {
-                        while (!finished(worker)) {
-                            checkRound(cluster, viaMember, round++);
-                            if (round % 30 == 0) {
-                                System.out.printf("FuzzProcessTest: %,d frames after %d s%n", framesSent.get(),
-                                        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
-                            }
+                int round = 1;
+                for (Future<?> worker : workers) {
+                    while (!finished(worker)) {
+                        checkRound(cluster, viaMember, round++);
+                        if (round % 30 == 0) {
+                            System.out.printf("FuzzProcessTest: %,d frames after %d s%n", framesSent.get(),
+                                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
                         }
                     }
-                } finally {
-                    pool.shutdownNow();
-                    pool.awaitTermination(1, TimeUnit.MINUTES);
                 }
-                checkRound(cluster, viaMember, -1);
-                long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
-                checkAfterwards(cluster, viaMember, seconds);
-                System.out.printf("FuzzProcessTest: seed %d, %,d frames in %d s, %,d acknowledged writes checked, "
-                        + "highest revision %d%n%s", SEED, framesSent.get(), seconds, acked.size(), maxRevision,
-                        tally.report());
             } finally {
-                viaMember.forEach(RotaClient::close);
+                pool.shutdownNow();
+                pool.awaitTermination(1, TimeUnit.MINUTES);
             }
+            checkRound(cluster, viaMember, -1);
+            long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+            checkAfterwards(cluster, viaMember, seconds);
+            System.out.printf("FuzzProcessTest: seed %d, %,d frames in %d s, %,d acknowledged writes checked, "
+                    + "highest revision %d%n%s", SEED, framesSent.get(), seconds, acked.size(), maxRevision,
+                    tally.report());
+        } finally {
+            viaMember.forEach(RotaClient::close);
         }
     }
 
     /** One worker: sessions on random members and ports until the run's frame budget is spent. */
     private void fuzz(ProcessCluster cluster, Random random) {
         ClientPortFuzzer client = new ClientPortFuzzer(random, new ClientFrames(random, MEMBERS), tally,
-                MAX_REQUEST_BYTES, MAX_FRAME_BYTES, DEADLINE);
+                MAX_REQUEST_BYTES, MAX_FRAME_BYTES, DEADLINE).overTls(tls);
         PeerPortFuzzer peer = new PeerPortFuzzer(random, tally, CLUSTER_ID, MEMBERS, DEADLINE);
         ClientPortFuzzer.Tail[] tails = ClientPortFuzzer.Tail.values();
         PeerPortFuzzer.Case[] cases = PeerPortFuzzer.Case.values();
-        while (framesSent.get() < FRAMES && !Thread.currentThread().isInterrupted()) {
+        while (framesSent.get() < frames && !Thread.currentThread().isInterrupted()) {
             int member = random.nextInt(MEMBERS);
-            if (random.nextInt(100) < 85) {
+            if (!fuzzPeers || random.nextInt(100) < 85) {
                 int requests = random.nextInt(10) == 0 ? 0 : 1 + random.nextInt(300);
                 ClientPortFuzzer.Tail tail = random.nextInt(3) == 0 ? ClientPortFuzzer.Tail.NONE
                         : tails[random.nextInt(tails.length)];
@@ -236,7 +264,7 @@ class FuzzProcessTest {
         if (tally.problemCount() > 0) {
             fail("fuzzing found " + tally.problemCount() + " problems (seed " + SEED + "):\n" + tally.report());
         }
-        assertTrue(tally.get("client.batches-answered") > 0 && tally.sum("peer.closed/") > 0,
+        assertTrue(tally.get("client.batches-answered") > 0 && (!fuzzPeers || tally.sum("peer.closed/") > 0),
                 "the fuzz ran no complete session:\n" + tally.report());
     }
 }

@@ -177,6 +177,32 @@ class ServerConfigTest {
         assertRefused("--initial-cluster", "--initial-cluster is empty", () -> n1().initialCluster(Map.of()).build());
     }
 
+    @Test
+    void tlsFlagsThatDoNotFitTogetherAreRefusedNamingTheFlag() throws Exception {
+        Path pem = java.nio.file.Files.createTempFile("rota-tls", ".pem");
+        try {
+            assertRefused("--key-file", "--cert-file and --key-file go together",
+                    () -> ServerTls.builder().clientPort(pem, null).build());
+            assertRefused("--client-cert-auth", "--client-cert-auth needs --trusted-ca-file",
+                    () -> ServerTls.builder().clientPort(pem, pem).clientCertAuth(true).build());
+            assertRefused("--trusted-ca-file", "--trusted-ca-file checks client certificates on a TLS client port",
+                    () -> ServerTls.builder().trustedCaFile(pem).build());
+            assertRefused("--peer-trusted-ca-file", "--peer-cert-file, --peer-key-file and --peer-trusted-ca-file go"
+                    + " together", () -> ServerTls.builder().peerPort(pem, pem, null).build());
+            assertRefused("--cert-file", "--cert-file /nonexistent/rota.pem does not exist",
+                    () -> ServerTls.builder().clientPort(Path.of("/nonexistent/rota.pem"), pem).build());
+            ServerTls both = ServerTls.builder().clientPort(pem, pem).trustedCaFile(pem).clientCertAuth(true)
+                    .peerPort(pem, pem, pem).build();
+            assertTrue(both.clientFiles().requireClientCert() && both.peerFiles().requireClientCert(),
+                    "client certificates required where asked, and always between members");
+            assertEquals(both, both.toBuilder().build());
+            assertNull(ServerTls.NONE.clientFiles());
+            assertNull(n1().build().tls().peerFiles(), "plaintext by default");
+        } finally {
+            java.nio.file.Files.delete(pem);
+        }
+    }
+
     private static void assertRefused(String flag, String message, Executable build) {
         FlagException e = assertThrows(FlagException.class, build);
         assertEquals(flag, e.flag());

@@ -29,7 +29,8 @@ import java.util.function.BiFunction;
  */
 public final class ProcessCluster implements AutoCloseable {
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** How long a member may take to answer /health: 60 s, or {@code -Drota.process.startSeconds} on a loaded machine. */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(Long.getLong("rota.process.startSeconds", 60));
 
     private final Path jar;
     private final Path dir;
@@ -42,6 +43,8 @@ public final class ProcessCluster implements AutoCloseable {
     private volatile Process[] processes;
     /** Per member: the --initial-cluster and extra flags it was last started with explicitly, or null. */
     private List<String>[] startOverride;
+    /** Per member: flags of its own (its TLS certificate files, say), after the cluster's. */
+    private volatile java.util.function.IntFunction<List<String>> memberArgs = i -> List.of();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     /**
@@ -82,6 +85,18 @@ public final class ProcessCluster implements AutoCloseable {
     public static ProcessCluster prepare(Path dir, int size, BiFunction<Integer, Integer, String> peerAddress,
                                          String... extraArgs) {
         return new ProcessCluster(dir, size, peerAddress, List.of(extraArgs));
+    }
+
+    /**
+     * Flags of each member's own, added after the flags every member gets (set before {@link #startAll()}):
+     * e.g. {@code --peer-cert-file} naming member i's certificate.
+     *
+     * @param memberArgs member index to its flags
+     * @return this cluster
+     */
+    public ProcessCluster memberArgs(java.util.function.IntFunction<List<String>> memberArgs) {
+        this.memberArgs = java.util.Objects.requireNonNull(memberArgs, "memberArgs");
+        return this;
     }
 
     /** Starts every member and waits until each is healthy; on failure kills them all and rethrows. */
@@ -228,6 +243,7 @@ public final class ProcessCluster implements AutoCloseable {
                 "--listen-client", "127.0.0.1:" + clientPort[i], "--listen-peer", "127.0.0.1:" + peerPort[i],
                 "--http", "127.0.0.1:" + httpPort[i], "--initial-cluster", cluster.toString()));
         cmd.addAll(extraArgs);
+        cmd.addAll(memberArgs.apply(i));
         if (startOverride[i] != null) {
             cmd.addAll(startOverride[i].subList(1, startOverride[i].size()));
         }

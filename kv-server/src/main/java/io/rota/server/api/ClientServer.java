@@ -16,6 +16,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rota.proto.CommandResult;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
+import io.rota.raft.transport.TlsContexts;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.watch.WatchHub;
@@ -148,13 +149,24 @@ public final class ClientServer implements AutoCloseable {
     public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
                         ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
                         ServerMetrics metrics) {
+        this(settings, driver, stateMachine, view, watchHub, timer, clock, metrics, null);
+    }
+
+    /**
+     * A client port served over TLS when {@code tls} is not null; a follower then forwards writes to the
+     * leader's port over TLS too, with {@code tls}'s {@linkplain TlsContexts#client() client context} (this
+     * member's certificate, the host name checked).
+     */
+    public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
+                        ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
+                        ServerMetrics metrics, TlsContexts tls) {
         this.group = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
                 NioIoHandler.newFactory());
         this.forwarder = new NettyForwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
-                MAX_FORWARDED_IN_FLIGHT);
+                MAX_FORWARDED_IN_FLIGHT, tls);
         this.router = new RequestRouter(driver, stateMachine, view, forwarder, timer, clock, metrics, settings);
         ClientInitializer pipeline = new ClientInitializer(settings.maxFrameBytes(), router, watchHub, metrics,
-                MAX_CALLS_IN_FLIGHT);
+                MAX_CALLS_IN_FLIGHT, tls);
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))

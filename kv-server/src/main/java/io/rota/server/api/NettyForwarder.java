@@ -12,6 +12,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.rota.proto.Frame;
+import io.rota.raft.transport.TlsContexts;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,8 +36,15 @@ final class NettyForwarder implements Forwarder {
     private final Duration timeout;
     private final int maxInFlight;
     private final Map<String, Connection> connections = new ConcurrentHashMap<>();
+    /** TLS to the leader's client port (its certificate checked against the host dialled), or null. */
+    private final TlsContexts tls;
 
     NettyForwarder(EventLoopGroup group, int maxFrameBytes, Duration timeout, int maxInFlight) {
+        this(group, maxFrameBytes, timeout, maxInFlight, null);
+    }
+
+    NettyForwarder(EventLoopGroup group, int maxFrameBytes, Duration timeout, int maxInFlight, TlsContexts tls) {
+        this.tls = tls;
         this.maxFrameBytes = maxFrameBytes;
         this.timeout = timeout;
         this.maxInFlight = maxInFlight;
@@ -59,6 +67,9 @@ final class NettyForwarder implements Forwarder {
         c.connected = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
+                if (tls != null) {
+                    ch.pipeline().addLast(tls.client().newHandler(ch.alloc(), target.getHostString(), target.getPort()));
+                }
                 ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4),
                         new LengthFieldPrepender(4), new FrameCodec(), c);
             }

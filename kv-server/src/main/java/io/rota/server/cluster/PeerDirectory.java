@@ -43,6 +43,8 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
     private volatile java.util.function.BooleanSupplier emptyLog = () -> true;
     private volatile Set<Long> joinedIds = Set.of();
     private volatile Set<Long> removedIds = Set.of();
+    /** Member names by id: --initial-cluster's, then the registry's (members added at runtime). */
+    private volatile java.util.Map<Long, String> names = java.util.Map.of();
 
     public PeerDirectory(long selfId, MemberIdentity identity, Path dataDir, NettyPeerTransport transport) {
         this.selfId = selfId;
@@ -57,6 +59,19 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
         this.emptyLog = emptyLog;
     }
 
+    /** The names of the members this process starts with (--initial-cluster), by id. */
+    public void setInitialNames(java.util.Map<Long, String> initial) {
+        this.names = java.util.Map.copyOf(initial);
+    }
+
+    /**
+     * The name of member {@code id}, or null when this member knows none: what a peer's TLS certificate must
+     * name (io.rota.raft.transport.PeerIdentity#byMemberName). Any thread.
+     */
+    public String memberName(long id) {
+        return names.get(id);
+    }
+
     /** Completes with the reason when this fresh member was refused by a peer: it must stop. */
     public CompletableFuture<String> fatal() {
         return fatal;
@@ -66,6 +81,10 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
     public void membersChanged(List<RegisteredMember> registry, List<Member> published) {
         Set<Long> joinedNow = new HashSet<>();
         Set<Long> removedNow = new HashSet<>();
+        java.util.Map<Long, String> namesNow = new java.util.HashMap<>(names);
+        registry.forEach(r -> namesNow.put(r.getId(), r.getName()));
+        published.forEach(m -> namesNow.putIfAbsent(m.getId(), m.getName()));
+        names = java.util.Map.copyOf(namesNow);
         for (RegisteredMember r : registry) {
             if (r.getRemoved()) {
                 removedNow.add(r.getId());

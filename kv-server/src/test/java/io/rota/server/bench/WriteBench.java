@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <pre>WriteBench endpoints pids in-flight seconds [--threads] [--http host:port,...]</pre>
  *
- * {@code pids} is comma-separated (every member's process id). With {@code --threads} it also prints
+ * {@code pids} is comma-separated (every member's process id). With ROTA_CACERT (and ROTA_CERT, ROTA_KEY) set,
+ * as for rotactl, it talks TLS. With {@code --threads} it also prints
  * where each member's CPU went, per thread name (the driver, the Netty loops, RocksDB, GC, the JIT): the
  * quickest profile there is, and the one that says which hand-off costs what. With {@code --http} (every
  * member's HTTP address) it also prints the Raft messages the members sent each other per write
@@ -57,7 +58,7 @@ public final class WriteBench {
         boolean threads = options.contains("--threads");
         int http = options.indexOf("--http");
         List<String> metrics = http < 0 ? List.of() : Arrays.asList(options.get(http + 1).split(","));
-        try (RotaClient client = RotaClient.connect(endpoints)) {
+        try (RotaClient client = RotaClient.builder().endpoints(endpoints).tls(tlsFromEnvironment()).build()) {
             // Warm-up: connections, the leader found, and the servers' JIT (C2 compiles for seconds after a start).
             run(client, Math.max(inFlight, 16), WARMUP_SECONDS);
             Map<String, Long> before = threads ? threadTicks(pids) : Map.of();
@@ -86,6 +87,23 @@ public final class WriteBench {
                 });
             }
         }
+    }
+
+    /**
+     * TLS as rotactl reads it: ROTA_CACERT (and ROTA_CERT, ROTA_KEY for a cluster that requires client
+     * certificates); null for plaintext.
+     */
+    private static io.rota.client.TlsOptions tlsFromEnvironment() {
+        String ca = System.getenv("ROTA_CACERT");
+        if (ca == null || ca.isBlank()) {
+            return null;
+        }
+        io.rota.client.TlsOptions.Builder b = io.rota.client.TlsOptions.builder().trustedCaFile(java.nio.file.Path.of(ca));
+        String cert = System.getenv("ROTA_CERT");
+        if (cert != null && !cert.isBlank()) {
+            b.clientCertificate(java.nio.file.Path.of(cert), java.nio.file.Path.of(System.getenv("ROTA_KEY")));
+        }
+        return b.build();
     }
 
     private static double pct(long[] sorted, double q) {

@@ -63,6 +63,8 @@ public final class ClientPortFuzzer {
     private final int maxRequestBytes;
     private final int maxFrameBytes;
     private final Duration deadline;
+    /** Speaks TLS to the port when set (the same fuzz inside TLS records), else plaintext. */
+    private javax.net.ssl.SSLSocketFactory tls;
 
     /**
      * @param random          the seeded source of every choice
@@ -83,14 +85,28 @@ public final class ClientPortFuzzer {
     }
 
     /**
+     * Fuzz a TLS client port: every session shakes hands with {@code factory} first, and the frames travel
+     * inside TLS records, so the fuzz reaches the decoders behind the server's TLS layer.
+     *
+     * @param factory a factory trusting the members' CA (and presenting a client certificate if they require one)
+     * @return this fuzzer
+     */
+    public ClientPortFuzzer overTls(javax.net.ssl.SSLSocketFactory factory) {
+        this.tls = factory;
+        return this;
+    }
+
+    /**
      * One connection: {@code requests} well-formed frames and a probe, then {@code tail}.
      *
      * @return the number of frames sent (requests, probe and tail)
      */
     public long session(InetSocketAddress address, int requests, Tail tail) {
         tally.add("client.connections");
-        try (Socket socket = new Socket()) {
-            socket.connect(address, (int) CONNECT_TIMEOUT.toMillis());
+        try (Socket plain = new Socket()) {
+            plain.connect(address, (int) CONNECT_TIMEOUT.toMillis());
+            Socket socket = tls == null ? plain
+                    : tls.createSocket(plain, address.getHostString(), address.getPort(), true);
             socket.setTcpNoDelay(true);
             socket.setSoTimeout((int) deadline.toMillis());
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());

@@ -2,6 +2,8 @@ package io.rota.raft.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.rota.proto.PeerHandshake;
 import io.rota.proto.RaftMessage;
@@ -9,7 +11,11 @@ import io.rota.raft.core.RaftNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.channels.ClosedChannelException;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The first exchange on every peer connection: each side names its cluster and node, and the connection is
@@ -22,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  * that the {@link PeerAdmission} refuses gets a refusal frame saying why before the close; the accepting
  * side has already answered when the dialler refuses it, so {@link PeerMessageHandler} reports a refusal
  * arriving after the handshake too. A peer that stays silent for the connect
- * timeout is disconnected. One instance per channel.
+ * timeout is disconnected. With mutual TLS, the peer's certificate (already checked against the peer CA by
+ * the TLS handshake) must also name the member the handshake claims ({@link PeerIdentity}); a failed TLS
+ * handshake — a certificate of another CA, or none — is logged here. One instance per channel.
  */
 final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
@@ -38,13 +46,21 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private final long dialledPeerId;
     private final PeerAdmission admission;
     private final ConnectionEvents events;
+    /** With mutual TLS, checks the peer's certificate against its claimed id; null for plaintext. */
+    private final PeerIdentity identity;
     private ScheduledFuture<?> timeout;
 
     HandshakeHandler(TransportConfig config, long dialledPeerId, PeerAdmission admission, ConnectionEvents events) {
+        this(config, dialledPeerId, admission, events, null);
+    }
+
+    HandshakeHandler(TransportConfig config, long dialledPeerId, PeerAdmission admission, ConnectionEvents events,
+                     PeerIdentity identity) {
         this.config = config;
         this.dialledPeerId = dialledPeerId;
         this.admission = admission;
         this.events = events;
+        this.identity = identity;
     }
 
     private boolean accepting() {
@@ -95,6 +111,9 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         String problem = accepting() ? checkDialler(handshake) : checkAcceptor(handshake);
+        if (problem == null && identity != null) {
+            problem = checkCertificate(ctx, handshake.getNodeId());
+        }
         if (problem != null) {
             refuse(ctx, problem);
             return;
@@ -136,6 +155,38 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return "expected node id " + dialledPeerId + " but received node id " + h.getNodeId();
         }
         return null;
+    }
+
+    /** With mutual TLS: does the peer's verified certificate name the member it claims to be? */
+    private String checkCertificate(ChannelHandlerContext ctx, long claimedId) {
+        SslHandler tls = (SslHandler) ctx.pipeline().get(PeerChannelInitializer.TLS);
+        if (tls == null) {
+            return "mutual TLS is on but the connection has no TLS layer";
+        }
+        try {
+            Certificate[] chain = tls.engine().getSession().getPeerCertificates();
+            return identity.refuse(claimedId, (X509Certificate) chain[0]);
+        } catch (SSLPeerUnverifiedException e) {
+            return "it claims to be member " + claimedId + " but presented no certificate";
+        }
+    }
+
+    /**
+     * A failed TLS handshake (a certificate from another CA, none, or no TLS at all) is a refusal: log it. A
+     * connection closed before any handshake — this node's own liveness probe — is not worth a line.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess()) {
+            Throwable cause = ((SslHandshakeCompletionEvent) evt).cause();
+            if (!(cause instanceof ClosedChannelException)) {
+                refuse(ctx, "TLS handshake failed (" + (accepting() ? "the dialler's certificate was refused"
+                        : "dialling node " + dialledPeerId) + "): " + cause.getMessage() + "; every member needs a"
+                        + " certificate of the peer CA (--peer-trusted-ca-file), and a certificate of another CA is"
+                        + " not even offered (an empty chain)");
+            }
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     private String checkCommon(PeerHandshake h) {

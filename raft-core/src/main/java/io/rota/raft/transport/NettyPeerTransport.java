@@ -64,6 +64,9 @@ public final class NettyPeerTransport implements PeerTransport {
     private Channel serverChannel;
     private volatile Bootstrap dialer;
     private volatile PeerAdmission admission = PeerAdmission.OPEN;
+    /** Mutual TLS on every peer connection, or null (plaintext, the default). */
+    private volatile TlsContexts tls;
+    private volatile PeerIdentity identity;
 
     public NettyPeerTransport(TransportConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -75,6 +78,20 @@ public final class NettyPeerTransport implements PeerTransport {
             throw new IllegalStateException("set the admission before start");
         }
         this.admission = Objects.requireNonNull(admission, "admission");
+    }
+
+    /**
+     * Mutual TLS for every peer connection (set before start): both sides present a certificate chaining to
+     * the peer CA in {@code tls}, and {@code identity} checks that it names the member the handshake claims.
+     * New connections take {@code tls}'s contexts current at their start, so a reloaded certificate is used
+     * from the next (re)connection on.
+     */
+    public synchronized void setTls(TlsContexts tls, PeerIdentity identity) {
+        if (group != null) {
+            throw new IllegalStateException("set TLS before start");
+        }
+        this.tls = Objects.requireNonNull(tls, "tls");
+        this.identity = Objects.requireNonNull(identity, "identity");
     }
 
     /**
@@ -131,7 +148,7 @@ public final class NettyPeerTransport implements PeerTransport {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
-                .childHandler(PeerChannelInitializer.accepting(config, events, admission))
+                .childHandler(PeerChannelInitializer.accepting(config, events, admission, tls, identity))
                 .bind(config.listenAddress())
                 .awaitUninterruptibly();
         if (!bound.isSuccess()) {
@@ -150,8 +167,9 @@ public final class NettyPeerTransport implements PeerTransport {
         // Peers' addresses may be learnt after start; look for new ones to dial now and then.
         long scanMillis = config.reconnectBackoffMin().toMillis();
         group.scheduleAtFixedRate(this::dialKnownPeers, 0, scanMillis, TimeUnit.MILLISECONDS);
-        log.info("Node {} of cluster '{}' listens for peers on {}", config.selfId(), config.clusterId(),
-                localAddress());
+        log.info("Node {} of cluster '{}' listens for peers on {}{}", config.selfId(), config.clusterId(),
+                localAddress(), tls == null ? "" : " (mutual TLS, " + tls.provider().name().toLowerCase()
+                        + ", certificate serial " + tls.serial() + ")");
     }
 
     @Override
@@ -240,7 +258,7 @@ public final class NettyPeerTransport implements PeerTransport {
         ChannelFuture connect;
         try {
             connect = dialer.clone()
-                    .handler(PeerChannelInitializer.dialling(config, peer.id, events, admission))
+                    .handler(PeerChannelInitializer.dialling(config, peer.id, events, admission, tls, identity))
                     .connect(address);
         } catch (RejectedExecutionException shuttingDown) {
             return;

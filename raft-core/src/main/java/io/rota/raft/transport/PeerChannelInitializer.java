@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.SslContext;
 import io.rota.raft.core.RaftNode;
 
 /**
@@ -13,23 +14,34 @@ import io.rota.raft.core.RaftNode;
  *   outbound: protobufEncoder → frameEncoder
  * </pre>
  * Frames are a 4-byte big-endian length and a protobuf {@code RaftMessage}; both directions enforce
- * {@link TransportConfig#maxFrameBytes()}. Every channel gets new handlers (they hold per-connection state).
+ * {@link TransportConfig#maxFrameBytes()}. With mutual TLS ({@link NettyPeerTransport#setTls}) an
+ * {@code SslHandler} named {@value #TLS} comes first, from the contexts current when the connection starts
+ * (so a rotated certificate serves new connections). Every channel gets new handlers (they hold
+ * per-connection state).
  */
 final class PeerChannelInitializer extends ChannelInitializer<Channel> {
 
     private static final int LENGTH_BYTES = 4;
+    /** The name of the TLS handler, where the handshake handler finds the peer's certificate. */
+    static final String TLS = "tls";
 
     private final TransportConfig config;
     private final long dialledPeerId;
     private final ConnectionEvents events;
     private final PeerAdmission admission;
+    /** Mutual TLS, or null for plaintext. */
+    private final TlsContexts tls;
+    /** Checks the peer's certificate against the member it claims; null when {@link #tls} is. */
+    private final PeerIdentity identity;
 
     private PeerChannelInitializer(TransportConfig config, long dialledPeerId, ConnectionEvents events,
-                                   PeerAdmission admission) {
+                                   PeerAdmission admission, TlsContexts tls, PeerIdentity identity) {
         this.config = config;
         this.dialledPeerId = dialledPeerId;
         this.events = events;
         this.admission = admission;
+        this.tls = tls;
+        this.identity = identity;
     }
 
     /** For connections this node accepts, admitting whoever the handshake admits ({@link PeerAdmission#OPEN}). */
@@ -44,24 +56,40 @@ final class PeerChannelInitializer extends ChannelInitializer<Channel> {
 
     /** For connections this node accepts (from peers with lower ids). */
     static PeerChannelInitializer accepting(TransportConfig config, ConnectionEvents events, PeerAdmission admission) {
-        return new PeerChannelInitializer(config, RaftNode.NONE, events, admission);
+        return accepting(config, events, admission, null, null);
+    }
+
+    /** For connections this node accepts, over mutual TLS when {@code tls} is not null. */
+    static PeerChannelInitializer accepting(TransportConfig config, ConnectionEvents events, PeerAdmission admission,
+                                            TlsContexts tls, PeerIdentity identity) {
+        return new PeerChannelInitializer(config, RaftNode.NONE, events, admission, tls, identity);
     }
 
     /** For a connection this node dials to {@code peerId} (a higher id). */
     static PeerChannelInitializer dialling(TransportConfig config, long peerId, ConnectionEvents events,
                                            PeerAdmission admission) {
-        return new PeerChannelInitializer(config, peerId, events, admission);
+        return dialling(config, peerId, events, admission, null, null);
+    }
+
+    /** For a connection this node dials to {@code peerId}, over mutual TLS when {@code tls} is not null. */
+    static PeerChannelInitializer dialling(TransportConfig config, long peerId, ConnectionEvents events,
+                                           PeerAdmission admission, TlsContexts tls, PeerIdentity identity) {
+        return new PeerChannelInitializer(config, peerId, events, admission, tls, identity);
     }
 
     @Override
     protected void initChannel(Channel channel) {
+        if (tls != null) {
+            SslContext context = dialledPeerId == RaftNode.NONE ? tls.server() : tls.client();
+            channel.pipeline().addLast(TLS, context.newHandler(channel.alloc()));
+        }
         channel.pipeline()
                 .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(
                         config.maxFrameBytes() + LENGTH_BYTES, 0, LENGTH_BYTES, 0, LENGTH_BYTES))
                 .addLast("frameEncoder", new LengthFieldPrepender(LENGTH_BYTES))
                 .addLast("protobufDecoder", new RaftMessageDecoder())
                 .addLast("protobufEncoder", new RaftMessageEncoder(config.maxFrameBytes()))
-                .addLast("handshake", new HandshakeHandler(config, dialledPeerId, admission, events))
+                .addLast("handshake", new HandshakeHandler(config, dialledPeerId, admission, events, identity))
                 .addLast("messages", new PeerMessageHandler(config, events));
     }
 }

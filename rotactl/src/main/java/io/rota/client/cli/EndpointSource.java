@@ -20,14 +20,25 @@ import java.util.Optional;
  * @param endpoints the validated {@code host:port} list
  * @param source    where it came from, as users name it: {@code --endpoints}, {@code ROTA_ENDPOINTS},
  *                  {@code ROTA_BASE_PORT=8000}, the state file's path, or {@code the default}
+ * @param tls       the TLS files the state file records beside the endpoints ({@code ROTA_CACERT},
+ *                  {@code ROTA_CERT}, {@code ROTA_KEY}: a cluster started with {@code --tls}) by variable name;
+ *                  empty for every other source
  */
-record EndpointSource(List<String> endpoints, String source) {
+record EndpointSource(List<String> endpoints, String source, Map<String, String> tls) {
 
     /** The state file's name in scripts/cluster.sh's data dir. */
     static final String STATE_FILE = "cluster.env";
 
+    /** The variables of the state file that name TLS files. */
+    static final List<String> TLS_VARIABLES = List.of("ROTA_CACERT", "ROTA_CERT", "ROTA_KEY");
+
     EndpointSource {
         endpoints = List.copyOf(endpoints);
+        tls = Map.copyOf(tls);
+    }
+
+    EndpointSource(List<String> endpoints, String source) {
+        this(endpoints, source, Map.of());
     }
 
     /**
@@ -69,9 +80,16 @@ record EndpointSource(List<String> endpoints, String source) {
             throw new UncheckedIOException("cannot read " + file, e);
         }
         String shown = file.toString();
+        Map<String, String> tls = new java.util.HashMap<>();
+        for (String l : lines) {
+            int eq = l.indexOf('=');
+            if (eq > 0 && TLS_VARIABLES.contains(l.substring(0, eq)) && eq < l.length() - 1) {
+                tls.put(l.substring(0, eq), l.substring(eq + 1).trim());
+            }
+        }
         return lines.stream().filter(l -> l.startsWith("ROTA_ENDPOINTS=")).findFirst()
                 .map(l -> new EndpointSource(Endpoints.parse(l.substring("ROTA_ENDPOINTS=".length()), shown),
-                        shown + " (written by scripts/cluster.sh)"));
+                        shown + " (written by scripts/cluster.sh)", tls));
     }
 
     /** What to tell a user who cannot reach these endpoints about where they came from. */

@@ -2,6 +2,7 @@ package io.rota.client.cli;
 
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
+import io.rota.client.TlsOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,6 +52,7 @@ import java.util.concurrent.TimeoutException;
                 "  ROTA_ENDPOINTS  default for --endpoints (host:port,host:port,...)",
                 "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
                 "  ROTA_DIAL_TIMEOUT, ROTA_COMMAND_TIMEOUT, ROTA_WRITE_OUT, ROTA_HEX  defaults for those options",
+                "  ROTA_CACERT, ROTA_CERT, ROTA_KEY  defaults for --cacert, --cert, --key (TLS)",
                 "  ROTA_CLUSTER_DIR  scripts/cluster.sh's data dir (default ./data): its cluster.env records the ports",
                 "Exit codes: 0 success, 1 the cluster could not do it (or a lock or leadership was lost), 2 a usage",
                 "  error or a value the cluster refused (empty key, over a limit); lock and once with a COMMAND exit",
@@ -84,6 +86,19 @@ public final class Rotactl implements Callable<Integer> {
             description = "How long opening a connection to one member may take before the next one is tried "
                     + "(default: ${DEFAULT-VALUE}).")
     Duration dialTimeout;
+
+    @Option(names = "--cacert", scope = ScopeType.INHERIT, paramLabel = "PEM",
+            description = "Talk TLS, trusting the CA certificates in this PEM file (default: ROTA_CACERT, else "
+                    + "scripts/cluster.sh's cluster.env when the endpoints come from it).")
+    Path cacert;
+
+    @Option(names = "--cert", scope = ScopeType.INHERIT, paramLabel = "PEM",
+            description = "Client certificate (PEM) for members that require one (default: ROTA_CERT); with --key.")
+    Path cert;
+
+    @Option(names = "--key", scope = ScopeType.INHERIT, paramLabel = "PEM",
+            description = "The client certificate's private key (PEM, unencrypted PKCS#8; default: ROTA_KEY).")
+    Path key;
 
     @Option(names = {"-w", "--write-out"}, scope = ScopeType.INHERIT, paramLabel = "FORMAT", defaultValue = "simple",
             description = "Output format: simple, json or table (default: ${DEFAULT-VALUE}).")
@@ -179,8 +194,9 @@ public final class Rotactl implements Callable<Integer> {
         List<String> members = source.endpoints();
         Printer printer = writeOut.on(command.commandLine().getOut(), hex);
         Duration attempt = commandTimeout.compareTo(MAX_ATTEMPT) < 0 ? commandTimeout : MAX_ATTEMPT;
+        TlsOptions tls = tls(command, source);
         try (RotaClient client = RotaClient.builder().endpoints(members).callTimeout(commandTimeout)
-                .attemptTimeout(attempt).dialTimeout(dialTimeout).build()) {
+                .attemptTimeout(attempt).dialTimeout(dialTimeout).tls(tls).build()) {
             try {
                 return body.run(client, printer);
             } catch (RotaException e) {
@@ -217,6 +233,40 @@ public final class Rotactl implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
         }
+    }
+
+    /**
+     * The TLS settings: {@code --cacert/--cert/--key} (or their variables); else, when the endpoints came from
+     * scripts/cluster.sh's state file, the files it recorded; null for plaintext. A file that cannot be used is
+     * a usage error naming the flag.
+     */
+    TlsOptions tls(CommandSpec command, EndpointSource source) {
+        Path ca = cacert;
+        Path c = cert;
+        Path k = key;
+        if (ca == null && c == null && k == null && !source.tls().isEmpty()) {
+            ca = pathOrNull(source.tls().get("ROTA_CACERT"));
+            c = pathOrNull(source.tls().get("ROTA_CERT"));
+            k = pathOrNull(source.tls().get("ROTA_KEY"));
+        }
+        if (ca == null && c == null && k == null) {
+            return null;
+        }
+        if ((c == null) != (k == null)) {
+            throw new CommandLine.ParameterException(command.commandLine(), (c == null ? "--key" : "--cert")
+                    + " needs " + (c == null ? "--cert" : "--key") + ": a client certificate goes with its key");
+        }
+        try {
+            TlsOptions.Builder b = TlsOptions.builder().trustedCaFile(ca);
+            return (c == null ? b : b.clientCertificate(c, k)).build();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(command.commandLine(), "TLS (--cacert/--cert/--key): "
+                    + e.getMessage());
+        }
+    }
+
+    private static Path pathOrNull(String value) {
+        return value == null || value.isBlank() ? null : Path.of(value);
     }
 
     /** A key or value argument as bytes: UTF-8, or hex digits with {@code --hex} (a bad one: a usage error). */

@@ -55,6 +55,19 @@ class EndpointsAndValuesTest {
     }
 
     @Test
+    void aTlsClustersStateFileGivesItsCertificatesOnlyWithItsEndpoints() throws Exception {
+        Path clusterDir = Files.createDirectories(dir.resolve("tls-cluster"));
+        Files.writeString(clusterDir.resolve("cluster.env"), "ROTA_BASE_PORT=9400\nROTA_MEMBERS=3\n"
+                + "ROTA_ENDPOINTS=127.0.0.1:9401\nROTA_TLS=1\nROTA_CACERT=/d/tls/ca.pem\nROTA_CERT=/d/tls/client.pem\n"
+                + "ROTA_KEY=/d/tls/client.key\n");
+        Map<String, String> env = Map.of("ROTA_CLUSTER_DIR", clusterDir.toString());
+        assertEquals(Map.of("ROTA_CACERT", "/d/tls/ca.pem", "ROTA_CERT", "/d/tls/client.pem",
+                "ROTA_KEY", "/d/tls/client.key"), resolve(null, env, dir).tls());
+        assertEquals(Map.of(), resolve("127.0.0.1:9401", env, dir).tls(),
+                "endpoints from a flag never pick up the state file's certificates");
+    }
+
+    @Test
     void badEndpointsSayWhatIsWrongAndWhere() {
         assertMessage(() -> Endpoints.parse("127.0.0.1", "--endpoints"), "--endpoints: '127.0.0.1' is not host:port");
         assertMessage(() -> Endpoints.parse("h:70000", "ROTA_ENDPOINTS"), "ROTA_ENDPOINTS: 'h:70000' has no valid port");

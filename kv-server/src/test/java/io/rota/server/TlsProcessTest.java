@@ -1,0 +1,138 @@
+package io.rota.server;
+
+import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
+import io.rota.client.TlsOptions;
+import io.rota.testkit.Await;
+import io.rota.testkit.ProcessCluster;
+import io.rota.testkit.TestCertificates;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Transport security on real member processes (docs/security.md): three members with TLS on the client port
+ * ({@code --client-cert-auth}) and mutual TLS between them. One cluster for every check, to keep the default
+ * suite short: writes through every member (a follower forwards to the leader over TLS), rotactl with
+ * {@code --cacert --cert --key}, a client without a certificate and one with a certificate of another CA
+ * refused (and logged), and a client port certificate rotated without a restart. Peer refusals (another CA,
+ * another member's name) are PeerTlsTest's, in raft-core.
+ */
+class TlsProcessTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void tlsClusterServesItsClientsRefusesStrangersAndRotatesCertificates() throws Exception {
+        String missing = TlsCluster.unavailable();
+        assumeTrue(missing == null, () -> "SKIPPED: TLS process tests need openssl to make certificates: " + missing);
+        TlsCluster certs = new TlsCluster(dir.resolve("tls"));
+        try (ProcessCluster cluster = ProcessCluster.prepare(dir, 3, null).memberArgs(certs::memberFlags)) {
+            cluster.startAll();
+            cluster.awaitLeader();
+
+            // Every member takes a write: a follower forwards it to the leader's TLS client port.
+            try (RotaClient rota = RotaClient.builder().endpoints(cluster.endpoints()).tls(certs.clientOptions())
+                    .callTimeout(DEADLINE).build()) {
+                for (int i = 0; i < 3; i++) {
+                    try (RotaClient viaOne = RotaClient.builder().endpoints(cluster.endpoint(i))
+                            .tls(certs.clientOptions()).callTimeout(DEADLINE).build()) {
+                        viaOne.kv().put("tls/" + i, "v" + i);
+                    }
+                }
+                assertEquals("v2", rota.kv().get("tls/2").first().orElseThrow().valueString());
+            }
+
+            // rotactl's global TLS flags, a round trip.
+            List<String> tls = List.of("--cacert", certs.ca.cert().toString(), "--cert", certs.client.cert().toString(),
+                    "--key", certs.client.key().toString());
+            RotactlRunner.Run put = rotactl(cluster, tls, "put", "tls/rotactl", "hello");
+            assertEquals(0, put.exitCode(), put.err());
+            RotactlRunner.Run get = rotactl(cluster, tls, "get", "tls/rotactl", "--print-value-only");
+            assertEquals("hello", get.out().trim(), get.err());
+
+            // No client certificate: the handshake fails, the call fails at once, the member logs why.
+            RotaException noCert = assertThrows(RotaException.class, () -> call(cluster,
+                    TlsOptions.builder().trustedCaFile(certs.ca.cert()).build()));
+            assertTrue(noCert.getMessage().contains(cluster.endpoint(0)), noCert.getMessage());
+            awaitLog(cluster, "Refusing client", "certificate");
+
+            // A certificate of another CA: refused the same way.
+            TestCertificates.Ca other = TestCertificates.ca(dir.resolve("other"), "other-ca");
+            TestCertificates.Pair intruder = other.issue("intruder", TlsCluster.CLIENT_CN, List.of(), List.of());
+            assertThrows(RotaException.class, () -> call(cluster, TlsOptions.builder().trustedCaFile(certs.ca.cert())
+                    .clientCertificate(intruder.cert(), intruder.key()).build()));
+
+            // Rotation: new files on n1's client port; new connections get the new certificate, no restart.
+            int port = cluster.clientPort(0);
+            String before = certs.servedSerial(port);
+            TestCertificates.Pair next = certs.ca.issue("n1-next", "n1", List.of("n1", "localhost"),
+                    List.of("127.0.0.1"));
+            TlsCluster.copy(next.key(), certs.clientKeyFile(0));
+            TlsCluster.copy(next.cert(), certs.clientCertFile(0));
+            Await.until(DEADLINE, () -> next.serial().equals(served(certs, port)),
+                    "n1's client port serves the rotated certificate " + next.serial());
+            assertNotEquals(before, next.serial());
+            awaitLog(cluster, "reloaded", next.serial());
+            try (RotaClient viaN1 = RotaClient.builder().endpoints(cluster.endpoint(0)).tls(certs.clientOptions())
+                    .callTimeout(DEADLINE).build()) {
+                viaN1.kv().put("tls/after-rotation", "ok");
+            }
+            assertTrue(cluster.isAlive(0), "n1 kept running through the rotation");
+        }
+    }
+
+    private static void call(ProcessCluster cluster, TlsOptions options) {
+        try (RotaClient c = RotaClient.builder().endpoints(cluster.endpoint(0)).tls(options)
+                .callTimeout(Duration.ofSeconds(10)).build()) {
+            c.kv().put("tls/stranger", "x");
+        }
+    }
+
+    private static RotactlRunner.Run rotactl(ProcessCluster cluster, List<String> tls, String... args) {
+        List<String> all = new java.util.ArrayList<>(List.of("--endpoints", cluster.endpoints(),
+                "--command-timeout", "20s"));
+        all.addAll(tls);
+        all.addAll(List.of(args));
+        return RotactlRunner.run(Map.of(), "", all.toArray(String[]::new));
+    }
+
+    /** Waits until member n1's log has a line holding every one of {@code parts}. */
+    private static void awaitLog(ProcessCluster cluster, String... parts) {
+        Await.until(DEADLINE, () -> logLines(cluster).stream()
+                .anyMatch(l -> java.util.Arrays.stream(parts).allMatch(l::contains)),
+                "n1's log has a line with " + List.of(parts));
+    }
+
+    private static List<String> logLines(ProcessCluster cluster) {
+        try {
+            return Files.readAllLines(cluster.logFile(0), StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
+    }
+
+    /** The serial a new connection is served, or null while the port does not answer. */
+    private static String served(TlsCluster certs, int port) {
+        try {
+            return certs.servedSerial(port);
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+}
