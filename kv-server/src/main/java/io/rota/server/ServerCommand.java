@@ -78,6 +78,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none).")
     String http;
 
+    @Option(names = "--listen-etcd", description = "host:port for etcd's v3 gRPC API, so etcdctl and etcd clients"
+            + " work against this member (default: none). See docs/etcd-compat.md.")
+    String listenEtcd;
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config;
@@ -89,7 +93,8 @@ final class ServerCommand implements Callable<Integer> {
                     .memberIds(ids).initialClusterState(clusterState(initialClusterState))
                     .clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs).snapshotCount(snapshotCount)
                     .maxRequestBytes(maxRequestBytes).http(http == null ? null : address("--http", http))
-                    .faultInjection(unsafeFaultInjection).build();
+                    .faultInjection(unsafeFaultInjection)
+                    .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd)).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -127,6 +132,9 @@ final class ServerCommand implements Callable<Integer> {
         out.printf("  client    %s%n", ServerConfig.format(server.clientAddress()));
         out.printf("  peer      %s%n", ServerConfig.format(config.listenPeer()));
         out.printf("  http      %s%n", server.httpAddress() == null ? "off" : ServerConfig.format(server.httpAddress()));
+        out.printf("  etcd      %s%n", server.etcdAddress() == null ? "off"
+                : ServerConfig.format(server.etcdAddress()) + " (etcd v3 API: ETCDCTL_API=3 etcdctl --endpoints="
+                + ServerConfig.format(server.etcdAddress()) + " ...)");
         if (lab != null) {
             out.printf("  LAB MODE  the dashboard can kill, pause, restart and partition members (%s)%n", lab.script());
         }

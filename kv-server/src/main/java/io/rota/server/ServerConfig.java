@@ -46,12 +46,14 @@ import java.util.Objects;
  * @param initialClusterState   {@code NEW}: the members of {@code --initial-cluster} are the first voters;
  *                              {@code EXISTING}: this member joins a running cluster (it was added with
  *                              `rotactl member add`) and bootstraps no configuration of its own
+ * @param listenEtcd            etcd v3 gRPC API address ({@code --listen-etcd}), or {@code null} for none
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
                            int electionMs, long snapshotCount, int maxRequestBytes, InetSocketAddress http,
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
-                           Map<String, Long> memberIds, ClusterState initialClusterState) {
+                           Map<String, Long> memberIds, ClusterState initialClusterState,
+                           InetSocketAddress listenEtcd) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -117,6 +119,11 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             require(!sameAddress(http, listenPeer) && !sameAddress(http, listenClient), "--http",
                     "--http must differ from --listen-client and --listen-peer, got " + format(http));
         }
+        if (listenEtcd != null && listenEtcd.getPort() != 0) {
+            require(!sameAddress(listenEtcd, listenPeer) && !sameAddress(listenEtcd, listenClient)
+                    && (http == null || !sameAddress(listenEtcd, http)), "--listen-etcd",
+                    "--listen-etcd must differ from --listen-client, --listen-peer and --http, got " + format(listenEtcd));
+        }
         if (!memberIds.isEmpty()) {
             require(memberIds.keySet().equals(initialCluster.keySet()), "--initial-cluster",
                     "--initial-cluster must give an id to every member or to none (NAME=ID@HOST:PORT), got ids for "
@@ -166,7 +173,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .initialCluster(initialCluster).clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs)
                 .snapshotCount(snapshotCount).maxRequestBytes(maxRequestBytes).http(http)
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
-                .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState);
+                .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
+                .listenEtcd(listenEtcd);
     }
 
     /** This member's id: its explicit id, or its 1-based position in {@code initialCluster}. */
@@ -289,6 +297,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private boolean faultInjection;
         private Map<String, Long> memberIds = Map.of();
         private ClusterState initialClusterState = ClusterState.NEW;
+        private InetSocketAddress listenEtcd;
 
         private Builder(String name) {
             this.name = name;
@@ -371,11 +380,17 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Where etcd's v3 gRPC API listens; {@code null} (the default) for nowhere. */
+        public Builder listenEtcd(InetSocketAddress listenEtcd) {
+            this.listenEtcd = listenEtcd;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
-                    faultInjection, memberIds, initialClusterState);
+                    faultInjection, memberIds, initialClusterState, listenEtcd);
         }
     }
 }
