@@ -107,6 +107,7 @@ class ArchitectureTest {
         ArchRule rule = layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .ensureAllClassesAreContainedInArchitecture()
                 .layer("proto").definedBy("io.rota.proto..")
+                .layer("etcd-api").definedBy("io.rota.etcd..")
                 .layer("raft-core").definedBy("io.rota.raft..")
                 .layer("kv-server").definedBy("io.rota.server..")
                 .layer("client").definedBy(SDK)
@@ -116,8 +117,9 @@ class ArchitectureTest {
                 .layer("examples").definedBy("io.rota.examples..")
                 .layer("chaos").definedBy("io.rota.chaos..")
                 .whereLayer("proto").mayNotAccessAnyLayer()
+                .whereLayer("etcd-api").mayNotAccessAnyLayer()
                 .whereLayer("raft-core").mayOnlyAccessLayers("proto")
-                .whereLayer("kv-server").mayOnlyAccessLayers("raft-core", "proto")
+                .whereLayer("kv-server").mayOnlyAccessLayers("raft-core", "proto", "etcd-api")
                 .whereLayer("client").mayOnlyAccessLayers("proto")
                 .whereLayer("recipes").mayOnlyAccessLayers("client")
                 .whereLayer("rotactl").mayOnlyAccessLayers("recipes", "client")
@@ -125,6 +127,16 @@ class ArchitectureTest {
                 .whereLayer("examples").mayOnlyAccessLayers("recipes", "client")
                 .whereLayer("chaos").mayOnlyAccessLayers("testkit", "recipes", "client", "proto")
                 .because("each package belongs to one module, and a module uses only those below it (design.md H1)");
+        rule.check(main);
+    }
+
+    @Test
+    @DisplayName("(c) The SDK and the recipes carry no gRPC: only the server speaks etcd's API")
+    void sdkCarriesNoGrpc() {
+        ArchRule rule = noClasses().that(SDK).or().resideInAnyPackage("io.rota.client.recipes..", "io.rota.proto..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.grpc..", "io.rota.etcd..")
+                .because("gRPC is the server's etcd front door (design.md Y1); an application linking the SDK must"
+                        + " not inherit it");
         rule.check(main);
     }
 

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The etcd listener ({@code --listen-etcd}): a gRPC server (grpc-java on its own shaded Netty, design.md Y1)
- * serving etcd's KV, Watch, Lease, Maintenance and Cluster services over this member's
+ * serving etcd's KV, Watch, Lease, Maintenance and Cluster services and v3lock's Lock over this member's
  * {@link RequestRouter} and {@link WatchHub}. It only bootstraps; each service is its own class.
  */
 public final class EtcdServer implements AutoCloseable {
@@ -47,7 +47,8 @@ public final class EtcdServer implements AutoCloseable {
         NettyServerBuilder b = NettyServerBuilder.forAddress(listen).maxInboundMessageSize(maxRequestBytes)
                 .permitKeepAliveTime(MIN_CLIENT_PING_SECONDS, TimeUnit.SECONDS).permitKeepAliveWithoutCalls(true)
                 .addService(new KvService(calls)).addService(new WatchService(calls, watchHub))
-                .addService(new LeaseService(calls)).addService(new MaintenanceService(calls));
+                .addService(new LeaseService(calls)).addService(new MaintenanceService(calls))
+                .addService(new LockService(calls, watchHub));
         // The member list names this member's etcd URL with the bound port (port 0 asks for any).
         b.addService(new ClusterService(calls, view.memberId(),
                 () -> "http://" + listen.getHostString() + ":" + localAddress().getPort()));

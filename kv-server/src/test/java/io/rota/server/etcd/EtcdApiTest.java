@@ -21,6 +21,10 @@ import io.rota.etcd.api.LeaseLeasesRequest;
 import io.rota.etcd.api.LeaseRevokeRequest;
 import io.rota.etcd.api.LeaseTimeToLiveRequest;
 import io.rota.etcd.api.LeaseTimeToLiveResponse;
+import io.rota.etcd.api.LockGrpc;
+import io.rota.etcd.api.LockRequest;
+import io.rota.etcd.api.LockResponse;
+import io.rota.etcd.api.UnlockRequest;
 import io.rota.etcd.api.MaintenanceGrpc;
 import io.rota.etcd.api.MemberListRequest;
 import io.rota.etcd.api.MemberListResponse;
@@ -341,6 +345,24 @@ class EtcdApiTest {
         assertEquals("n1", members.getMembers(0).getName());
         assertEquals(List.of("http://127.0.0.1:" + server.etcdAddress().getPort()), members.getMembers(0)
                 .getClientURLsList());
+    }
+
+    @Test
+    void v3lockHandsTheLockOverInCreateOrder() throws Exception {
+        long first = lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        long second = lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        LockGrpc.LockBlockingStub locks = LockGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        LockResponse held = locks.lock(LockRequest.newBuilder().setName(b("vlock")).setLease(first).build());
+        assertEquals("vlock/" + Long.toHexString(first), held.getKey().toStringUtf8());
+
+        com.google.common.util.concurrent.ListenableFuture<LockResponse> waiting = LockGrpc.newFutureStub(channel)
+                .withDeadlineAfter(20, TimeUnit.SECONDS).lock(LockRequest.newBuilder().setName(b("vlock"))
+                        .setLease(second).build());
+        Await.until(Duration.ofSeconds(10), () -> kv.range(RangeRequest.newBuilder().setKey(b("vlock/"))
+                .setRangeEnd(prefixEnd("vlock/")).build()).getCount() == 2, "the second caller to queue its key");
+        assertFalse(waiting.isDone(), "the second caller got the lock while the first held it");
+        locks.unlock(UnlockRequest.newBuilder().setKey(held.getKey()).build());
+        assertEquals("vlock/" + Long.toHexString(second), waiting.get(10, TimeUnit.SECONDS).getKey().toStringUtf8());
     }
 
     private static <T> StreamObserver<T> collect(BlockingQueue<T> into) {
