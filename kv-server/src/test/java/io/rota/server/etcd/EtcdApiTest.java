@@ -77,8 +77,8 @@ class EtcdApiTest {
     static Path dir;
     private static RotaServer server;
     private static ManagedChannel channel;
-    private static KVGrpc.KVBlockingStub kv;
-    private static LeaseGrpc.LeaseBlockingStub lease;
+    private static KVGrpc.KVBlockingStub kvStub;
+    private static LeaseGrpc.LeaseBlockingStub leaseStub;
 
     @BeforeAll
     static void start() {
@@ -88,8 +88,8 @@ class EtcdApiTest {
                 .initialCluster(Map.of("n1", peer)).clusterId("etcd-api-test").heartbeatMs(20).electionMs(100)
                 .listenEtcd(new InetSocketAddress("127.0.0.1", 0)).build());
         channel = NettyChannelBuilder.forAddress(server.etcdAddress()).usePlaintext().build();
-        kv = KVGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
-        lease = LeaseGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        kvStub = KVGrpc.newBlockingStub(channel);
+        leaseStub = LeaseGrpc.newBlockingStub(channel);
         Await.until(Duration.ofSeconds(10), () -> server.view().isLeader(), "the single member to lead");
     }
 
@@ -103,12 +103,21 @@ class EtcdApiTest {
         }
     }
 
+    /** A deadline per call (a stub's deadline is absolute: it would run out for every later call). */
+    private static KVGrpc.KVBlockingStub kv() {
+        return kvStub.withDeadlineAfter(10, TimeUnit.SECONDS);
+    }
+
+    private static LeaseGrpc.LeaseBlockingStub lease() {
+        return leaseStub.withDeadlineAfter(10, TimeUnit.SECONDS);
+    }
+
     private static ByteString b(String s) {
         return ByteString.copyFromUtf8(s);
     }
 
     private static PutResponse put(String key, String value) {
-        return kv.put(PutRequest.newBuilder().setKey(b(key)).setValue(b(value)).build());
+        return kv().put(PutRequest.newBuilder().setKey(b(key)).setValue(b(value)).build());
     }
 
     /** etcd's prefix range end: the prefix with its last byte plus one. */
@@ -121,14 +130,14 @@ class EtcdApiTest {
     @Test
     void putThenGetCarriesEtcdsHeaderAndRecord() {
         PutResponse first = put("hdr/a", "1");
-        PutResponse second = kv.put(PutRequest.newBuilder().setKey(b("hdr/a")).setValue(b("2")).setPrevKv(true).build());
+        PutResponse second = kv().put(PutRequest.newBuilder().setKey(b("hdr/a")).setValue(b("2")).setPrevKv(true).build());
         assertEquals("1", second.getPrevKv().getValue().toStringUtf8());
         assertEquals(first.getHeader().getRevision() + 1, second.getHeader().getRevision());
         assertEquals(EtcdCodec.clusterId("etcd-api-test"), second.getHeader().getClusterId());
         assertEquals(1, second.getHeader().getMemberId());
         assertTrue(second.getHeader().getRaftTerm() >= 1);
 
-        RangeResponse got = kv.range(RangeRequest.newBuilder().setKey(b("hdr/a")).build());
+        RangeResponse got = kv().range(RangeRequest.newBuilder().setKey(b("hdr/a")).build());
         assertEquals(1, got.getCount());
         assertEquals("2", got.getKvs(0).getValue().toStringUtf8());
         assertEquals(2, got.getKvs(0).getVersion());
@@ -145,37 +154,37 @@ class EtcdApiTest {
         put("opt/a", "4");   // a: created first, modified last
         RangeRequest all = RangeRequest.newBuilder().setKey(b("opt/")).setRangeEnd(prefixEnd("opt/")).build();
 
-        RangeResponse limited = kv.range(all.toBuilder().setLimit(2).build());
+        RangeResponse limited = kv().range(all.toBuilder().setLimit(2).build());
         assertEquals(List.of("opt/a", "opt/b"), keys(limited));
         assertTrue(limited.getMore());
         assertEquals(3, limited.getCount());
 
-        assertEquals(List.of("opt/c", "opt/b", "opt/a"), keys(kv.range(all.toBuilder()
+        assertEquals(List.of("opt/c", "opt/b", "opt/a"), keys(kv().range(all.toBuilder()
                 .setSortOrder(RangeRequest.SortOrder.DESCEND).build())));
-        assertEquals(List.of("opt/b", "opt/c", "opt/a"), keys(kv.range(all.toBuilder()
+        assertEquals(List.of("opt/b", "opt/c", "opt/a"), keys(kv().range(all.toBuilder()
                 .setSortOrder(RangeRequest.SortOrder.ASCEND).setSortTarget(RangeRequest.SortTarget.VALUE).build())));
-        assertEquals(List.of("opt/b", "opt/c", "opt/a"), keys(kv.range(all.toBuilder()
+        assertEquals(List.of("opt/b", "opt/c", "opt/a"), keys(kv().range(all.toBuilder()
                 .setSortTarget(RangeRequest.SortTarget.MOD).setSortOrder(RangeRequest.SortOrder.ASCEND).build())));
 
-        RangeResponse keysOnly = kv.range(all.toBuilder().setKeysOnly(true).build());
+        RangeResponse keysOnly = kv().range(all.toBuilder().setKeysOnly(true).build());
         assertTrue(keysOnly.getKvsList().stream().allMatch(kv -> kv.getValue().isEmpty()));
-        RangeResponse countOnly = kv.range(all.toBuilder().setCountOnly(true).build());
+        RangeResponse countOnly = kv().range(all.toBuilder().setCountOnly(true).build());
         assertEquals(0, countOnly.getKvsCount());
         assertEquals(3, countOnly.getCount());
 
         // As of revision revB, only a and b existed, and a had its first value.
-        RangeResponse past = kv.range(all.toBuilder().setRevision(revB).build());
+        RangeResponse past = kv().range(all.toBuilder().setRevision(revB).build());
         assertEquals(List.of("opt/a", "opt/b"), keys(past));
         assertEquals("3", past.getKvs(0).getValue().toStringUtf8());
 
         // Revision filters: created at or after b's revision; modified at or before it.
-        assertEquals(List.of("opt/b", "opt/c"), keys(kv.range(all.toBuilder().setMinCreateRevision(revB).build())));
-        RangeResponse filtered = kv.range(all.toBuilder().setMaxModRevision(revB).setLimit(1).build());
+        assertEquals(List.of("opt/b", "opt/c"), keys(kv().range(all.toBuilder().setMinCreateRevision(revB).build())));
+        RangeResponse filtered = kv().range(all.toBuilder().setMaxModRevision(revB).setLimit(1).build());
         assertEquals(List.of("opt/b"), keys(filtered));
         assertFalse(filtered.getMore());
         assertEquals(3, filtered.getCount());
 
-        assertEquals(List.of("opt/a", "opt/b", "opt/c"), keys(kv.range(all.toBuilder().setSerializable(true).build())));
+        assertEquals(List.of("opt/a", "opt/b", "opt/c"), keys(kv().range(all.toBuilder().setSerializable(true).build())));
     }
 
     private static List<String> keys(RangeResponse r) {
@@ -186,11 +195,11 @@ class EtcdApiTest {
     void deleteRangeWithPrevKvs() {
         put("del/a", "1");
         put("del/b", "2");
-        DeleteRangeResponse d = kv.deleteRange(DeleteRangeRequest.newBuilder().setKey(b("del/"))
+        DeleteRangeResponse d = kv().deleteRange(DeleteRangeRequest.newBuilder().setKey(b("del/"))
                 .setRangeEnd(prefixEnd("del/")).setPrevKv(true).build());
         assertEquals(2, d.getDeleted());
         assertEquals(List.of("1", "2"), d.getPrevKvsList().stream().map(kv -> kv.getValue().toStringUtf8()).toList());
-        assertEquals(0, kv.range(RangeRequest.newBuilder().setKey(b("del/")).setRangeEnd(prefixEnd("del/"))
+        assertEquals(0, kv().range(RangeRequest.newBuilder().setKey(b("del/")).setRangeEnd(prefixEnd("del/"))
                 .build()).getCount());
     }
 
@@ -205,17 +214,17 @@ class EtcdApiTest {
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(b("txn/k"))))
                 .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(b("txn/k"))))
                 .build();
-        TxnResponse won = kv.txn(cas);
+        TxnResponse won = kv().txn(cas);
         assertTrue(won.getSucceeded());
         assertEquals(2, won.getResponsesCount());
         assertEquals("v2", won.getResponses(1).getResponseRange().getKvs(0).getValue().toStringUtf8());
         assertEquals(EtcdCodec.clusterId("etcd-api-test"), won.getResponses(0).getResponsePut().getHeader().getClusterId());
 
-        TxnResponse lost = kv.txn(cas);   // the mod revision moved on
+        TxnResponse lost = kv().txn(cas);   // the mod revision moved on
         assertFalse(lost.getSucceeded());
         assertEquals("v2", lost.getResponses(0).getResponseRange().getKvs(0).getValue().toStringUtf8());
 
-        StatusRuntimeException nested = assertThrows(StatusRuntimeException.class, () -> kv.txn(TxnRequest.newBuilder()
+        StatusRuntimeException nested = assertThrows(StatusRuntimeException.class, () -> kv().txn(TxnRequest.newBuilder()
                 .addSuccess(RequestOp.newBuilder().setRequestTxn(TxnRequest.getDefaultInstance())).build()));
         assertEquals(Status.Code.UNIMPLEMENTED, nested.getStatus().getCode());
     }
@@ -226,44 +235,44 @@ class EtcdApiTest {
         assertEquals(Status.Code.INVALID_ARGUMENT, empty.getStatus().getCode());
         assertEquals("etcdserver: key is not provided", empty.getStatus().getDescription());
 
-        StatusRuntimeException missing = assertThrows(StatusRuntimeException.class, () -> kv.put(PutRequest.newBuilder()
+        StatusRuntimeException missing = assertThrows(StatusRuntimeException.class, () -> kv().put(PutRequest.newBuilder()
                 .setKey(b("err/none")).setIgnoreValue(true).build()));
         assertEquals("etcdserver: key not found", missing.getStatus().getDescription());
 
         long now = put("err/k", "v").getHeader().getRevision();
-        StatusRuntimeException future = assertThrows(StatusRuntimeException.class, () -> kv.range(RangeRequest
+        StatusRuntimeException future = assertThrows(StatusRuntimeException.class, () -> kv().range(RangeRequest
                 .newBuilder().setKey(b("err/k")).setRevision(now + 1000).build()));
         assertEquals(Status.Code.OUT_OF_RANGE, future.getStatus().getCode());
         assertEquals("etcdserver: mvcc: required revision is a future revision", future.getStatus().getDescription());
 
-        StatusRuntimeException noLease = assertThrows(StatusRuntimeException.class, () -> kv.put(PutRequest.newBuilder()
+        StatusRuntimeException noLease = assertThrows(StatusRuntimeException.class, () -> kv().put(PutRequest.newBuilder()
                 .setKey(b("err/l")).setValue(b("v")).setLease(424242).build()));
         assertEquals(Status.Code.NOT_FOUND, noLease.getStatus().getCode());
         assertEquals("etcdserver: requested lease not found", noLease.getStatus().getDescription());
 
-        StatusRuntimeException revoke = assertThrows(StatusRuntimeException.class, () -> lease.leaseRevoke(
+        StatusRuntimeException revoke = assertThrows(StatusRuntimeException.class, () -> lease().leaseRevoke(
                 LeaseRevokeRequest.newBuilder().setID(424242).build()));
         assertEquals("etcdserver: requested lease not found", revoke.getStatus().getDescription());
 
-        StatusRuntimeException compact = assertThrows(StatusRuntimeException.class, () -> kv.compact(
+        StatusRuntimeException compact = assertThrows(StatusRuntimeException.class, () -> kv().compact(
                 io.rota.etcd.api.CompactionRequest.newBuilder().setRevision(1).build()));
         assertEquals(Status.Code.UNIMPLEMENTED, compact.getStatus().getCode());
     }
 
     @Test
     void leaseGrantTimeToLiveKeepAliveRevoke() throws InterruptedException {
-        LeaseGrantResponse granted = lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build());
+        LeaseGrantResponse granted = lease().leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build());
         long id = granted.getID();
         assertNotEquals(0, id);
         assertEquals(30, granted.getTTL());
-        kv.put(PutRequest.newBuilder().setKey(b("lease/k")).setValue(b("v")).setLease(id).build());
+        kv().put(PutRequest.newBuilder().setKey(b("lease/k")).setValue(b("v")).setLease(id).build());
 
-        LeaseTimeToLiveResponse ttl = lease.leaseTimeToLive(LeaseTimeToLiveRequest.newBuilder().setID(id)
+        LeaseTimeToLiveResponse ttl = lease().leaseTimeToLive(LeaseTimeToLiveRequest.newBuilder().setID(id)
                 .setKeys(true).build());
         assertEquals(30, ttl.getGrantedTTL());
         assertTrue(ttl.getTTL() > 0 && ttl.getTTL() <= 30, "TTL " + ttl.getTTL());
         assertEquals(List.of(b("lease/k")), ttl.getKeysList());
-        assertTrue(lease.leaseLeases(LeaseLeasesRequest.getDefaultInstance()).getLeasesList().stream()
+        assertTrue(lease().leaseLeases(LeaseLeasesRequest.getDefaultInstance()).getLeasesList().stream()
                 .anyMatch(l -> l.getID() == id));
 
         BlockingQueue<LeaseKeepAliveResponse> answers = new LinkedBlockingQueue<>();
@@ -274,9 +283,9 @@ class EtcdApiTest {
         assertEquals(id, renewed.getID());
         assertEquals(30, renewed.getTTL());
 
-        lease.leaseRevoke(LeaseRevokeRequest.newBuilder().setID(id).build());
-        assertEquals(0, kv.range(RangeRequest.newBuilder().setKey(b("lease/k")).build()).getCount());
-        assertEquals(-1, lease.leaseTimeToLive(LeaseTimeToLiveRequest.newBuilder().setID(id).build()).getTTL());
+        lease().leaseRevoke(LeaseRevokeRequest.newBuilder().setID(id).build());
+        assertEquals(0, kv().range(RangeRequest.newBuilder().setKey(b("lease/k")).build()).getCount());
+        assertEquals(-1, lease().leaseTimeToLive(LeaseTimeToLiveRequest.newBuilder().setID(id).build()).getTTL());
         keepAlive.onNext(LeaseKeepAliveRequest.newBuilder().setID(id).build());
         LeaseKeepAliveResponse gone = answers.poll(10, TimeUnit.SECONDS);
         assertNotNull(gone, "no keep-alive answer for the revoked lease");
@@ -288,7 +297,7 @@ class EtcdApiTest {
     void watchFromARevisionWithPrevKvFiltersAndCancel() throws InterruptedException {
         long first = put("w/a", "1").getHeader().getRevision();
         put("w/a", "2");
-        kv.deleteRange(DeleteRangeRequest.newBuilder().setKey(b("w/a")).build());
+        kv().deleteRange(DeleteRangeRequest.newBuilder().setKey(b("w/a")).build());
 
         BlockingQueue<WatchResponse> got = new LinkedBlockingQueue<>();
         StreamObserver<WatchRequest> watch = WatchGrpc.newStub(channel).watch(collect(got));
@@ -349,8 +358,8 @@ class EtcdApiTest {
 
     @Test
     void v3lockHandsTheLockOverInCreateOrder() throws Exception {
-        long first = lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
-        long second = lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        long first = lease().leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        long second = lease().leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
         LockGrpc.LockBlockingStub locks = LockGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
         LockResponse held = locks.lock(LockRequest.newBuilder().setName(b("vlock")).setLease(first).build());
         assertEquals("vlock/" + Long.toHexString(first), held.getKey().toStringUtf8());
@@ -358,7 +367,7 @@ class EtcdApiTest {
         com.google.common.util.concurrent.ListenableFuture<LockResponse> waiting = LockGrpc.newFutureStub(channel)
                 .withDeadlineAfter(20, TimeUnit.SECONDS).lock(LockRequest.newBuilder().setName(b("vlock"))
                         .setLease(second).build());
-        Await.until(Duration.ofSeconds(10), () -> kv.range(RangeRequest.newBuilder().setKey(b("vlock/"))
+        Await.until(Duration.ofSeconds(10), () -> kv().range(RangeRequest.newBuilder().setKey(b("vlock/"))
                 .setRangeEnd(prefixEnd("vlock/")).build()).getCount() == 2, "the second caller to queue its key");
         assertFalse(waiting.isDone(), "the second caller got the lock while the first held it");
         locks.unlock(UnlockRequest.newBuilder().setKey(held.getKey()).build());
