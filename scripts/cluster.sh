@@ -20,9 +20,9 @@
 # local cluster only, never in production (docs/dashboard.md).
 #
 # ROLE is LEADER, FOLLOWER, CANDIDATE (pre-vote included), PAUSED (SIGSTOPped) or DOWN (no process, or
-# /status does not answer). Ports: client 7001-7003, peer 7101-7103, HTTP 7201-7203 (to 7005, 7105, 7205 with
-# five members); ROTA_BASE_PORT=8000
-# moves them to 8001.., 8101.., 8201... Data, logs (n1.log..) and PID files: ./data at the repository
+# /status does not answer). Ports: client 7001-7003, peer 7101-7103, HTTP 7201-7203, etcd API 7301-7303 (to
+# 7005, 7105, 7205, 7305 with five members); ROTA_BASE_PORT=8000
+# moves them to 8001.., 8101.., 8201.., 8301... Data, logs (n1.log..) and PID files: ./data at the repository
 # root, or $ROTA_CLUSTER_DIR. ROTA_JAVA_OPTS is passed to each member's JVM (e.g. -Xmx512m).
 #
 # The cluster remembers its ports: start writes $ROTA_CLUSTER_DIR/cluster.env (ROTA_BASE_PORT, ROTA_MEMBERS,
@@ -52,7 +52,7 @@ usage() { echo "usage: scripts/cluster.sh start|stop|status|kill NAME|pause NAME
   "|partition NAME|heal NAME|add NAME|remove NAME (NAME: n1 .. n$SIZE)" >&2; exit 2; }
 
 [[ "$SIZE" == 3 || "$SIZE" == 5 ]] || die "ROTA_MEMBERS must be 3 or 5 (got '$SIZE')"
-[[ "$BASE" =~ ^[0-9]+$ ]] && ((BASE > 0 && BASE + 200 + SIZE < 65536)) || die "ROTA_BASE_PORT must be a port number (got '$BASE')"
+[[ "$BASE" =~ ^[0-9]+$ ]] && ((BASE > 0 && BASE + 300 + SIZE < 65536)) || die "ROTA_BASE_PORT must be a port number (got '$BASE')"
 # Membership changes (add, remove) are remembered in $DIR: "added" holds "POSITION ID" per added member (its id
 # is the cluster's, assigned by member add), nP.join the --initial-cluster it joined with, "removed" the
 # positions removed for good. The members are the first $SIZE positions and the added ones, less the removed.
@@ -146,6 +146,8 @@ member_id() {
 client_port() { echo $((BASE + $1)); }
 peer_port()   { echo $((BASE + 100 + $1)); }
 http_port()   { echo $((BASE + 200 + $1)); }
+# etcd's v3 API (--listen-etcd): etcdctl and etcd clients talk to the same cluster there (docs/etcd-compat.md).
+etcd_port()   { echo $((BASE + 300 + $1)); }
 pid_file()    { echo "$DIR/n$1.pid"; }
 
 pid_of() {
@@ -172,6 +174,12 @@ initial_cluster() {
 endpoints() {
   local out="" i
   for i in "${MEMBERS[@]}"; do out+="${out:+,}127.0.0.1:$(client_port "$i")"; done
+  echo "$out"
+}
+
+etcd_endpoints() {
+  local out="" i
+  for i in "${MEMBERS[@]}"; do out+="${out:+,}127.0.0.1:$(etcd_port "$i")"; done
   echo "$out"
 }
 
@@ -215,9 +223,12 @@ start_member() {
   local cluster=(--initial-cluster "$(initial_cluster)")
   if [[ -f "$DIR/n$i.join" ]]; then cluster=(--initial-cluster "$(cat "$DIR/n$i.join")" --initial-cluster-state existing); fi
   local tls; tls=($(tls_flags "$i"))
+  # etcd's front door is plaintext only: a TLS cluster does not open it (the server refuses the pair).
+  local etcd=(--listen-etcd "127.0.0.1:$(etcd_port "$i")")
+  if ((TLS)); then etcd=(); fi
   "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
     --listen-client "127.0.0.1:$(client_port "$i")" --listen-peer "127.0.0.1:$(peer_port "$i")" \
-    --http "127.0.0.1:$(http_port "$i")" "${cluster[@]}" "${lab[@]}" "${tls[@]}" \
+    --http "127.0.0.1:$(http_port "$i")" "${etcd[@]}" "${cluster[@]}" "${lab[@]}" "${tls[@]}" \
     >>"$DIR/n$i.log" 2>&1 &
   echo $! >"$(pid_file "$i")"
   echo "n$i started (pid $!, client 127.0.0.1:$(client_port "$i"), log $DIR/n$i.log)"
@@ -294,10 +305,13 @@ case "$cmd" in
       echo "ROTA_CERT=$ROTA_CERT"
       echo "ROTA_KEY=$ROTA_KEY"
     fi
+
+    ((TLS)) || echo "ROTA_ETCD_ENDPOINTS=$(etcd_endpoints)"
     echo
     echo "A leader is elected$( ((TLS)) && echo " (TLS on the client ports, client certificates required; mutual TLS between members)"). Next:"
     echo "  open http://127.0.0.1:$(http_port 1)/   # the dashboard$([[ "${ROTA_LAB:-}" == 1 ]] && echo ", in LAB MODE")"
     echo "  export ROTA_ENDPOINTS=$(endpoints)$( ((TLS)) && echo " ROTA_CACERT=$ROTA_CACERT ROTA_CERT=$ROTA_CERT ROTA_KEY=$ROTA_KEY")"
+    ((TLS)) || echo "  ETCDCTL_API=3 etcdctl --endpoints=$(etcd_endpoints) put greeting hello   # etcd's own CLI works too"
     echo "  scripts/cluster.sh status          # who leads"
     echo "  scripts/cluster.sh kill n1         # and watch another member take over"
     echo "  scripts/cluster.sh stop"

@@ -110,6 +110,7 @@ class ArchitectureTest {
         ArchRule rule = layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .ensureAllClassesAreContainedInArchitecture()
                 .layer("proto").definedBy("io.rota.proto..")
+                .layer("etcd-api").definedBy("io.rota.etcd..")
                 .layer("raft-core").definedBy("io.rota.raft..")
                 .layer("kv-server").definedBy("io.rota.server..")
                 .layer("client").definedBy(SDK)
@@ -121,8 +122,9 @@ class ArchitectureTest {
                 .layer("shedlock").definedBy("io.rota.shedlock..")
                 .layer("spring").definedBy("io.rota.spring..")
                 .whereLayer("proto").mayNotAccessAnyLayer()
+                .whereLayer("etcd-api").mayNotAccessAnyLayer()
                 .whereLayer("raft-core").mayOnlyAccessLayers("proto")
-                .whereLayer("kv-server").mayOnlyAccessLayers("raft-core", "proto")
+                .whereLayer("kv-server").mayOnlyAccessLayers("raft-core", "proto", "etcd-api")
                 .whereLayer("client").mayOnlyAccessLayers("proto")
                 .whereLayer("recipes").mayOnlyAccessLayers("client")
                 .whereLayer("rotactl").mayOnlyAccessLayers("recipes", "client")
@@ -145,6 +147,16 @@ class ArchitectureTest {
                         "io.micrometer..")
                 .because("every application links the SDK; the frameworks reach it through the adapters (spring, "
                         + "shedlock) and the listener seams (ClientListener, JobListener), design.md F2");
+        rule.check(main);
+    }
+
+    @Test
+    @DisplayName("(c) The SDK and the recipes carry no gRPC: only the server speaks etcd's API")
+    void sdkCarriesNoGrpc() {
+        ArchRule rule = noClasses().that(SDK).or().resideInAnyPackage("io.rota.client.recipes..", "io.rota.proto..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.grpc..", "io.rota.etcd..")
+                .because("gRPC is the server's etcd front door (design.md Y1); an application linking the SDK must"
+                        + " not inherit it");
         rule.check(main);
     }
 

@@ -17,6 +17,7 @@ import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.ServerMetrics;
 import io.rota.server.api.SnapshotStream;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.etcd.EtcdServer;
 import io.rota.server.cluster.FreshnessTrackingStore;
 import io.rota.server.cluster.MemberIdentity;
 import io.rota.server.cluster.PeerDirectory;
@@ -73,6 +74,8 @@ public final class RotaServer implements AutoCloseable {
     private final WatchHub watchHub;
     private final ClientServer clientServer;
     private final HttpServer httpServer;
+    /** The etcd front door (--listen-etcd), or null (the default). */
+    private final EtcdServer etcdServer;
     /** Lab mode's controller, or null (the default). */
     private final LabController lab;
     private final PeerDirectory peerDirectory;
@@ -142,9 +145,12 @@ public final class RotaServer implements AutoCloseable {
         stateMachine.setLeaseListener(leaseKeeper);
         watchHub.start(driver, stateMachine, timer, config.watchProgressInterval());
         ClientServer clients = null;
+        EtcdServer etcd = null;
         try {
             clients = new ClientServer(config.clientSettings(VERSION), driver, stateMachine, view, watchHub, timer,
                     clock, metrics, clientTls);
+            etcd = config.listenEtcd() == null ? null : new EtcdServer(config.listenEtcd(),
+                    config.clientSettings(VERSION).maxFrameBytes(), clients.router(), watchHub, view, config.clusterId());
             Map<Long, String> names = new HashMap<>();
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
@@ -153,6 +159,9 @@ public final class RotaServer implements AutoCloseable {
         } catch (RuntimeException e) {
             if (clients != null) {
                 clients.close();
+            }
+            if (etcd != null) {
+                etcd.close();
             }
             timer.shutdownNow();
             driver.close();
@@ -163,6 +172,7 @@ public final class RotaServer implements AutoCloseable {
             throw e;
         }
         clientServer = clients;
+        etcdServer = etcd;
         Member self = Member.newBuilder().setId(id).setName(config.name())
                 .setClientAddress(config.advertisedClient(clientServer.localAddress().getPort()))
                 .setPeerAddress(ServerConfig.format(config.advertisedPeer()))
@@ -210,6 +220,11 @@ public final class RotaServer implements AutoCloseable {
 
     public InetSocketAddress httpAddress() {
         return httpServer == null ? null : httpServer.localAddress();
+    }
+
+    /** Where etcd clients connect, or null without --listen-etcd. */
+    public InetSocketAddress etcdAddress() {
+        return etcdServer == null ? null : etcdServer.localAddress();
     }
 
     public ClusterView view() {
@@ -276,6 +291,9 @@ public final class RotaServer implements AutoCloseable {
     public void close() {
         if (httpServer != null) {
             httpServer.close();
+        }
+        if (etcdServer != null) {
+            etcdServer.close();
         }
         if (lab != null) {
             lab.close();

@@ -137,6 +137,10 @@ final class ServerCommand implements Callable<Integer> {
             + " (default: jdk). openssl uses the bundled BoringSSL; where it cannot load, jdk is used and logged.")
     String tlsProvider;
 
+    @Option(names = "--listen-etcd", description = "host:port for etcd's v3 gRPC API, so etcdctl and etcd clients"
+            + " work against this member (default: none). See docs/etcd-compat.md.")
+    String listenEtcd;
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config;
@@ -154,7 +158,8 @@ final class ServerCommand implements Callable<Integer> {
                     .advertiseClient(advertiseClient == null ? null
                             : dialAddress("--advertise-client", "--advertise-client", advertiseClient))
                     .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
-                    .tls(tls()).build();
+                    .tls(tls())
+                    .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd)).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -197,6 +202,9 @@ final class ServerCommand implements Callable<Integer> {
                 advertised(ServerConfig.format(config.advertisedPeer()), config.listenPeer()),
                 config.tls().peerCertFile() == null ? "" : " (mutual TLS)");
         out.printf("  http      %s%n", server.httpAddress() == null ? "off" : ServerConfig.format(server.httpAddress()));
+        out.printf("  etcd      %s%n", server.etcdAddress() == null ? "off"
+                : ServerConfig.format(server.etcdAddress()) + " (etcd v3 API: ETCDCTL_API=3 etcdctl --endpoints="
+                + ServerConfig.format(server.etcdAddress()) + " ...)");
         if (lab != null) {
             out.printf("  LAB MODE  the dashboard can kill, pause, restart and partition members (%s)%n", lab.script());
         }

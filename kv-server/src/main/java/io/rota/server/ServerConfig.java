@@ -54,8 +54,9 @@ import java.util.Objects;
  *                              ({@code --advertise-client}); {@code null}: {@code listenClient}'s host and
  *                              bound port
  * @param maintenance           space quota and auto-compaction (issue 18); {@code null} means the defaults
-
  * @param tls                   TLS on the client and peer ports ({@link ServerTls#NONE}: plaintext, the default)
+
+ * @param listenEtcd            etcd v3 gRPC API address ({@code --listen-etcd}), or {@code null} for none
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -63,7 +64,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
                            Map<String, Long> memberIds, ClusterState initialClusterState,
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
-                           MaintenanceConfig maintenance, ServerTls tls) {
+                           MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -152,6 +153,16 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             require(!sameAddress(http, listenPeer) && !sameAddress(http, listenClient), "--http",
                     "--http must differ from --listen-client and --listen-peer, got " + format(http));
         }
+        if (listenEtcd != null && listenEtcd.getPort() != 0) {
+            require(!sameAddress(listenEtcd, listenPeer) && !sameAddress(listenEtcd, listenClient)
+                    && (http == null || !sameAddress(listenEtcd, http)), "--listen-etcd",
+                    "--listen-etcd must differ from --listen-client, --listen-peer and --http, got " + format(listenEtcd));
+        }
+        // The etcd front door speaks plaintext and checks no certificate yet: beside a TLS client port it would be
+        // an open side door to the same keys.
+        require(listenEtcd == null || tls.certFile() == null, "--listen-etcd",
+                "--listen-etcd serves plaintext only and cannot be combined with --cert-file (TLS on the client port);"
+                        + " leave --listen-etcd out on a TLS cluster");
         if (!memberIds.isEmpty()) {
             require(memberIds.keySet().equals(initialCluster.keySet()), "--initial-cluster",
                     "--initial-cluster must give an id to every member or to none (NAME=ID@HOST:PORT), got ids for "
@@ -202,7 +213,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .snapshotCount(snapshotCount).maxRequestBytes(maxRequestBytes).http(http)
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
-                .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls);
+                .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
+                .listenEtcd(listenEtcd);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -365,6 +377,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private MaintenanceConfig maintenance = MaintenanceConfig.defaults();
 
         private ServerTls tls = ServerTls.NONE;
+        private InetSocketAddress listenEtcd;
 
         private Builder(String name) {
             this.name = name;
@@ -471,11 +484,18 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Where etcd's v3 gRPC API listens; {@code null} (the default) for nowhere. */
+        public Builder listenEtcd(InetSocketAddress listenEtcd) {
+            this.listenEtcd = listenEtcd;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
-                    faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls);
+                    faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
+                    listenEtcd);
         }
     }
 }

@@ -112,13 +112,13 @@ final class ClusterScript {
         }
     }
 
-    /** A base port whose client, peer and HTTP ports for {@code members} members are free right now. */
+    /** A base port whose client, peer, HTTP and etcd ports for {@code members} members are free right now. */
     private static int freeBase(int members) {
         for (int attempt = 0; attempt < 50; attempt++) {
-            int base = ThreadLocalRandom.current().nextInt(10_000, 32_000 - 210); // below the ephemeral range (32768+)
+            int base = ThreadLocalRandom.current().nextInt(10_000, 32_000 - 310); // below the ephemeral range (32768+)
             boolean free = true;
             for (int i = 1; i <= members && free; i++) {
-                free = free(base + i) && free(base + 100 + i) && free(base + 200 + i);
+                free = free(base + i) && free(base + 100 + i) && free(base + 200 + i) && free(base + 300 + i);
             }
             if (free) {
                 return base;

@@ -69,7 +69,12 @@ public final class WatchHub implements StoreListener, AutoCloseable {
 
     /** The watch stream of a new connection. */
     public WatchStream open(Channel channel) {
-        return new WatchStream(this, channel);
+        return open(WatchSink.of(channel));
+    }
+
+    /** The watch stream of a new connection or etcd Watch stream that writes to {@code sink}. */
+    public WatchStream open(WatchSink sink) {
+        return new WatchStream(this, sink);
     }
 
     /** Live watches, for /metrics. */

@@ -1,7 +1,6 @@
 package io.rota.server.watch;
 
 import com.google.protobuf.ByteString;
-import io.netty.channel.Channel;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.WatchCancelRequest;
@@ -14,8 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The watches of one client connection. Requests arrive on the connection's event loop; responses are
- * written from the same event loop by {@link #drain}, each on the call id of the watch's create request.
+ * The watches of one client connection (or one etcd Watch stream). Requests arrive on the sink's thread;
+ * responses are written from the same thread by {@link #drain}, each on the call id of the watch's create
+ * request.
  */
 public final class WatchStream {
 
@@ -23,14 +23,14 @@ public final class WatchStream {
     private static final ByteString FROM_KEY = ByteString.copyFrom(new byte[] {0});
 
     private final WatchHub hub;
-    private final Channel channel;
+    private final WatchSink sink;
     private final Map<Long, Watcher> watchers = new ConcurrentHashMap<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private long nextWatchId = 1;
 
-    WatchStream(WatchHub hub, Channel channel) {
+    WatchStream(WatchHub hub, WatchSink sink) {
         this.hub = hub;
-        this.channel = channel;
+        this.sink = sink;
     }
 
     /** A WatchRequest frame (event loop). */
@@ -82,25 +82,27 @@ public final class WatchStream {
                 .build();
         w.cancel(canceled); // written after what is still queued; drain then forgets the watch
         if (callId != w.callId) {
-            channel.writeAndFlush(Frame.newBuilder().setCallId(callId).setWatchResponse(canceled).build());
+            sink.write(Frame.newBuilder().setCallId(callId).setWatchResponse(canceled).build());
+            sink.flush();
         }
         scheduleDrain();
     }
 
     private void error(long callId, String message) {
-        channel.writeAndFlush(Frame.newBuilder().setCallId(callId).setError(Error.newBuilder()
+        sink.write(Frame.newBuilder().setCallId(callId).setError(Error.newBuilder()
                 .setCode(Error.Code.INVALID_ARGUMENT).setMessage(message)).build());
+        sink.flush();
     }
 
-    /** Ask the event loop to write what the watchers have queued (any thread; coalesced). */
+    /** Ask the sink's thread to write what the watchers have queued (any thread; coalesced). */
     void scheduleDrain() {
         if (drainScheduled.compareAndSet(false, true)) {
-            channel.eventLoop().execute(this::drain);
+            sink.execute(this::drain);
         }
     }
 
     /**
-     * Write queued responses while the connection takes them (event loop). A connection that stops
+     * Write queued responses while the connection takes them (sink's thread). A connection that stops
      * reading leaves them queued, where the watcher's bound cancels it.
      */
     public void drain() {
@@ -108,8 +110,8 @@ public final class WatchStream {
         boolean wrote = false;
         for (Watcher w : watchers.values()) {
             WatchResponse r;
-            while (channel.isWritable() && (r = w.poll()) != null) {
-                channel.write(Frame.newBuilder().setCallId(w.callId).setWatchResponse(r).build());
+            while (sink.isWritable() && (r = w.poll()) != null) {
+                sink.write(Frame.newBuilder().setCallId(w.callId).setWatchResponse(r).build());
                 wrote = true;
             }
             if (w.isCanceled() && w.isIdle()) {
@@ -118,7 +120,7 @@ public final class WatchStream {
             }
         }
         if (wrote) {
-            channel.flush();
+            sink.flush();
         }
     }
 

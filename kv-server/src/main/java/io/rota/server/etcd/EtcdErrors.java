@@ -1,0 +1,89 @@
+package io.rota.server.etcd;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.rota.proto.Error;
+
+/**
+ * Rota's typed errors as etcd's gRPC statuses. etcd clients match the status message against etcd's own
+ * strings (clientv3's rpctypes, jetcd's error codes) to decide what to do — retry elsewhere, re-grant a
+ * lease, restart a watch from a newer revision — so where etcd has an error for the case, its code and its
+ * exact message are used; otherwise the message is Rota's, prefixed "etcdserver: " as etcd's are.
+ */
+final class EtcdErrors {
+
+    /** etcd's rpctypes messages, as clients match them. */
+    static final String COMPACTED = "etcdserver: mvcc: required revision has been compacted";
+    static final String FUTURE_REV = "etcdserver: mvcc: required revision is a future revision";
+    static final String LEASE_NOT_FOUND = "etcdserver: requested lease not found";
+    static final String LEASE_EXISTS = "etcdserver: lease already exists";
+    static final String KEY_NOT_FOUND = "etcdserver: key not found";
+    static final String EMPTY_KEY = "etcdserver: key is not provided";
+    static final String DUPLICATE_KEY = "etcdserver: duplicate key given in txn request";
+    static final String TOO_MANY_OPS = "etcdserver: too many operations in txn request";
+    static final String REQUEST_TOO_LARGE = "etcdserver: request is too large";
+    static final String NOT_LEADER = "etcdserver: not leader";
+    static final String NO_LEADER = "etcdserver: no leader";
+    static final String TIMEOUT = "etcdserver: request timed out";
+    static final String NO_SPACE = "etcdserver: mvcc: database space exceeded";
+
+    private EtcdErrors() {
+    }
+
+    static StatusRuntimeException of(Error e) {
+        String m = e.getMessage();
+        return switch (e.getCode()) {
+            case COMPACTED -> Status.OUT_OF_RANGE.withDescription(COMPACTED).asRuntimeException();
+            case LEASE_NOT_FOUND -> Status.NOT_FOUND.withDescription(LEASE_NOT_FOUND).asRuntimeException();
+            case NOT_LEADER -> Status.UNAVAILABLE.withDescription(NOT_LEADER).asRuntimeException();
+            case TIMEOUT -> Status.UNAVAILABLE.withDescription(TIMEOUT).asRuntimeException();
+            case UNAVAILABLE -> Status.UNAVAILABLE.withDescription(m.startsWith("no leader is known") ? NO_LEADER
+                    : "etcdserver: " + m).asRuntimeException();
+            case REQUEST_TOO_LARGE -> Status.INVALID_ARGUMENT.withDescription(m.contains("compares and ops in a txn")
+                    ? TOO_MANY_OPS : REQUEST_TOO_LARGE).asRuntimeException();
+            case INVALID_ARGUMENT -> invalidArgument(m);
+            case NO_SPACE -> Status.RESOURCE_EXHAUSTED.withDescription(NO_SPACE).asRuntimeException();
+            case SESSION_EXPIRED, MEMBERSHIP_REFUSED, CODE_UNSPECIFIED, UNRECOGNIZED ->
+                    Status.FAILED_PRECONDITION.withDescription("etcdserver: " + m).asRuntimeException();
+        };
+    }
+
+    /**
+     * Rota's INVALID_ARGUMENT covers cases etcd tells apart; the state machine's message (a fixed string per
+     * case, see KvStore, WriteTxn and CoordinationStateMachine) says which. EtcdApiTest covers each row.
+     */
+    private static StatusRuntimeException invalidArgument(String m) {
+        if (m.contains("is in the future")) {
+            return Status.OUT_OF_RANGE.withDescription(FUTURE_REV).asRuntimeException();
+        }
+        if (m.startsWith("lease ") && m.endsWith(" already exists")) {
+            return Status.FAILED_PRECONDITION.withDescription(LEASE_EXISTS).asRuntimeException();
+        }
+        String etcd = switch (m) {
+            case "key is empty" -> EMPTY_KEY;
+            case "ignore_value/ignore_lease on a missing key" -> KEY_NOT_FOUND;
+            case "duplicate key given in txn request" -> DUPLICATE_KEY;
+            default -> "etcdserver: " + m;
+        };
+        return invalid(etcd);
+    }
+
+    static StatusRuntimeException invalid(String message) {
+        return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+    }
+
+    static StatusRuntimeException unimplemented(String message) {
+        return Status.UNIMPLEMENTED.withDescription(message).asRuntimeException();
+    }
+
+    /** A failure that is not a typed error (a bug, a member stopping): UNAVAILABLE, so clients try another member. */
+    static StatusRuntimeException internal(Throwable e) {
+        if (e instanceof StatusRuntimeException s) {
+            return s;
+        }
+        if (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+            return internal(e.getCause());
+        }
+        return Status.UNAVAILABLE.withDescription("etcdserver: internal error: " + e).asRuntimeException();
+    }
+}

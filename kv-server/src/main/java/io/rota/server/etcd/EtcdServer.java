@@ -1,0 +1,83 @@
+package io.rota.server.etcd;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rota.server.api.RequestRouter;
+import io.rota.server.cluster.ClusterView;
+import io.rota.server.watch.WatchHub;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The etcd listener ({@code --listen-etcd}): a gRPC server (grpc-java on its own shaded Netty, design.md Y1)
+ * serving etcd's KV, Watch, Lease, Maintenance and Cluster services and v3lock's Lock over this member's
+ * {@link RequestRouter} and {@link WatchHub}. It only bootstraps; each service is its own class.
+ */
+public final class EtcdServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
+
+    /** Threads that write answers and drive watch streams (the driver thread only completes futures). */
+    static final int RESPONDER_THREADS = 2;
+    /**
+     * etcd clients ping as often as every 2 s (etcdctl's --keepalive-time) or more; gRPC's default policy
+     * would close such a connection ("too_many_pings"), so any interval of a second or more is allowed.
+     */
+    static final long MIN_CLIENT_PING_SECONDS = 1;
+
+    private final Server server;
+    private final DefaultEventExecutorGroup responders;
+
+    /**
+     * Listen on {@code listen} (port 0: any free port).
+     *
+     * @param maxRequestBytes the largest request message, as the native port's frame limit
+     */
+    public EtcdServer(InetSocketAddress listen, int maxRequestBytes, RequestRouter router, WatchHub watchHub,
+                      ClusterView view, String clusterId) {
+        responders = new DefaultEventExecutorGroup(RESPONDER_THREADS, new DefaultThreadFactory("rota-etcd", true));
+        Calls calls = new Calls(router, EtcdCodec.clusterId(clusterId), responders);
+        NettyServerBuilder b = NettyServerBuilder.forAddress(listen).maxInboundMessageSize(maxRequestBytes)
+                .permitKeepAliveTime(MIN_CLIENT_PING_SECONDS, TimeUnit.SECONDS).permitKeepAliveWithoutCalls(true)
+                .addService(new KvService(calls)).addService(new WatchService(calls, watchHub))
+                .addService(new LeaseService(calls)).addService(new MaintenanceService(calls))
+                .addService(new LockService(calls, watchHub));
+        // The member list names this member's etcd URL with the bound port (port 0 asks for any).
+        b.addService(new ClusterService(calls, view.memberId(),
+                () -> "http://" + listen.getHostString() + ":" + localAddress().getPort()));
+        Server started;
+        try {
+            started = b.build().start();
+        } catch (IOException e) {
+            responders.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw new UncheckedIOException("cannot listen for etcd clients on " + listen.getHostString() + ":"
+                    + listen.getPort() + " (--listen-etcd): " + e.getMessage(), e);
+        }
+        server = started;
+        log.info("etcd API listening on {}", localAddress());
+    }
+
+    /** Where etcd clients connect (the bound port when 0 was asked for). */
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) server.getListenSockets().get(0);
+    }
+
+    /** Stop accepting calls, end open streams, and wait briefly for them. */
+    @Override
+    public void close() {
+        server.shutdownNow();
+        try {
+            server.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        responders.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+}

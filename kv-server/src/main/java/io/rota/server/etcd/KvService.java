@@ -1,0 +1,91 @@
+package io.rota.server.etcd;
+
+import io.grpc.stub.StreamObserver;
+import io.rota.etcd.api.CompactionRequest;
+import io.rota.etcd.api.CompactionResponse;
+import io.rota.etcd.api.DeleteRangeRequest;
+import io.rota.etcd.api.DeleteRangeResponse;
+import io.rota.etcd.api.KVGrpc;
+import io.rota.etcd.api.KeyValue;
+import io.rota.etcd.api.PutRequest;
+import io.rota.etcd.api.PutResponse;
+import io.rota.etcd.api.RangeRequest;
+import io.rota.etcd.api.RangeResponse;
+import io.rota.etcd.api.TxnRequest;
+import io.rota.etcd.api.TxnResponse;
+import io.rota.proto.Frame;
+
+import java.util.List;
+
+/**
+ * etcd's KV service: Range, Put, DeleteRange and Txn as Rota's requests. Range's min/max mod/create
+ * revision filters, which Rota's store does not have, are applied here after the read, as etcd applies
+ * them: over every key of the range, before the limit; count stays the range's size (etcd's too).
+ */
+final class KvService extends KVGrpc.KVImplBase {
+
+    private final Calls calls;
+
+    KvService(Calls calls) {
+        this.calls = calls;
+    }
+
+    @Override
+    public void range(RangeRequest request, StreamObserver<RangeResponse> out) {
+        boolean filter = EtcdCodec.filtersRevisions(request) && !request.getCountOnly();
+        io.rota.proto.RangeRequest rota = EtcdCodec.range(request);
+        if (filter) {
+            rota = rota.toBuilder().setLimit(0).build();   // the filters come first, then the limit
+        }
+        io.rota.proto.RangeRequest read = rota;
+        calls.unary(() -> Frame.newBuilder().setRangeRequest(read).build(), f -> {
+            RangeResponse r = EtcdCodec.recode(f.getRangeResponse(), RangeResponse.getDefaultInstance(), calls.clusterId);
+            return filter ? filtered(r, request) : r;
+        }, out);
+    }
+
+    private static RangeResponse filtered(RangeResponse r, RangeRequest req) {
+        List<KeyValue> kept = r.getKvsList().stream().filter(kv -> within(kv.getModRevision(),
+                req.getMinModRevision(), req.getMaxModRevision()) && within(kv.getCreateRevision(),
+                req.getMinCreateRevision(), req.getMaxCreateRevision())).toList();
+        long limit = req.getLimit() <= 0 ? Long.MAX_VALUE : req.getLimit();
+        List<KeyValue> page = kept.size() > limit ? kept.subList(0, (int) limit) : kept;
+        return r.toBuilder().clearKvs().addAllKvs(page).setMore(kept.size() > limit).build();
+    }
+
+    /** etcd's bounds: 0 means none; both ends inclusive. */
+    private static boolean within(long revision, long min, long max) {
+        return (min == 0 || revision >= min) && (max == 0 || revision <= max);
+    }
+
+    @Override
+    public void put(PutRequest request, StreamObserver<PutResponse> out) {
+        calls.unary(() -> Frame.newBuilder().setPutRequest(
+                        EtcdCodec.recode(request, io.rota.proto.PutRequest.getDefaultInstance())).build(),
+                f -> EtcdCodec.recode(f.getPutResponse(), PutResponse.getDefaultInstance(), calls.clusterId), out);
+    }
+
+    @Override
+    public void deleteRange(DeleteRangeRequest request, StreamObserver<DeleteRangeResponse> out) {
+        calls.unary(() -> Frame.newBuilder().setDeleteRangeRequest(EtcdCodec.recode(
+                        request, io.rota.proto.DeleteRangeRequest.getDefaultInstance())).build(),
+                f -> EtcdCodec.recode(f.getDeleteRangeResponse(), DeleteRangeResponse.getDefaultInstance(), calls.clusterId),
+                out);
+    }
+
+    @Override
+    public void txn(TxnRequest request, StreamObserver<TxnResponse> out) {
+        calls.unary(() -> Frame.newBuilder().setTxnRequest(EtcdCodec.txn(request)).build(),
+                f -> EtcdCodec.txn(f.getTxnResponse(), calls.clusterId), out);
+    }
+
+    /**
+     * Not yet: Rota compacts its bounded event history by itself (docs/kv.md), and has no command that
+     * compacts to a revision the client names.
+     */
+    @Override
+    public void compact(CompactionRequest request, StreamObserver<CompactionResponse> out) {
+        out.onError(EtcdErrors.unimplemented("etcdserver: Compact is not supported by Rota yet: it keeps a bounded"
+                + " history and drops the oldest revisions by itself (see docs/etcd-compat.md)"));
+    }
+}

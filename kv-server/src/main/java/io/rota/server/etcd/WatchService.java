@@ -1,0 +1,130 @@
+package io.rota.server.etcd;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.netty.util.concurrent.EventExecutor;
+import io.rota.etcd.api.WatchGrpc;
+import io.rota.etcd.api.WatchRequest;
+import io.rota.etcd.api.WatchResponse;
+import io.rota.proto.Frame;
+import io.rota.proto.WatchCancelRequest;
+import io.rota.proto.WatchProgressRequest;
+import io.rota.server.watch.WatchHub;
+import io.rota.server.watch.WatchSink;
+import io.rota.server.watch.WatchStream;
+
+/**
+ * etcd's Watch service: each gRPC stream is one {@link WatchStream} of the native {@link WatchHub} — the same
+ * registration, catch-up from the history, ordering, bounded queues and progress notifications as a native
+ * connection — writing to the gRPC stream instead of a Netty channel. gRPC's readiness is the flow control:
+ * a client that stops reading leaves responses queued in their watchers, whose bound cancels them.
+ */
+final class WatchService extends WatchGrpc.WatchImplBase {
+
+    private final Calls calls;
+    private final WatchHub hub;
+
+    WatchService(Calls calls, WatchHub hub) {
+        this.calls = calls;
+        this.hub = hub;
+    }
+
+    @Override
+    public StreamObserver<WatchRequest> watch(StreamObserver<WatchResponse> responses) {
+        ServerCallStreamObserver<WatchResponse> out = (ServerCallStreamObserver<WatchResponse>) responses;
+        GrpcSink sink = new GrpcSink(out, calls.responders.next(), calls.clusterId);
+        WatchStream stream = hub.open(sink);
+        out.setOnReadyHandler(() -> sink.execute(stream::drain));
+        out.setOnCancelHandler(() -> sink.execute(() -> sink.close(stream)));
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(WatchRequest request) {
+                sink.execute(() -> handle(stream, sink, request));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                sink.execute(() -> sink.close(stream));
+            }
+
+            @Override
+            public void onCompleted() {
+                sink.execute(() -> {
+                    if (!sink.closed) {
+                        sink.close(stream);
+                        out.onCompleted();
+                    }
+                });
+            }
+        };
+    }
+
+    private static void handle(WatchStream stream, GrpcSink sink, WatchRequest request) {
+        if (sink.closed) {
+            return;
+        }
+        io.rota.proto.WatchRequest.Builder rota = io.rota.proto.WatchRequest.newBuilder();
+        switch (request.getRequestUnionCase()) {
+            case CREATE_REQUEST -> rota.setCreateRequest(EtcdCodec.watchCreate(request.getCreateRequest()));
+            case CANCEL_REQUEST -> rota.setCancelRequest(
+                    WatchCancelRequest.newBuilder().setWatchId(request.getCancelRequest().getWatchId()));
+            case PROGRESS_REQUEST -> rota.setProgressRequest(WatchProgressRequest.getDefaultInstance());
+            case REQUESTUNION_NOT_SET -> {
+                return;   // etcd ignores an empty request too
+            }
+        }
+        stream.handle(0, rota.build());
+    }
+
+    /** A gRPC response stream as a watch sink; every method but execute runs on {@link #loop}. */
+    private static final class GrpcSink implements WatchSink {
+        private final ServerCallStreamObserver<WatchResponse> out;
+        private final EventExecutor loop;
+        private final long clusterId;
+        private boolean closed;
+
+        GrpcSink(ServerCallStreamObserver<WatchResponse> out, EventExecutor loop, long clusterId) {
+            this.out = out;
+            this.loop = loop;
+            this.clusterId = clusterId;
+        }
+
+        @Override
+        public boolean isWritable() {
+            return !closed && out.isReady();
+        }
+
+        @Override
+        public void write(Frame frame) {
+            if (closed) {
+                return;
+            }
+            if (frame.hasWatchResponse()) {
+                out.onNext(EtcdCodec.watchResponse(frame.getWatchResponse(), clusterId));
+            } else if (frame.hasError() && !frame.getError().getMessage().startsWith("no watch ")) {
+                // A refused create, as etcd answers it: created and canceled at once, with watch id -1 and the
+                // reason. (A cancel of an unknown watch is not answered at all, as in etcd.)
+                out.onNext(WatchResponse.newBuilder().setHeader(io.rota.etcd.api.ResponseHeader.newBuilder()
+                                .setClusterId(clusterId)).setWatchId(-1).setCreated(true).setCanceled(true)
+                        .setCancelReason("etcdserver: " + frame.getError().getMessage()).build());
+            }
+        }
+
+        @Override
+        public void flush() {
+            // gRPC flushes each message itself.
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            loop.execute(task);
+        }
+
+        void close(WatchStream stream) {
+            if (!closed) {
+                closed = true;
+                stream.close();
+            }
+        }
+    }
+}

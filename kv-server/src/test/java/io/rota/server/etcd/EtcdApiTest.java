@@ -1,0 +1,393 @@
+package io.rota.server.etcd;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import io.rota.etcd.api.ClusterGrpc;
+import io.rota.etcd.api.Compare;
+import io.rota.etcd.api.DeleteRangeRequest;
+import io.rota.etcd.api.DeleteRangeResponse;
+import io.rota.etcd.api.Event;
+import io.rota.etcd.api.KVGrpc;
+import io.rota.etcd.api.LeaseGrantRequest;
+import io.rota.etcd.api.LeaseGrantResponse;
+import io.rota.etcd.api.LeaseGrpc;
+import io.rota.etcd.api.LeaseKeepAliveRequest;
+import io.rota.etcd.api.LeaseKeepAliveResponse;
+import io.rota.etcd.api.LeaseLeasesRequest;
+import io.rota.etcd.api.LeaseRevokeRequest;
+import io.rota.etcd.api.LeaseTimeToLiveRequest;
+import io.rota.etcd.api.LeaseTimeToLiveResponse;
+import io.rota.etcd.api.LockGrpc;
+import io.rota.etcd.api.LockRequest;
+import io.rota.etcd.api.LockResponse;
+import io.rota.etcd.api.UnlockRequest;
+import io.rota.etcd.api.MaintenanceGrpc;
+import io.rota.etcd.api.MemberListRequest;
+import io.rota.etcd.api.MemberListResponse;
+import io.rota.etcd.api.PutRequest;
+import io.rota.etcd.api.PutResponse;
+import io.rota.etcd.api.RangeRequest;
+import io.rota.etcd.api.RangeResponse;
+import io.rota.etcd.api.RequestOp;
+import io.rota.etcd.api.StatusRequest;
+import io.rota.etcd.api.StatusResponse;
+import io.rota.etcd.api.TxnRequest;
+import io.rota.etcd.api.TxnResponse;
+import io.rota.etcd.api.WatchCreateRequest;
+import io.rota.etcd.api.WatchGrpc;
+import io.rota.etcd.api.WatchRequest;
+import io.rota.etcd.api.WatchResponse;
+import io.rota.server.RotaServer;
+import io.rota.server.ServerConfig;
+import io.rota.testkit.Await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static io.rota.testkit.Ports.freePort;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * etcd's API on a one-member Rota, through stubs generated from the etcd-api module's definitions: each
+ * RPC's options, the header, and the error statuses etcd clients parse. (etcd's own clients against Rota:
+ * EtcdctlProcessTest; wire compatibility of the recoded messages: EtcdWireTest.)
+ */
+class EtcdApiTest {
+
+    @TempDir
+    static Path dir;
+    private static RotaServer server;
+    private static ManagedChannel channel;
+    private static KVGrpc.KVBlockingStub kvStub;
+    private static LeaseGrpc.LeaseBlockingStub leaseStub;
+
+    @BeforeAll
+    static void start() {
+        InetSocketAddress peer = new InetSocketAddress("127.0.0.1", freePort());
+        server = RotaServer.start(ServerConfig.builder("n1").dataDir(dir.resolve("n1"))
+                .listenClient(new InetSocketAddress("127.0.0.1", 0)).listenPeer(peer)
+                .initialCluster(Map.of("n1", peer)).clusterId("etcd-api-test").heartbeatMs(20).electionMs(100)
+                .listenEtcd(new InetSocketAddress("127.0.0.1", 0)).build());
+        channel = NettyChannelBuilder.forAddress(server.etcdAddress()).usePlaintext().build();
+        kvStub = KVGrpc.newBlockingStub(channel);
+        leaseStub = LeaseGrpc.newBlockingStub(channel);
+        Await.until(Duration.ofSeconds(10), () -> server.view().isLeader(), "the single member to lead");
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        if (channel != null) {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** A deadline per call (a stub's deadline is absolute: it would run out for every later call). */
+    private static KVGrpc.KVBlockingStub kv() {
+        return kvStub.withDeadlineAfter(10, TimeUnit.SECONDS);
+    }
+
+    private static LeaseGrpc.LeaseBlockingStub lease() {
+        return leaseStub.withDeadlineAfter(10, TimeUnit.SECONDS);
+    }
+
+    private static ByteString b(String s) {
+        return ByteString.copyFromUtf8(s);
+    }
+
+    private static PutResponse put(String key, String value) {
+        return kv().put(PutRequest.newBuilder().setKey(b(key)).setValue(b(value)).build());
+    }
+
+    /** etcd's prefix range end: the prefix with its last byte plus one. */
+    private static ByteString prefixEnd(String prefix) {
+        byte[] end = prefix.getBytes();
+        end[end.length - 1]++;
+        return ByteString.copyFrom(end);
+    }
+
+    @Test
+    void putThenGetCarriesEtcdsHeaderAndRecord() {
+        PutResponse first = put("hdr/a", "1");
+        PutResponse second = kv().put(PutRequest.newBuilder().setKey(b("hdr/a")).setValue(b("2")).setPrevKv(true).build());
+        assertEquals("1", second.getPrevKv().getValue().toStringUtf8());
+        assertEquals(first.getHeader().getRevision() + 1, second.getHeader().getRevision());
+        assertEquals(EtcdCodec.clusterId("etcd-api-test"), second.getHeader().getClusterId());
+        assertEquals(1, second.getHeader().getMemberId());
+        assertTrue(second.getHeader().getRaftTerm() >= 1);
+
+        RangeResponse got = kv().range(RangeRequest.newBuilder().setKey(b("hdr/a")).build());
+        assertEquals(1, got.getCount());
+        assertEquals("2", got.getKvs(0).getValue().toStringUtf8());
+        assertEquals(2, got.getKvs(0).getVersion());
+        assertEquals(first.getHeader().getRevision(), got.getKvs(0).getCreateRevision());
+        assertEquals(second.getHeader().getRevision(), got.getKvs(0).getModRevision());
+        assertEquals(second.getHeader().getRevision(), got.getHeader().getRevision());
+    }
+
+    @Test
+    void rangeOptions() {
+        put("opt/a", "3");
+        long revB = put("opt/b", "1").getHeader().getRevision();
+        put("opt/c", "2");
+        put("opt/a", "4");   // a: created first, modified last
+        RangeRequest all = RangeRequest.newBuilder().setKey(b("opt/")).setRangeEnd(prefixEnd("opt/")).build();
+
+        RangeResponse limited = kv().range(all.toBuilder().setLimit(2).build());
+        assertEquals(List.of("opt/a", "opt/b"), keys(limited));
+        assertTrue(limited.getMore());
+        assertEquals(3, limited.getCount());
+
+        assertEquals(List.of("opt/c", "opt/b", "opt/a"), keys(kv().range(all.toBuilder()
+                .setSortOrder(RangeRequest.SortOrder.DESCEND).build())));
+        assertEquals(List.of("opt/b", "opt/c", "opt/a"), keys(kv().range(all.toBuilder()
+                .setSortOrder(RangeRequest.SortOrder.ASCEND).setSortTarget(RangeRequest.SortTarget.VALUE).build())));
+        assertEquals(List.of("opt/b", "opt/c", "opt/a"), keys(kv().range(all.toBuilder()
+                .setSortTarget(RangeRequest.SortTarget.MOD).setSortOrder(RangeRequest.SortOrder.ASCEND).build())));
+
+        RangeResponse keysOnly = kv().range(all.toBuilder().setKeysOnly(true).build());
+        assertTrue(keysOnly.getKvsList().stream().allMatch(kv -> kv.getValue().isEmpty()));
+        RangeResponse countOnly = kv().range(all.toBuilder().setCountOnly(true).build());
+        assertEquals(0, countOnly.getKvsCount());
+        assertEquals(3, countOnly.getCount());
+
+        // As of revision revB, only a and b existed, and a had its first value.
+        RangeResponse past = kv().range(all.toBuilder().setRevision(revB).build());
+        assertEquals(List.of("opt/a", "opt/b"), keys(past));
+        assertEquals("3", past.getKvs(0).getValue().toStringUtf8());
+
+        // Revision filters: created at or after b's revision; modified at or before it.
+        assertEquals(List.of("opt/b", "opt/c"), keys(kv().range(all.toBuilder().setMinCreateRevision(revB).build())));
+        RangeResponse filtered = kv().range(all.toBuilder().setMaxModRevision(revB).setLimit(1).build());
+        assertEquals(List.of("opt/b"), keys(filtered));
+        assertFalse(filtered.getMore());
+        assertEquals(3, filtered.getCount());
+
+        assertEquals(List.of("opt/a", "opt/b", "opt/c"), keys(kv().range(all.toBuilder().setSerializable(true).build())));
+    }
+
+    private static List<String> keys(RangeResponse r) {
+        return r.getKvsList().stream().map(kv -> kv.getKey().toStringUtf8()).toList();
+    }
+
+    @Test
+    void deleteRangeWithPrevKvs() {
+        put("del/a", "1");
+        put("del/b", "2");
+        DeleteRangeResponse d = kv().deleteRange(DeleteRangeRequest.newBuilder().setKey(b("del/"))
+                .setRangeEnd(prefixEnd("del/")).setPrevKv(true).build());
+        assertEquals(2, d.getDeleted());
+        assertEquals(List.of("1", "2"), d.getPrevKvsList().stream().map(kv -> kv.getValue().toStringUtf8()).toList());
+        assertEquals(0, kv().range(RangeRequest.newBuilder().setKey(b("del/")).setRangeEnd(prefixEnd("del/"))
+                .build()).getCount());
+    }
+
+    @Test
+    void txnTakesTheBranchItsComparesChoose() {
+        long created = put("txn/k", "v1").getHeader().getRevision();
+        TxnRequest cas = TxnRequest.newBuilder()
+                .addCompare(Compare.newBuilder().setKey(b("txn/k")).setTarget(Compare.CompareTarget.MOD)
+                        .setResult(Compare.CompareResult.EQUAL).setModRevision(created))
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("txn/k"))
+                        .setValue(b("v2"))))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(b("txn/k"))))
+                .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(b("txn/k"))))
+                .build();
+        TxnResponse won = kv().txn(cas);
+        assertTrue(won.getSucceeded());
+        assertEquals(2, won.getResponsesCount());
+        assertEquals("v2", won.getResponses(1).getResponseRange().getKvs(0).getValue().toStringUtf8());
+        assertEquals(EtcdCodec.clusterId("etcd-api-test"), won.getResponses(0).getResponsePut().getHeader().getClusterId());
+
+        TxnResponse lost = kv().txn(cas);   // the mod revision moved on
+        assertFalse(lost.getSucceeded());
+        assertEquals("v2", lost.getResponses(0).getResponseRange().getKvs(0).getValue().toStringUtf8());
+
+        StatusRuntimeException nested = assertThrows(StatusRuntimeException.class, () -> kv().txn(TxnRequest.newBuilder()
+                .addSuccess(RequestOp.newBuilder().setRequestTxn(TxnRequest.getDefaultInstance())).build()));
+        assertEquals(Status.Code.UNIMPLEMENTED, nested.getStatus().getCode());
+    }
+
+    @Test
+    void errorsAreEtcdsStatusesAndMessages() {
+        StatusRuntimeException empty = assertThrows(StatusRuntimeException.class, () -> put("", "x"));
+        assertEquals(Status.Code.INVALID_ARGUMENT, empty.getStatus().getCode());
+        assertEquals("etcdserver: key is not provided", empty.getStatus().getDescription());
+
+        StatusRuntimeException missing = assertThrows(StatusRuntimeException.class, () -> kv().put(PutRequest.newBuilder()
+                .setKey(b("err/none")).setIgnoreValue(true).build()));
+        assertEquals("etcdserver: key not found", missing.getStatus().getDescription());
+
+        long now = put("err/k", "v").getHeader().getRevision();
+        StatusRuntimeException future = assertThrows(StatusRuntimeException.class, () -> kv().range(RangeRequest
+                .newBuilder().setKey(b("err/k")).setRevision(now + 1000).build()));
+        assertEquals(Status.Code.OUT_OF_RANGE, future.getStatus().getCode());
+        assertEquals("etcdserver: mvcc: required revision is a future revision", future.getStatus().getDescription());
+
+        StatusRuntimeException noLease = assertThrows(StatusRuntimeException.class, () -> kv().put(PutRequest.newBuilder()
+                .setKey(b("err/l")).setValue(b("v")).setLease(424242).build()));
+        assertEquals(Status.Code.NOT_FOUND, noLease.getStatus().getCode());
+        assertEquals("etcdserver: requested lease not found", noLease.getStatus().getDescription());
+
+        StatusRuntimeException revoke = assertThrows(StatusRuntimeException.class, () -> lease().leaseRevoke(
+                LeaseRevokeRequest.newBuilder().setID(424242).build()));
+        assertEquals("etcdserver: requested lease not found", revoke.getStatus().getDescription());
+
+        StatusRuntimeException compact = assertThrows(StatusRuntimeException.class, () -> kv().compact(
+                io.rota.etcd.api.CompactionRequest.newBuilder().setRevision(1).build()));
+        assertEquals(Status.Code.UNIMPLEMENTED, compact.getStatus().getCode());
+    }
+
+    @Test
+    void leaseGrantTimeToLiveKeepAliveRevoke() throws InterruptedException {
+        LeaseGrantResponse granted = lease().leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build());
+        long id = granted.getID();
+        assertNotEquals(0, id);
+        assertEquals(30, granted.getTTL());
+        kv().put(PutRequest.newBuilder().setKey(b("lease/k")).setValue(b("v")).setLease(id).build());
+
+        LeaseTimeToLiveResponse ttl = lease().leaseTimeToLive(LeaseTimeToLiveRequest.newBuilder().setID(id)
+                .setKeys(true).build());
+        assertEquals(30, ttl.getGrantedTTL());
+        assertTrue(ttl.getTTL() > 0 && ttl.getTTL() <= 30, "TTL " + ttl.getTTL());
+        assertEquals(List.of(b("lease/k")), ttl.getKeysList());
+        assertTrue(lease().leaseLeases(LeaseLeasesRequest.getDefaultInstance()).getLeasesList().stream()
+                .anyMatch(l -> l.getID() == id));
+
+        BlockingQueue<LeaseKeepAliveResponse> answers = new LinkedBlockingQueue<>();
+        StreamObserver<LeaseKeepAliveRequest> keepAlive = LeaseGrpc.newStub(channel).leaseKeepAlive(collect(answers));
+        keepAlive.onNext(LeaseKeepAliveRequest.newBuilder().setID(id).build());
+        LeaseKeepAliveResponse renewed = answers.poll(10, TimeUnit.SECONDS);
+        assertNotNull(renewed, "no keep-alive answer");
+        assertEquals(id, renewed.getID());
+        assertEquals(30, renewed.getTTL());
+
+        lease().leaseRevoke(LeaseRevokeRequest.newBuilder().setID(id).build());
+        assertEquals(0, kv().range(RangeRequest.newBuilder().setKey(b("lease/k")).build()).getCount());
+        assertEquals(-1, lease().leaseTimeToLive(LeaseTimeToLiveRequest.newBuilder().setID(id).build()).getTTL());
+        keepAlive.onNext(LeaseKeepAliveRequest.newBuilder().setID(id).build());
+        LeaseKeepAliveResponse gone = answers.poll(10, TimeUnit.SECONDS);
+        assertNotNull(gone, "no keep-alive answer for the revoked lease");
+        assertEquals(0, gone.getTTL());
+        keepAlive.onCompleted();
+    }
+
+    @Test
+    void watchFromARevisionWithPrevKvFiltersAndCancel() throws InterruptedException {
+        long first = put("w/a", "1").getHeader().getRevision();
+        put("w/a", "2");
+        kv().deleteRange(DeleteRangeRequest.newBuilder().setKey(b("w/a")).build());
+
+        BlockingQueue<WatchResponse> got = new LinkedBlockingQueue<>();
+        StreamObserver<WatchRequest> watch = WatchGrpc.newStub(channel).watch(collect(got));
+        watch.onNext(WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder().setKey(b("w/"))
+                .setRangeEnd(prefixEnd("w/")).setStartRevision(first).setPrevKv(true)
+                .addFilters(WatchCreateRequest.FilterType.NODELETE)).build());
+        WatchResponse created = next(got);
+        assertTrue(created.getCreated());
+        long watchId = created.getWatchId();
+        WatchResponse p1 = next(got);
+        assertEquals(Event.EventType.PUT, p1.getEvents(0).getType());
+        assertEquals("1", p1.getEvents(0).getKv().getValue().toStringUtf8());
+        WatchResponse p2 = next(got);
+        assertEquals("2", p2.getEvents(0).getKv().getValue().toStringUtf8());
+        assertEquals("1", p2.getEvents(0).getPrevKv().getValue().toStringUtf8());
+        put("w/b", "live");   // the delete before it was filtered out
+        WatchResponse live = next(got);
+        assertEquals("w/b", live.getEvents(0).getKv().getKey().toStringUtf8());
+        assertEquals(watchId, live.getWatchId());
+
+        watch.onNext(WatchRequest.newBuilder().setCancelRequest(io.rota.etcd.api.WatchCancelRequest.newBuilder()
+                .setWatchId(watchId)).build());
+        WatchResponse canceled = next(got);
+        assertTrue(canceled.getCanceled());
+        assertEquals(watchId, canceled.getWatchId());
+
+        // A refused create is answered as etcd does: created and canceled at once, with a reason.
+        watch.onNext(WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder().setKey(b("w/z"))
+                .setRangeEnd(b("w/a"))).build());
+        WatchResponse refused = next(got);
+        assertTrue(refused.getCreated() && refused.getCanceled(), refused.toString());
+        assertEquals(-1, refused.getWatchId());
+        watch.onCompleted();
+    }
+
+    private static WatchResponse next(BlockingQueue<WatchResponse> q) throws InterruptedException {
+        WatchResponse r = q.poll(10, TimeUnit.SECONDS);
+        assertNotNull(r, "no watch response within 10 s");
+        return r;
+    }
+
+    @Test
+    void statusAndMemberList() {
+        StatusResponse status = MaintenanceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+                .status(StatusRequest.getDefaultInstance());
+        assertEquals(1, status.getLeader());
+        assertEquals(1, status.getHeader().getMemberId());
+        assertTrue(status.getRaftIndex() >= 1 && status.getRaftTerm() >= 1);
+        assertEquals(MaintenanceService.ETCD_API_VERSION, status.getVersion());
+
+        MemberListResponse members = ClusterGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+                .memberList(MemberListRequest.getDefaultInstance());
+        assertEquals(1, members.getMembersCount());
+        assertEquals("n1", members.getMembers(0).getName());
+        assertEquals(List.of("http://127.0.0.1:" + server.etcdAddress().getPort()), members.getMembers(0)
+                .getClientURLsList());
+    }
+
+    @Test
+    void v3lockHandsTheLockOverInCreateOrder() throws Exception {
+        long first = lease().leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        long second = lease().leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        LockGrpc.LockBlockingStub locks = LockGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        LockResponse held = locks.lock(LockRequest.newBuilder().setName(b("vlock")).setLease(first).build());
+        assertEquals("vlock/" + Long.toHexString(first), held.getKey().toStringUtf8());
+
+        com.google.common.util.concurrent.ListenableFuture<LockResponse> waiting = LockGrpc.newFutureStub(channel)
+                .withDeadlineAfter(20, TimeUnit.SECONDS).lock(LockRequest.newBuilder().setName(b("vlock"))
+                        .setLease(second).build());
+        Await.until(Duration.ofSeconds(10), () -> kv().range(RangeRequest.newBuilder().setKey(b("vlock/"))
+                .setRangeEnd(prefixEnd("vlock/")).build()).getCount() == 2, "the second caller to queue its key");
+        assertFalse(waiting.isDone(), "the second caller got the lock while the first held it");
+        locks.unlock(UnlockRequest.newBuilder().setKey(held.getKey()).build());
+        assertEquals("vlock/" + Long.toHexString(second), waiting.get(10, TimeUnit.SECONDS).getKey().toStringUtf8());
+    }
+
+    private static <T> StreamObserver<T> collect(BlockingQueue<T> into) {
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(T value) {
+                into.add(value);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onCompleted() {
+            }
+        };
+    }
+}
