@@ -43,13 +43,21 @@ final class Connection {
     /** The first bytes received, printable, for the message when they are not a Rota frame (an HTTP reply, say). */
     private volatile String firstBytes = "";
 
-    private Connection(String endpoint, Channel channel) {
+    /** The client's login: its current token goes on every frame sent. */
+    private final AuthTokens tokens;
+
+    private Connection(String endpoint, Channel channel, AuthTokens tokens) {
         this.endpoint = endpoint;
         this.channel = channel;
+        this.tokens = tokens;
     }
 
     /** Connects to {@code endpoint} ("host:port"); the future completes once the channel is active. */
     static CompletableFuture<Connection> open(Bootstrap bootstrap, String endpoint, Runnable onClose) {
+        return open(bootstrap, endpoint, AuthTokens.NONE, onClose);
+    }
+
+    static CompletableFuture<Connection> open(Bootstrap bootstrap, String endpoint, AuthTokens tokens, Runnable onClose) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
         InetSocketAddress address;
         try {
@@ -63,7 +71,7 @@ final class Connection {
         Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                Connection c = new Connection(endpoint, ch);
+                Connection c = new Connection(endpoint, ch, tokens);
                 holder[0] = c;
                 ch.pipeline().addLast(
                         c.new FirstBytes(),
@@ -110,7 +118,7 @@ final class Connection {
         pending.put(callId, response);
         // A late answer after a client-side timeout must not leak its entry.
         response.whenComplete((f, e) -> pending.remove(callId));
-        Frame frame = request.clone().setCallId(callId).build();
+        Frame frame = withToken(request.clone().setCallId(callId)).build();
         sent = true;
         channel.writeAndFlush(frame).addListener(f -> {
             if (!f.isSuccess()) {
@@ -137,7 +145,7 @@ final class Connection {
     long stream(Frame.Builder request, Stream stream) {
         long callId = nextCallId.getAndIncrement();
         streams.put(callId, stream);
-        channel.writeAndFlush(request.clone().setCallId(callId).build()).addListener(f -> {
+        channel.writeAndFlush(withToken(request.clone().setCallId(callId)).build()).addListener(f -> {
             if (!f.isSuccess()) {
                 channel.close();
             }
@@ -146,6 +154,12 @@ final class Connection {
             failAll();
         }
         return callId;
+    }
+
+    /** The frame with the client's current token (none before the first login, or without credentials). */
+    private Frame.Builder withToken(Frame.Builder frame) {
+        String token = tokens.current();
+        return token.isEmpty() ? frame : frame.setAuthToken(token);
     }
 
     /** Stops routing frames of {@code callId} to its stream (later frames are dropped). */

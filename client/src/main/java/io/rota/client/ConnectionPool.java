@@ -25,6 +25,7 @@ final class ConnectionPool {
 
     private final List<String> endpoints;
     private final Bootstrap bootstrap;
+    private final AuthTokens tokens;
     private final ConcurrentHashMap<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     /** The member calls go to first: the last one that answered, or the leader a hint named. */
     private volatile String preferred;
@@ -39,6 +40,12 @@ final class ConnectionPool {
      * @param connectTimeout how long opening a connection may take (at least 100 ms is used)
      */
     ConnectionPool(List<String> endpoints, EventLoopGroup eventLoop, Duration connectTimeout) {
+        this(endpoints, eventLoop, connectTimeout, AuthTokens.NONE);
+    }
+
+    /** @param tokens the client's login, whose token every connection attaches to its frames */
+    ConnectionPool(List<String> endpoints, EventLoopGroup eventLoop, Duration connectTimeout, AuthTokens tokens) {
+        this.tokens = tokens;
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("at least one endpoint (host:port) is required");
         }
@@ -48,6 +55,11 @@ final class ConnectionPool {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
                         (int) Math.max(100, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis())));
+    }
+
+    /** The client's login (its current token, and renewing it). */
+    AuthTokens tokens() {
+        return tokens;
     }
 
     /** The configured endpoints, in the order given. */
@@ -116,7 +128,7 @@ final class ConnectionPool {
             if (connections.putIfAbsent(endpoint, created) != null) {
                 continue;
             }
-            Connection.open(bootstrap, endpoint, () -> {
+            Connection.open(bootstrap, endpoint, tokens, () -> {
                         log.debug("connection to {} closed", endpoint);
                         connections.remove(endpoint, created);
                     })

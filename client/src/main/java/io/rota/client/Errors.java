@@ -35,6 +35,10 @@ final class Errors {
             case INVALID_ARGUMENT -> RotaException.Code.INVALID_ARGUMENT;
             case SESSION_EXPIRED -> RotaException.Code.SESSION_EXPIRED;
             case MEMBERSHIP_REFUSED -> RotaException.Code.MEMBERSHIP_REFUSED;
+            case PERMISSION_DENIED -> RotaException.Code.PERMISSION_DENIED;
+            case AUTH_FAILED -> RotaException.Code.AUTH_FAILED;
+            case INVALID_AUTH_TOKEN -> RotaException.Code.INVALID_AUTH_TOKEN;
+            case AUTH_NOT_ENABLED -> RotaException.Code.AUTH_NOT_ENABLED;
         };
     }
 

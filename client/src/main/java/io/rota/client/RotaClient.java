@@ -37,13 +37,15 @@ public final class RotaClient implements AutoCloseable {
     private final Leases leases;
     private final Watches watches;
     private final Cluster cluster;
+    private final Auth auth;
     private final ConnectionStates states;
     private final CompletableFuture<Void> whenClosed = new CompletableFuture<>();
 
     private RotaClient(Builder builder) {
         this.threads = new ClientThreads();
         this.pool = new ConnectionPool(builder.endpoints, threads.eventLoop,
-                builder.dialTimeout != null ? builder.dialTimeout : builder.attemptTimeout);
+                builder.dialTimeout != null ? builder.dialTimeout : builder.attemptTimeout,
+                builder.user != null ? new AuthTokens(builder.user, builder.password) : AuthTokens.NONE);
         this.states = new ConnectionStates(pool, threads, builder.attemptTimeout.toNanos());
         ClientListener listener = new GuardedListener(builder.listeners);
         this.retrier = new Retrier(pool, threads, states, builder.attemptTimeout.toNanos(),
@@ -51,8 +53,9 @@ public final class RotaClient implements AutoCloseable {
         Calls calls = new Caller(retrier, threads, builder.callTimeout, listener);
         this.kv = new Kv(calls);
         this.leases = new Leases(calls, threads, states, listener);
-        this.watches = new Watches(pool, threads);
+        this.watches = new Watches(pool, threads, login -> calls.execute(login, false));
         this.cluster = new Cluster(calls, pool);
+        this.auth = new Auth(calls);
         states.bind(this);
     }
 
@@ -110,6 +113,15 @@ public final class RotaClient implements AutoCloseable {
      */
     public Cluster cluster() {
         return cluster;
+    }
+
+    /**
+     * The auth API: users, roles, permissions, and turning auth on and off (root only once auth is on).
+     *
+     * @return the auth API of this client
+     */
+    public Auth auth() {
+        return auth;
     }
 
     /**
@@ -186,8 +198,40 @@ public final class RotaClient implements AutoCloseable {
         private Duration attemptTimeout = Duration.ofSeconds(3);
         private Duration dialTimeout;
         private final List<ClientListener> listeners = new ArrayList<>();
+        private String user;
+        private char[] password;
 
         private Builder() {
+        }
+
+        /**
+         * Log in as {@code user} when the cluster has auth enabled. The client logs in on the first call the
+         * cluster refuses for want of a token, and again, transparently, when a user or role change made its
+         * token stale; with auth disabled it never logs in. A wrong password fails calls with
+         * {@link RotaException.Code#AUTH_FAILED}.
+         *
+         * @param user     the user name
+         * @param password its password (copied; the caller may clear its array)
+         * @return this builder
+         */
+        public Builder credentials(String user, char[] password) {
+            if (Objects.requireNonNull(user, "user").isEmpty()) {
+                throw new IllegalArgumentException("credentials need a user name");
+            }
+            this.user = user;
+            this.password = Objects.requireNonNull(password, "password").clone();
+            return this;
+        }
+
+        /**
+         * {@link #credentials(String, char[])} with the password as a string.
+         *
+         * @param user     the user name
+         * @param password its password
+         * @return this builder
+         */
+        public Builder credentials(String user, String password) {
+            return credentials(user, Objects.requireNonNull(password, "password").toCharArray());
         }
 
         /**

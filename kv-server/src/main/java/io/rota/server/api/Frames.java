@@ -62,6 +62,7 @@ public final class Frames {
             case REGISTER_SESSION -> f.setRegisterSessionResponse(r.getRegisterSession());
             case SESSION_KEEP_ALIVE -> f.setSessionKeepAliveResponse(r.getSessionKeepAlive());
             case PUBLISH_MEMBER -> f.setPublishMemberResponse(r.getPublishMember());
+            case AUTH -> f.setAuthResponse(r.getAuth());
             case ERROR -> f.setError(r.getError());
             default -> f.setError(error(Error.Code.INVALID_ARGUMENT, "no response for " + r.getResultCase()));
         }

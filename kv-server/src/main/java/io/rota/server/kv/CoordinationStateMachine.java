@@ -43,6 +43,7 @@ import io.rota.proto.TxnRequest;
 import io.rota.proto.TxnResponse;
 import io.rota.raft.core.Entry;
 import io.rota.raft.node.StateMachine;
+import io.rota.server.auth.AuthStore;
 import io.rota.server.lease.Lease;
 import io.rota.server.lease.LeaseListener;
 import io.rota.server.lease.LeaseTable;
@@ -89,6 +90,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private long nextMemberId = 1;
     private MemberRegistryListener registryListener = MemberRegistryListener.NONE;
     private final LogClock clock = new LogClock();
+    /** Users, roles and permissions (issue 15): replicated like everything here, read by the auth gate. */
+    private final AuthStore auth = new AuthStore();
     private StoreListener listener = StoreListener.NONE;
     /** Volatile: set once after the driver (which calls apply) has started. */
     private volatile LeaseListener leaseListener = LeaseListener.NONE;
@@ -185,6 +188,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case PUBLISH_MEMBER -> out.setPublishMember(publish(cmd.getPublishMember().getMember()));
                 case REGISTER_MEMBER -> out.setRegisterMember(registerMember(cmd.getRegisterMember()));
                 case RETIRE_MEMBER -> out.setRetireMember(retireMember(cmd.getRetireMember().getId()));
+                case AUTH -> out.setAuth(auth.apply(cmd.getAuth()).toBuilder().setHeader(header()));
                 case OP_NOT_SET -> throw StoreException.invalid("command without an operation");
             }
             return out.build();
@@ -477,7 +481,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 .addAllHistory(store.history().all())
                 .addAllMembers(members.values())
                 .addAllRegistry(registry.values())
-                .setNextMemberId(nextMemberId);
+                .setNextMemberId(nextMemberId)
+                .setAuth(auth.image());
         for (Lease l : leases.all()) {
             out.addLeases(leaseImage(l));
         }
@@ -518,6 +523,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         nextMemberId = Math.max(image.getNextMemberId(), 1);
         members.keySet().forEach(id -> nextMemberId = Math.max(nextMemberId, id + 1));
         registryChanged();
+        auth.restore(image.getAuth());
         sessions.clear();
         for (StoreSnapshot.SessionImage s : image.getSessionsList()) {
             Map<Long, CommandResult> remembered = new TreeMap<>();
@@ -617,6 +623,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     /** The published members, by id. */
     public List<Member> members() {
         return List.copyOf(members.values());
+    }
+
+    /** The auth state (its {@link AuthStore#state()} may be read from any thread). */
+    public AuthStore auth() {
+        return auth;
     }
 
     public long revision() {

@@ -21,7 +21,8 @@ import java.util.Set;
 final class EnvDefaults implements CommandLine.IDefaultValueProvider {
 
     /** The global options that a variable may set (their long names). */
-    static final Set<String> GLOBALS = Set.of("--dial-timeout", "--command-timeout", "--write-out", "--hex");
+    static final Set<String> GLOBALS = Set.of("--dial-timeout", "--command-timeout", "--write-out", "--hex",
+            "--user", "--password");
 
     private final Map<String, String> env;
 
