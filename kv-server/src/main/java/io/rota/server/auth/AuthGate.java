@@ -225,7 +225,7 @@ public final class AuthGate implements AutoCloseable {
     public CompletableFuture<AuthResponse> authenticate(String name, String password, String connection) {
         AuthState s = store.state();
         if (!s.enabled()) {
-            return CompletableFuture.failedFuture(new AuthFailure(error(Error.Code.AUTH_NOT_ENABLED,
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.AUTH_NOT_ENABLED,
                     "auth is not enabled: requests need no login (rotactl auth enable turns it on)")));
         }
         long now = clockMs.getAsLong();
@@ -235,7 +235,7 @@ public final class AuthGate implements AutoCloseable {
         if (wait > 0) {
             refusals.info("{}: login as '{}' refused without checking: {} ms to wait after repeated failures",
                     connection, name, wait);
-            return CompletableFuture.failedFuture(new AuthFailure(error(Error.Code.AUTH_FAILED,
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.AUTH_FAILED,
                     "too many failed logins for user '" + name + "' or from this connection; wait " + wait
                             + " ms before trying again").toBuilder().setRetryAfterMs(wait).build()));
         }
@@ -254,7 +254,7 @@ public final class AuthGate implements AutoCloseable {
             refusals.info("{}: login as '{}' failed: unknown user or wrong password", connection, name);
             Error.Builder e = error(Error.Code.AUTH_FAILED, "authentication failed: unknown user or wrong password"
                     + (delay > 0 ? "; further attempts must wait " + delay + " ms" : "")).toBuilder();
-            throw new AuthFailure(e.setRetryAfterMs(delay).build());
+            throw new AuthException(e.setRetryAfterMs(delay).build());
         });
     }
 
@@ -294,7 +294,7 @@ public final class AuthGate implements AutoCloseable {
             }
             case DISABLE -> c.setDisable(req.getDisable());
             default -> {
-                return CompletableFuture.failedFuture(new AuthFailure(error(Error.Code.INVALID_ARGUMENT,
+                return CompletableFuture.failedFuture(new AuthException(error(Error.Code.INVALID_ARGUMENT,
                         "not an auth change: " + req.getRequestCase())));
             }
         }
@@ -318,12 +318,12 @@ public final class AuthGate implements AutoCloseable {
     private CompletableFuture<AuthCommand> hashed(String clientHash, String password,
                                                   java.util.function.Function<String, AuthCommand> build) {
         if (!clientHash.isEmpty()) {
-            return CompletableFuture.failedFuture(new AuthFailure(error(Error.Code.INVALID_ARGUMENT,
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.INVALID_ARGUMENT,
                     "password_hash is set by the server; send the password")));
         }
         int bytes = password.getBytes(StandardCharsets.UTF_8).length;
         if (bytes == 0 || bytes > MAX_PASSWORD_BYTES) {
-            return CompletableFuture.failedFuture(new AuthFailure(error(Error.Code.INVALID_ARGUMENT,
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.INVALID_ARGUMENT,
                     "a password needs 1 to " + MAX_PASSWORD_BYTES + " bytes (got " + bytes + ")")));
         }
         return onWorker(() -> build.apply(Passwords.hash(password)));
@@ -333,7 +333,7 @@ public final class AuthGate implements AutoCloseable {
         try {
             return CompletableFuture.supplyAsync(task, worker);
         } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(new AuthFailure(error(Error.Code.UNAVAILABLE,
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.UNAVAILABLE,
                     "too many logins and password changes in progress on this member; retry shortly")
                     .toBuilder().setRetryAfterMs(100).build()));
         }
@@ -342,20 +342,6 @@ public final class AuthGate implements AutoCloseable {
     @Override
     public void close() {
         worker.shutdownNow();
-    }
-
-    /** A typed refusal of an auth call (its Error goes to the client as it is). */
-    public static final class AuthFailure extends RuntimeException {
-        private final transient Error error;
-
-        AuthFailure(Error error) {
-            super(error.getMessage(), null, false, false);
-            this.error = error;
-        }
-
-        public Error error() {
-            return error;
-        }
     }
 
     private static String range(ByteString key, ByteString end) {

@@ -9,7 +9,6 @@ import io.rota.proto.AuthRole;
 import io.rota.proto.AuthUser;
 import io.rota.proto.Error;
 import io.rota.proto.Permission;
-import io.rota.server.kv.StoreException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +19,7 @@ import java.util.TreeMap;
  * key and the auth revision. Part of the coordination state machine: {@link #apply} runs on the Raft
  * driver's thread for each committed {@link AuthCommand} and is a pure function of the command (hashes and
  * the token key come in it, chosen by the proposer). Every change bumps the revision by one; a refused
- * command (a typed {@link StoreException}) changes nothing.
+ * command (a typed {@link AuthException}) changes nothing.
  *
  * <p>After each change the store publishes a new immutable {@link AuthState}; request threads read only
  * that ({@link #state()}: one volatile read — the whole cost on the write path while auth is disabled).
@@ -38,7 +37,7 @@ public final class AuthStore {
     }
 
     /** Apply one committed change (driver thread). */
-    public AuthResponse apply(AuthCommand cmd) throws StoreException {
+    public AuthResponse apply(AuthCommand cmd) throws AuthException {
         AuthState s = state;
         TreeMap<String, AuthState.User> users = new TreeMap<>(s.users());
         TreeMap<String, AuthRole> roles = new TreeMap<>(s.roles());
@@ -181,7 +180,7 @@ public final class AuthStore {
     }
 
     /** Answer a read-only auth call (user/role get and list, status) from the current state. */
-    public AuthResponse query(AuthRequest req) throws StoreException {
+    public AuthResponse query(AuthRequest req) throws AuthException {
         AuthState s = state;
         AuthResponse.Builder out = response(s).toBuilder();
         switch (req.getRequestCase()) {
@@ -239,7 +238,7 @@ public final class AuthStore {
     }
 
     private static AuthState.User requireUser(java.util.Map<String, AuthState.User> users, String name)
-            throws StoreException {
+            throws AuthException {
         AuthState.User u = users.get(name);
         if (u == null) {
             throw invalid("user '" + name + "' does not exist");
@@ -247,7 +246,7 @@ public final class AuthStore {
         return u;
     }
 
-    private static AuthRole requireRole(java.util.Map<String, AuthRole> roles, String name) throws StoreException {
+    private static AuthRole requireRole(java.util.Map<String, AuthRole> roles, String name) throws AuthException {
         AuthRole r = roles.get(name);
         if (r == null) {
             throw invalid("role '" + name + "' does not exist");
@@ -255,7 +254,7 @@ public final class AuthStore {
         return r;
     }
 
-    private static String checkName(String what, String name) throws StoreException {
+    private static String checkName(String what, String name) throws AuthException {
         if (name.isEmpty() || name.length() > MAX_NAME_LENGTH || name.chars().anyMatch(c -> c <= ' ' || c == ':')) {
             throw invalid("a " + what + " name needs 1-" + MAX_NAME_LENGTH + " characters without spaces,"
                     + " control characters or ':' (got '" + name + "')");
@@ -263,14 +262,14 @@ public final class AuthStore {
         return name;
     }
 
-    private static String checkHash(String hash) throws StoreException {
+    private static String checkHash(String hash) throws AuthException {
         if (!hash.startsWith("$2")) {
             throw invalid("the command carries no password hash");
         }
         return hash;
     }
 
-    private static StoreException invalid(String message) {
-        return new StoreException(Error.Code.INVALID_ARGUMENT, message);
+    private static AuthException invalid(String message) {
+        return new AuthException(Error.newBuilder().setCode(Error.Code.INVALID_ARGUMENT).setMessage(message).build());
     }
 }

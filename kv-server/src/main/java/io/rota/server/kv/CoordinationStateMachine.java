@@ -43,6 +43,7 @@ import io.rota.proto.TxnRequest;
 import io.rota.proto.TxnResponse;
 import io.rota.raft.core.Entry;
 import io.rota.raft.node.StateMachine;
+import io.rota.server.auth.AuthException;
 import io.rota.server.auth.AuthStore;
 import io.rota.server.lease.Lease;
 import io.rota.server.lease.LeaseListener;
@@ -188,12 +189,21 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case PUBLISH_MEMBER -> out.setPublishMember(publish(cmd.getPublishMember().getMember()));
                 case REGISTER_MEMBER -> out.setRegisterMember(registerMember(cmd.getRegisterMember()));
                 case RETIRE_MEMBER -> out.setRetireMember(retireMember(cmd.getRetireMember().getId()));
-                case AUTH -> out.setAuth(auth.apply(cmd.getAuth()).toBuilder().setHeader(header()));
+                case AUTH -> out.setAuth(applyAuth(cmd.getAuth()));
                 case OP_NOT_SET -> throw StoreException.invalid("command without an operation");
             }
             return out.build();
         } catch (StoreException e) {
             return error(e);
+        }
+    }
+
+    /** An auth change (issue 15); a refusal is the same typed error as the store's. */
+    private io.rota.proto.AuthResponse applyAuth(io.rota.proto.AuthCommand change) {
+        try {
+            return auth.apply(change).toBuilder().setHeader(header()).build();
+        } catch (AuthException e) {
+            throw new StoreException(e.error());
         }
     }
 

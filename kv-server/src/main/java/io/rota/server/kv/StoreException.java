@@ -18,7 +18,7 @@ public final class StoreException extends RuntimeException {
 
     private final transient Error error;
 
-    public StoreException(Error.Code code, String message) {
+    StoreException(Error.Code code, String message) {
         this(Error.newBuilder().setCode(code).setMessage(message).build());
     }
 
