@@ -284,4 +284,44 @@ class AuthClusterTest {
         assertEquals(0, status.exitCode(), status.toString());
         assertTrue(status.out().contains("Authentication Status: true"), status.out());
     }
+
+    @Test
+    @DisplayName("a token outlives the failover of its leader and a member's restart: every member, restarted or not, accepts it")
+    void tokensSurviveFailoverAndRestart() {
+        TestCluster cluster = CLUSTER.get();
+        int leader = cluster.awaitLeader();
+        int other = (leader + 1) % 3;
+        String token;
+        try (FrameClient raw = new FrameClient(cluster.client(other))) {
+            Frame login = raw.call(Frame.newBuilder().setAuthRequest(AuthRequest.newBuilder()
+                    .setAuthenticate(AuthenticateRequest.newBuilder().setName("bob").setPassword("bob-pw"))));
+            token = login.getAuthResponse().getToken();
+            assertFalse(token.isEmpty(), login.toString());
+        }
+        cluster.stop(leader);
+        try {
+            cluster.awaitLeader();
+            for (int i = 0; i < 3; i++) {
+                if (i != leader) {
+                    assertAccepted(cluster, i, token);
+                }
+            }
+        } finally {
+            cluster.start(leader);
+        }
+        cluster.awaitLeader();
+        assertAccepted(cluster, leader, token);
+    }
+
+    /** Member {@code i} answers a read of bob's prefix with {@code token} (polled: a restarted member replays first). */
+    private static void assertAccepted(TestCluster cluster, int i, String token) {
+        try (FrameClient raw = new FrameClient(cluster.client(i))) {
+            Frame[] last = new Frame[1];
+            io.rota.testkit.Await.until(Duration.ofSeconds(20), () -> {
+                last[0] = raw.call(Frame.newBuilder().setAuthToken(token)
+                        .setRangeRequest(RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8("app-b/x"))));
+                return last[0].hasRangeResponse();
+            }, "member " + i + " accepts the token");
+        }
+    }
 }
