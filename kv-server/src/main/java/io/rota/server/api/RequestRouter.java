@@ -114,6 +114,14 @@ public final class RequestRouter {
      * revoke of a user without root first checks the lease's keys on this member: revoking deletes them.
      */
     public CompletableFuture<Frame> handle(Frame request, String user) {
+        if (user != null && request.hasLeaseTimeToLiveRequest() && request.getLeaseTimeToLiveRequest().getKeys()) {
+            // The keys of a lease are names in the key space: listed only if the user may read every one.
+            return handle(request).thenApply(f -> {
+                Error denied = f.hasLeaseTimeToLiveResponse()
+                        ? gate.mayList(user, f.getLeaseTimeToLiveResponse().getKeysList()) : null;
+                return denied == null ? f : Frames.error(f.getCallId(), denied);
+            });
+        }
         if (user == null || !request.hasLeaseRevokeRequest()) {
             return handle(request);
         }

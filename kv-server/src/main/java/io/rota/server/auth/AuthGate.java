@@ -217,6 +217,23 @@ public final class AuthGate implements AutoCloseable {
         return null;
     }
 
+    /** Whether {@code user} may see the names of {@code keys} (a lease's, listed by time-to-live): null if so. */
+    public Error mayList(String user, List<ByteString> keys) {
+        AuthState s = store.state();
+        if (!s.enabled() || s.isRoot(user)) {
+            return null;
+        }
+        Permissions p = s.permissions(user);
+        for (ByteString key : keys) {
+            if (!p.canRead(key, ByteString.EMPTY)) {
+                refusals.info("user '{}' refused listing a lease's keys: it holds {}", user, range(key, ByteString.EMPTY));
+                return error(Error.Code.PERMISSION_DENIED, "user '" + user + "' may not list this lease's keys: it"
+                        + " holds " + range(key, ByteString.EMPTY) + ", which the user may not read (ask without keys)");
+            }
+        }
+        return null;
+    }
+
     /**
      * Log in: AUTH_FAILED for an unknown user or a wrong password (the same answer for both), or — while
      * this user or connection is being slowed down — at once, with retry_after_ms. The bcrypt check runs on
