@@ -34,6 +34,8 @@ public final class AuthState {
     private final byte[] tokenKey;
     private final Map<String, Permissions> permissions = new ConcurrentHashMap<>();
     private final Map<String, String> verified = new ConcurrentHashMap<>();
+    /** Tokens minted for users named by a client certificate: one HMAC per user and revision, not per request. */
+    private final Map<String, String> minted = new ConcurrentHashMap<>();
 
     AuthState(boolean enabled, long revision, SortedMap<String, User> users, SortedMap<String, AuthRole> roles,
               byte[] tokenKey) {
@@ -93,7 +95,7 @@ public final class AuthState {
 
     /** A token for {@code user} at this revision (the user must exist). */
     public String token(String user) {
-        return Tokens.sign(tokenKey, user, revision);
+        return minted.computeIfAbsent(user, u -> Tokens.sign(tokenKey, u, revision));
     }
 
     /**
