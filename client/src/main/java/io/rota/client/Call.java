@@ -38,6 +38,10 @@ final class Call {
      * {@link Caller} when it attaches a session; null for calls without one, which then fail).
      */
     Runnable renewSession;
+    /** The auth token the latest attempt was sent with (to renew it once on INVALID_AUTH_TOKEN). */
+    String tokenSent = "";
+    /** Whether this call already logged in again: a second INVALID_AUTH_TOKEN is final. */
+    boolean tokenRenewed;
 
     Call(Frame.Builder request, boolean mutating, long deadline) {
         this.request = request;

@@ -47,15 +47,19 @@ final class Connection {
     /** Whether this connection speaks TLS: a silent close then means a refused certificate, not plaintext. */
     private final boolean tlsOn;
 
-    private Connection(String endpoint, Channel channel, boolean tlsOn) {
+    /** The client's login: its current token goes on every frame sent. */
+    private final AuthTokens tokens;
+
+    private Connection(String endpoint, Channel channel, boolean tlsOn, AuthTokens tokens) {
         this.tlsOn = tlsOn;
         this.endpoint = endpoint;
         this.channel = channel;
+        this.tokens = tokens;
     }
 
     /** Connects to {@code endpoint} ("host:port"); the future completes once the channel is active. */
     static CompletableFuture<Connection> open(Bootstrap bootstrap, String endpoint, Runnable onClose) {
-        return open(bootstrap, null, endpoint, onClose);
+        return open(bootstrap, null, endpoint, AuthTokens.NONE, onClose);
     }
 
     /**
@@ -63,7 +67,8 @@ final class Connection {
      * certificate checked against the endpoint's host unless the options switched that off). Calls written
      * before the TLS handshake completes wait in the TLS layer.
      */
-    static CompletableFuture<Connection> open(Bootstrap bootstrap, SslContext tls, String endpoint, Runnable onClose) {
+    static CompletableFuture<Connection> open(Bootstrap bootstrap, SslContext tls, String endpoint, AuthTokens tokens,
+                                              Runnable onClose) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
         InetSocketAddress address;
         try {
@@ -77,7 +82,7 @@ final class Connection {
         Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                Connection c = new Connection(endpoint, ch, tls != null);
+                Connection c = new Connection(endpoint, ch, tls != null, tokens);
                 holder[0] = c;
                 if (tls != null) {
                     ch.pipeline().addLast(tls.newHandler(ch.alloc(), address.getHostString(), address.getPort()));
@@ -127,7 +132,7 @@ final class Connection {
         pending.put(callId, response);
         // A late answer after a client-side timeout must not leak its entry.
         response.whenComplete((f, e) -> pending.remove(callId));
-        Frame frame = request.clone().setCallId(callId).build();
+        Frame frame = withToken(request.clone().setCallId(callId)).build();
         sent = true;
         channel.writeAndFlush(frame).addListener(f -> {
             if (!f.isSuccess()) {
@@ -154,7 +159,7 @@ final class Connection {
     long stream(Frame.Builder request, Stream stream) {
         long callId = nextCallId.getAndIncrement();
         streams.put(callId, stream);
-        channel.writeAndFlush(request.clone().setCallId(callId).build()).addListener(f -> {
+        channel.writeAndFlush(withToken(request.clone().setCallId(callId)).build()).addListener(f -> {
             if (!f.isSuccess()) {
                 channel.close();
             }
@@ -163,6 +168,12 @@ final class Connection {
             failAll();
         }
         return callId;
+    }
+
+    /** The frame with the client's current token (none before the first login, or without credentials). */
+    private Frame.Builder withToken(Frame.Builder frame) {
+        String token = tokens.current();
+        return token.isEmpty() ? frame : frame.setAuthToken(token);
     }
 
     /** Stops routing frames of {@code callId} to its stream (later frames are dropped). */

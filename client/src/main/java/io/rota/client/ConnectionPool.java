@@ -28,6 +28,7 @@ final class ConnectionPool {
     private final Bootstrap bootstrap;
     /** TLS for every connection, or null for plaintext. */
     private final SslContext tls;
+    private final AuthTokens tokens;
     private final ConcurrentHashMap<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     /** The member calls go to first: the last one that answered, or the leader a hint named. */
     private volatile String preferred;
@@ -42,15 +43,19 @@ final class ConnectionPool {
      * @param connectTimeout how long opening a connection may take (at least 100 ms is used)
      */
     ConnectionPool(List<String> endpoints, EventLoopGroup eventLoop, Duration connectTimeout) {
-        this(endpoints, eventLoop, connectTimeout, null);
+        this(endpoints, eventLoop, connectTimeout, null, AuthTokens.NONE);
     }
 
     /**
      * As {@link #ConnectionPool(List, EventLoopGroup, Duration)}, every connection over TLS with {@code tls}
-     * when it is not null.
+     * when it is not null, and carrying the client's login.
+     *
+     * @param tokens the client's login, whose token every connection attaches to its frames
      */
-    ConnectionPool(List<String> endpoints, EventLoopGroup eventLoop, Duration connectTimeout, SslContext tls) {
+    ConnectionPool(List<String> endpoints, EventLoopGroup eventLoop, Duration connectTimeout, SslContext tls,
+                   AuthTokens tokens) {
         this.tls = tls;
+        this.tokens = tokens;
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("at least one endpoint (host:port) is required");
         }
@@ -60,6 +65,11 @@ final class ConnectionPool {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
                         (int) Math.max(100, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis())));
+    }
+
+    /** The client's login (its current token, and renewing it). */
+    AuthTokens tokens() {
+        return tokens;
     }
 
     /** The configured endpoints, in the order given. */
@@ -128,7 +138,7 @@ final class ConnectionPool {
             if (connections.putIfAbsent(endpoint, created) != null) {
                 continue;
             }
-            Connection.open(bootstrap, tls, endpoint, () -> {
+            Connection.open(bootstrap, tls, endpoint, tokens, () -> {
                         log.debug("connection to {} closed", endpoint);
                         connections.remove(endpoint, created);
                     })

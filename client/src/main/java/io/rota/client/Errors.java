@@ -36,6 +36,11 @@ final class Errors {
             case SESSION_EXPIRED -> RotaException.Code.SESSION_EXPIRED;
             case MEMBERSHIP_REFUSED -> RotaException.Code.MEMBERSHIP_REFUSED;
             case NO_SPACE -> RotaException.Code.NO_SPACE;
+
+            case PERMISSION_DENIED -> RotaException.Code.PERMISSION_DENIED;
+            case AUTH_FAILED -> RotaException.Code.AUTH_FAILED;
+            case INVALID_AUTH_TOKEN -> RotaException.Code.INVALID_AUTH_TOKEN;
+            case AUTH_NOT_ENABLED -> RotaException.Code.AUTH_NOT_ENABLED;
         };
     }
 

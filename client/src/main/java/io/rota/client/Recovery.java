@@ -12,7 +12,9 @@ enum Recovery {
     /** Not applied: try again on the leader the error's hint names (or, without a hint, another member). */
     FOLLOW_LEADER,
     /** Not applied, and the session is gone: a write registers a new session and retries under it. */
-    NEW_SESSION;
+    NEW_SESSION,
+    /** Not applied, and the auth token is missing or stale: log in again (once per call) and retry. */
+    NEW_TOKEN;
 
     /**
      * One row per code. Exhaustive with no default: a new {@link RotaException.Code} does not compile until
@@ -24,9 +26,11 @@ enum Recovery {
             case NOT_LEADER -> FOLLOW_LEADER;
             case SESSION_EXPIRED -> NEW_SESSION;
             // The server retried the refusals that pass with time until its deadline; what is left is the caller's.
-            case COMPACTED, LEASE_NOT_FOUND, REQUEST_TOO_LARGE, INVALID_ARGUMENT, MEMBERSHIP_REFUSED -> FAIL;
             // Not applied, and it stays so until an operator frees space and disarms the alarm.
             case NO_SPACE -> FAIL;
+            case INVALID_AUTH_TOKEN -> NEW_TOKEN;
+            case COMPACTED, LEASE_NOT_FOUND, REQUEST_TOO_LARGE, INVALID_ARGUMENT, MEMBERSHIP_REFUSED,
+                 PERMISSION_DENIED, AUTH_FAILED, AUTH_NOT_ENABLED -> FAIL;
         };
     }
 

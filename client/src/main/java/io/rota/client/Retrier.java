@@ -77,6 +77,7 @@ final class Retrier {
         call.target = null;
         long attemptNanos = Math.min(remaining, attemptTimeoutNanos);
         AtomicBoolean connected = new AtomicBoolean();
+        call.tokenSent = pool.tokens().current();
         pool.connection(endpoint)
                 .thenCompose(c -> {
                     connected.set(true);
@@ -160,8 +161,36 @@ final class Retrier {
                     call.result.completeExceptionally(call.last);
                 }
             }
+            case NEW_TOKEN -> renewToken(call);
             case FAIL -> call.result.completeExceptionally(call.last);
         }
+    }
+
+    /**
+     * INVALID_AUTH_TOKEN (not applied): log in again with the client's credentials and retry — once per call,
+     * so a user whose login keeps failing gets the error, not a loop. Without credentials the error is final.
+     */
+    private void renewToken(Call call) {
+        AuthTokens tokens = pool.tokens();
+        if (!tokens.hasCredentials() || call.tokenRenewed || call.request.getAuthRequest().hasAuthenticate()) {
+            call.result.completeExceptionally(tokens.hasCredentials() ? call.last : new RotaException(
+                    RotaException.Code.INVALID_AUTH_TOKEN, call.last.getMessage().replaceFirst("^INVALID_AUTH_TOKEN: ", "")
+                    + " (this client has no credentials: RotaClient.builder().credentials(user, password))"));
+            return;
+        }
+        call.tokenRenewed = true;
+        tokens.renew(call.tokenSent, login -> {
+            Call authenticate = new Call(login, false, call.deadline);
+            start(authenticate);
+            return authenticate.result;
+        }).whenComplete((token, e) -> {
+            if (e != null) {
+                call.result.completeExceptionally(Errors.unwrap(e));
+            } else {
+                log.debug("logged in again as {}; retrying {}", tokens.user(), call.request.getBodyCase());
+                start(call);
+            }
+        });
     }
 
     /** The error's leader hint: its endpoint, else its id looked up by Status, else another member. */

@@ -38,6 +38,7 @@ public final class RotaClient implements AutoCloseable {
     private final Watches watches;
     private final Cluster cluster;
     private final Maintenance maintenance;
+    private final Auth auth;
     private final ConnectionStates states;
     private final CompletableFuture<Void> whenClosed = new CompletableFuture<>();
 
@@ -46,7 +47,8 @@ public final class RotaClient implements AutoCloseable {
         io.netty.handler.ssl.SslContext tls = builder.tls == null ? null : ClientTlsContext.build(builder.tls);
         this.threads = new ClientThreads();
         this.pool = new ConnectionPool(builder.endpoints, threads.eventLoop,
-                builder.dialTimeout != null ? builder.dialTimeout : builder.attemptTimeout, tls);
+                builder.dialTimeout != null ? builder.dialTimeout : builder.attemptTimeout, tls,
+                builder.user != null ? new AuthTokens(builder.user, builder.password) : AuthTokens.NONE);
         this.states = new ConnectionStates(pool, threads, builder.attemptTimeout.toNanos());
         ClientListener listener = new GuardedListener(builder.listeners);
         this.retrier = new Retrier(pool, threads, states, builder.attemptTimeout.toNanos(),
@@ -54,9 +56,10 @@ public final class RotaClient implements AutoCloseable {
         Calls calls = new Caller(retrier, threads, builder.callTimeout, listener);
         this.kv = new Kv(calls);
         this.leases = new Leases(calls, threads, states, listener);
-        this.watches = new Watches(pool, threads);
+        this.watches = new Watches(pool, threads, login -> calls.execute(login, false));
         this.cluster = new Cluster(calls, pool);
         this.maintenance = new Maintenance(calls, pool);
+        this.auth = new Auth(calls);
         states.bind(this);
     }
 
@@ -123,6 +126,15 @@ public final class RotaClient implements AutoCloseable {
      */
     public Maintenance maintenance() {
         return maintenance;
+    }
+
+    /**
+     * The auth API: users, roles, permissions, and turning auth on and off (root only once auth is on).
+     *
+     * @return the auth API of this client
+     */
+    public Auth auth() {
+        return auth;
     }
 
     /**
@@ -200,8 +212,40 @@ public final class RotaClient implements AutoCloseable {
         private Duration dialTimeout;
         private TlsOptions tls;
         private final List<ClientListener> listeners = new ArrayList<>();
+        private String user;
+        private char[] password;
 
         private Builder() {
+        }
+
+        /**
+         * Log in as {@code user} when the cluster has auth enabled. The client logs in on the first call the
+         * cluster refuses for want of a token, and again, transparently, when a user or role change made its
+         * token stale; with auth disabled it never logs in. A wrong password fails calls with
+         * {@link RotaException.Code#AUTH_FAILED}.
+         *
+         * @param user     the user name
+         * @param password its password (copied; the caller may clear its array)
+         * @return this builder
+         */
+        public Builder credentials(String user, char[] password) {
+            if (Objects.requireNonNull(user, "user").isEmpty()) {
+                throw new IllegalArgumentException("credentials need a user name");
+            }
+            this.user = user;
+            this.password = Objects.requireNonNull(password, "password").clone();
+            return this;
+        }
+
+        /**
+         * {@link #credentials(String, char[])} with the password as a string.
+         *
+         * @param user     the user name
+         * @param password its password
+         * @return this builder
+         */
+        public Builder credentials(String user, String password) {
+            return credentials(user, Objects.requireNonNull(password, "password").toCharArray());
         }
 
         /**

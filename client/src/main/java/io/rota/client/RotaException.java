@@ -37,7 +37,25 @@ public final class RotaException extends RuntimeException {
          * and not applied. Free space (compact the history, delete keys), then disarm the alarm
          * ({@link Maintenance#disarmAlarms}).
          */
-        NO_SPACE
+        NO_SPACE,
+        /**
+         * Auth is enabled and the user lacks the permission: a key outside its roles' ranges, or a call that
+         * needs the root role (membership, maintenance, auth administration).
+         */
+        PERMISSION_DENIED,
+        /**
+         * Login refused: unknown user or wrong password. After repeated failures {@link #retryAfterMs()} says
+         * how long the server will refuse further attempts without checking them.
+         */
+        AUTH_FAILED,
+        /**
+         * Auth is enabled and the call carried no token, or a token issued before the latest user or role
+         * change. A client built with {@link RotaClient.Builder#credentials} logs in again by itself (once per
+         * call); without credentials the call fails with this code.
+         */
+        INVALID_AUTH_TOKEN,
+        /** An auth call that needs auth enabled (a login) while it is disabled. */
+        AUTH_NOT_ENABLED
     }
 
     private final Code code;

@@ -39,7 +39,17 @@ public final class Watches {
      */
     private final AtomicLong nextWatchId = new AtomicLong();
 
+    /** Sends a login when a watch is refused INVALID_AUTH_TOKEN (a call through the client's retrier). */
+    private final java.util.function.Function<Frame.Builder, java.util.concurrent.CompletableFuture<Frame>> login;
+
     Watches(ConnectionPool pool, ClientThreads threads) {
+        this(pool, threads, request -> java.util.concurrent.CompletableFuture.failedFuture(
+                new RotaException(RotaException.Code.INVALID_AUTH_TOKEN, "no credentials")));
+    }
+
+    Watches(ConnectionPool pool, ClientThreads threads,
+            java.util.function.Function<Frame.Builder, java.util.concurrent.CompletableFuture<Frame>> login) {
+        this.login = login;
         this.pool = pool;
         this.threads = threads;
     }
@@ -133,6 +143,9 @@ public final class Watches {
         private boolean closedByApp;
         private String endpoint;
         private int failures;
+        /** The token the latest create went with, and whether this watch logged in again since it last opened. */
+        private String tokenSent = "";
+        private boolean tokenRenewed;
 
         WatchTask(ByteString key, ByteString rangeEnd, long fromRevision, boolean prevKv, boolean progressNotify,
                   WatchListener listener) {
@@ -169,6 +182,7 @@ public final class Watches {
                     endpoint = target;
                     watchId = nextWatchId.incrementAndGet();
                     create.setWatchId(watchId);
+                    tokenSent = pool.tokens().current();
                     Connection.Stream stream = new Connection.Stream(f -> onFrame(c, target, f),
                             lost -> onLost(c, target));
                     callId = c.stream(Frame.newBuilder().setWatchRequest(WatchRequest.newBuilder().setCreateRequest(create)),
@@ -211,6 +225,7 @@ public final class Watches {
         private void onFrame(Connection c, String target, Frame frame) {
             RotaException end = null;
             boolean reopen = false;
+            boolean renewToken = false;
             long retryAfterMs = 0;
             synchronized (this) {
                 if (!current(c)) {
@@ -218,7 +233,11 @@ public final class Watches {
                 }
                 if (frame.hasError()) {
                     RotaException error = Errors.of(frame.getError());
-                    if (Recovery.of(error.code()).retries()) {
+                    if (Recovery.of(error.code()) == Recovery.NEW_TOKEN && pool.tokens().hasCredentials()
+                            && !tokenRenewed) {
+                        tokenRenewed = true;   // log in again once; a second refusal ends the watch
+                        renewToken = true;
+                    } else if (Recovery.of(error.code()).retries()) {
                         reopen = true;
                         retryAfterMs = error.retryAfterMs();
                     } else {
@@ -227,6 +246,7 @@ public final class Watches {
                 } else {
                     WatchResponse r = frame.getWatchResponse();
                     if (r.getCreated()) {
+                        tokenRenewed = false;
                         watchId = r.getWatchId();
                         if (next == 0) {
                             next = r.getHeader().getRevision() + 1;
@@ -262,7 +282,7 @@ public final class Watches {
                         }
                     }
                 }
-                if (end != null || reopen) {
+                if (end != null || reopen || renewToken) {
                     c.endStream(callId);
                     connection = null;
                     endpoint = null;
@@ -272,7 +292,21 @@ public final class Watches {
                     running.remove(this);
                 }
             }
-            if (end != null) {
+            if (renewToken) {
+                String stale = tokenSent;
+                pool.tokens().renew(stale, login).whenComplete((token, e) -> {
+                    if (e == null) {
+                        open(target);
+                    } else {
+                        RotaException error = Errors.of(e, target, "no answer to the login in time");
+                        synchronized (this) {
+                            active = false;
+                            running.remove(this);
+                        }
+                        threads.callback(() -> listener.onError(error));
+                    }
+                });
+            } else if (end != null) {
                 RotaException error = end;
                 threads.callback(() -> listener.onError(error));
             } else if (reopen) {

@@ -36,6 +36,11 @@ class ErrorsTest {
         expected.put(Error.Code.SESSION_EXPIRED, RotaException.Code.SESSION_EXPIRED);
         expected.put(Error.Code.MEMBERSHIP_REFUSED, RotaException.Code.MEMBERSHIP_REFUSED);
         expected.put(Error.Code.NO_SPACE, RotaException.Code.NO_SPACE);
+
+        expected.put(Error.Code.PERMISSION_DENIED, RotaException.Code.PERMISSION_DENIED);
+        expected.put(Error.Code.AUTH_FAILED, RotaException.Code.AUTH_FAILED);
+        expected.put(Error.Code.INVALID_AUTH_TOKEN, RotaException.Code.INVALID_AUTH_TOKEN);
+        expected.put(Error.Code.AUTH_NOT_ENABLED, RotaException.Code.AUTH_NOT_ENABLED);
         expected.put(Error.Code.UNRECOGNIZED, RotaException.Code.UNAVAILABLE);
         for (Error.Code code : Error.Code.values()) {
             assertEquals(expected.get(code), Errors.code(code), "a row for " + code);

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RecoveryTest {
 
     @Test
-    @DisplayName("every code is classified: UNAVAILABLE/TIMEOUT another member, NOT_LEADER the leader, SESSION_EXPIRED a new session, the rest final")
+    @DisplayName("every code is classified: UNAVAILABLE/TIMEOUT another member, NOT_LEADER the leader, SESSION_EXPIRED a new session, INVALID_AUTH_TOKEN a new login, the rest final")
     void everyCodeHasARow() {
         Map<RotaException.Code, Recovery> expected = new EnumMap<>(RotaException.Code.class);
         expected.put(RotaException.Code.UNAVAILABLE, Recovery.ANOTHER_MEMBER);
@@ -27,6 +27,11 @@ class RecoveryTest {
         expected.put(RotaException.Code.INVALID_ARGUMENT, Recovery.FAIL);
         expected.put(RotaException.Code.MEMBERSHIP_REFUSED, Recovery.FAIL);
         expected.put(RotaException.Code.NO_SPACE, Recovery.FAIL);
+
+        expected.put(RotaException.Code.PERMISSION_DENIED, Recovery.FAIL);
+        expected.put(RotaException.Code.AUTH_FAILED, Recovery.FAIL);
+        expected.put(RotaException.Code.INVALID_AUTH_TOKEN, Recovery.NEW_TOKEN);
+        expected.put(RotaException.Code.AUTH_NOT_ENABLED, Recovery.FAIL);
         for (RotaException.Code code : RotaException.Code.values()) {
             assertEquals(expected.get(code), Recovery.of(code), "a row for " + code);
         }
@@ -39,5 +44,6 @@ class RecoveryTest {
         assertTrue(Recovery.FOLLOW_LEADER.retries());
         assertFalse(Recovery.NEW_SESSION.retries(), "a call or watch without a session cannot renew one");
         assertFalse(Recovery.FAIL.retries());
+        assertFalse(Recovery.NEW_TOKEN.retries(), "a login is the retrier's, with credentials only");
     }
 }

@@ -5,9 +5,11 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.AttributeKey;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.raft.transport.LogLimiter;
+import io.rota.server.auth.AuthGate;
 import io.rota.server.watch.WatchHub;
 import io.rota.server.watch.WatchStream;
 import org.slf4j.Logger;
@@ -21,6 +23,10 @@ import java.io.IOException;
  * error answers only its own call. Watch requests go to the connection's {@link WatchStream}. A frame
  * that does not parse closes this connection only; a frame over the size limit is answered with
  * REQUEST_TOO_LARGE, then the connection is closed (the rest of the stream cannot be trusted).
+ *
+ * <p>While auth is enabled, every frame first passes the {@link AuthGate} (its user named by the frame's
+ * token or the connection's TLS client certificate); Authenticate is answered here, since its failure
+ * limiter counts per connection.
  */
 final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
 
@@ -28,7 +34,15 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
     /** Any client can cause these lines at will (a reconnect loop of bad frames): bounded. */
     private static final LogLimiter badFrames = new LogLimiter(log, 5);
 
+    /**
+     * The common name of the TLS client certificate, set on the channel by the TLS handshake handler when the
+     * client presented one; absent without TLS or without a client certificate.
+     */
+    private static final AttributeKey<String> CERT_COMMON_NAME = AttributeKey.valueOf("rota.tls.commonName");
+
     private final RequestRouter router;
+    /** Null only in pipeline tests without a router. */
+    private final AuthGate gate;
     private final WatchHub watchHub;
     private final ServerMetrics metrics;
     private final int maxCallsInFlight;
@@ -37,6 +51,7 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
 
     ClientHandler(RequestRouter router, WatchHub watchHub, ServerMetrics metrics, int maxCallsInFlight) {
         this.router = router;
+        this.gate = router == null ? null : router.gate();
         this.watchHub = watchHub;
         this.metrics = metrics;
         this.maxCallsInFlight = maxCallsInFlight;
@@ -53,6 +68,9 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
     public void channelInactive(ChannelHandlerContext ctx) {
         metrics.connections.decrement();
         watches.close();
+        if (gate != null) {
+            gate.connectionClosed(ctx.channel().id().asLongText());
+        }
         ctx.fireChannelInactive();
     }
 
@@ -66,6 +84,21 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+        String user = null;
+        if (gate != null && gate.enabled()) {   // auth disabled: this volatile read is all auth costs a request
+            AuthGate.Verdict verdict = gate.check(frame, ctx.channel().attr(CERT_COMMON_NAME).get(),
+                    ctx.channel().remoteAddress());
+            if (verdict.error() != null) {
+                ctx.writeAndFlush(Frames.error(frame.getCallId(), verdict.error()));
+                return;
+            }
+            frame = verdict.frame();
+            user = verdict.user();
+        }
+        if (frame.hasAuthRequest() && frame.getAuthRequest().hasAuthenticate()) {
+            authenticate(ctx, frame);
+            return;
+        }
         if (frame.hasWatchRequest()) {
             watches.handle(frame.getCallId(), frame.getWatchRequest());
             return;
@@ -81,10 +114,21 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
             return;
         }
         callsInFlight++;
-        router.handle(frame).whenComplete((answer, e) -> ctx.executor().execute(() -> {
+        long callId = frame.getCallId();
+        router.handle(frame, user).whenComplete((answer, e) -> ctx.executor().execute(() -> {
             callsInFlight--;
-            ctx.writeAndFlush(e == null ? answer : Frames.error(frame.getCallId(), Errors.internal(e)));
+            ctx.writeAndFlush(e == null ? answer : Frames.error(callId, Errors.internal(e)));
         }));
+    }
+
+    /** Log in (bcrypt on the auth worker); failures are counted for the user and for this connection. */
+    private void authenticate(ChannelHandlerContext ctx, Frame frame) {
+        var req = frame.getAuthRequest().getAuthenticate();
+        long callId = frame.getCallId();
+        gate.authenticate(req.getName(), req.getPassword(), ctx.channel().id().asLongText())
+                .whenComplete((response, e) -> ctx.executor().execute(() -> ctx.writeAndFlush(e == null
+                        ? Frame.newBuilder().setCallId(callId).setAuthResponse(response).build()
+                        : Frames.error(callId, Errors.of(e, null)))));
     }
 
     @Override

@@ -211,6 +211,7 @@ public final class ClientServer implements AutoCloseable {
     public void close() {
         channels.close().awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         forwarder.close();
+        router.gate().close();
         group.shutdownGracefully(0, CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS).syncUninterruptibly();
     }
 

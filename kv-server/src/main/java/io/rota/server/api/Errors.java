@@ -3,6 +3,7 @@ package io.rota.server.api;
 import io.rota.proto.Error;
 import io.rota.raft.node.ConfChangeRefusedException;
 import io.rota.raft.node.RaftException;
+import io.rota.server.auth.AuthException;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.StoreException;
 
@@ -36,6 +37,9 @@ final class Errors {
         Throwable e = unwrap(failure);
         if (e instanceof StoreException se) {
             return se.error();
+        }
+        if (e instanceof AuthException ae) {
+            return ae.error();
         }
         if (e instanceof MembershipRequests.ApplyError ae) {
             return ae.error;

@@ -71,6 +71,8 @@ public final class Frames {
             case PUBLISH_MEMBER -> f.setPublishMemberResponse(r.getPublishMember());
             case ALARM -> f.setAlarmResponse(r.getAlarm());
             case COMPACTION -> f.setCompactionResponse(r.getCompaction());
+
+            case AUTH -> f.setAuthResponse(r.getAuth());
             case ERROR -> f.setError(r.getError());
             default -> f.setError(error(Error.Code.INVALID_ARGUMENT, "no response for " + r.getResultCase()));
         }

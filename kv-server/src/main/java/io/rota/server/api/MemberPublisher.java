@@ -64,7 +64,7 @@ public final class MemberPublisher implements ClusterView.Listener {
         beforePublishing.run();
         Frame publish = Frame.newBuilder()
                 .setPublishMemberRequest(PublishMemberRequest.newBuilder().setMember(self)).build();
-        router.handle(publish).whenComplete((answer, e) -> {
+        router.handleInternal(publish).whenComplete((answer, e) -> {
             inFlight = false;
             if (e == null && answer.hasPublishMemberResponse()) {
                 log.info("published {} (id {}): client {}, peer {}", self.getName(), self.getId(),

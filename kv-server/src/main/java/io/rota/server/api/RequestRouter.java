@@ -1,10 +1,13 @@
 package io.rota.server.api;
 
+import com.google.protobuf.ByteString;
+import io.rota.proto.AuthRequest;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.LeaseGrantRequest;
+import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.StatusResponse;
@@ -12,11 +15,13 @@ import io.rota.raft.core.RaftNode;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
+import io.rota.server.auth.AuthGate;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.lease.LogClock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +38,8 @@ import java.util.function.Supplier;
  *       applied (NOT_LEADER: a new leader overwrote it), it is retried every tick until the deadline — so a
  *       client sees NOT_LEADER only from a member that was itself forwarded to.</li>
  *   <li>Reads: linearizable through ReadIndex (§6.4) on any member, or serializable from local state.</li>
+ *   <li>Auth calls: changes are proposed by the leader as an AuthCommand (passwords hashed first, see
+ *       {@link AuthGate#command}); reads of users, roles and status are linearizable reads.</li>
  * </ul>
  * Every answer carries the header: the state machine's revision, this member's term and id.
  */
@@ -53,6 +60,8 @@ public final class RequestRouter {
     private final MembershipRequests membership;
     /** Backups (issue 18): set once by the server as it starts; until then, and in the simulator, refused. */
     private volatile SnapshotStream snapshots;
+
+    private final AuthGate gate;
 
     /**
      * What one attempt of a call came to: {@link #done} with the answer, or {@link #retry} — not applied,
@@ -89,13 +98,54 @@ public final class RequestRouter {
         this.minLeaseTtlSeconds = settings.minLeaseTtlSeconds();
         this.version = settings.version();
         this.membership = new MembershipRequests(driver, stateMachine, view, timer, clock, retryInterval);
+        this.gate = new AuthGate(stateMachine.auth(), () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()));
+    }
+
+    /** Who may do what on this member (the client handler asks it before routing a request). */
+    public AuthGate gate() {
+        return gate;
+    }
+
+    /** Answer this member's own request (its publication): with a root token while auth is enabled. */
+    public CompletableFuture<Frame> handleInternal(Frame request) {
+        String token = gate.memberToken();
+        return handle(token.isEmpty() ? request : request.toBuilder().setAuthToken(token).build());
+    }
+
+    /**
+     * Answer a request the {@link AuthGate} let through for {@code user} (null while auth is disabled). A lease
+     * revoke of a user without root first checks the lease's keys on this member: revoking deletes them.
+     */
+    public CompletableFuture<Frame> handle(Frame request, String user) {
+        if (user != null && request.hasLeaseTimeToLiveRequest() && request.getLeaseTimeToLiveRequest().getKeys()) {
+            // The keys of a lease are names in the key space: listed only if the user may read every one.
+            return handle(request).thenApply(f -> {
+                Error denied = f.hasLeaseTimeToLiveResponse()
+                        ? gate.mayList(user, f.getLeaseTimeToLiveResponse().getKeysList()) : null;
+                return denied == null ? f : Frames.error(f.getCallId(), denied);
+            });
+        }
+        if (user == null || !request.hasLeaseRevokeRequest()) {
+            return handle(request);
+        }
+        long id = request.getLeaseRevokeRequest().getID();
+        CompletableFuture<List<ByteString>> keys = driver.readLocal(() -> stateMachine.timeToLive(
+                LeaseTimeToLiveRequest.newBuilder().setID(id).setKeys(true).build()).getKeysList());
+        // An unknown lease holds no keys: its revoke goes on, and apply answers LEASE_NOT_FOUND.
+        return keys.exceptionally(e -> List.of()).thenCompose(k -> {
+            Error denied = gate.mayRevoke(user, id, k);
+            return denied == null ? handle(request)
+                    : CompletableFuture.completedFuture(Frames.error(request.getCallId(), denied));
+        });
     }
 
     /** Answer {@code request} (write, read or status); the answer echoes its call id. */
     public CompletableFuture<Frame> handle(Frame request) {
         long deadline = clock.nanoTime() + timeout.toNanos();
         CompletableFuture<Frame> answer;
-        if (MembershipRequests.isMembership(request)) {
+        if (request.hasAuthRequest()) {
+            answer = retrying(deadline, () -> auth(request, deadline));
+        } else if (MembershipRequests.isMembership(request)) {
             answer = retrying(deadline, () -> leaderOnly(request, deadline));
         } else if (Frames.isWrite(request)) {
             answer = retrying(deadline, () -> write(request, deadline));
@@ -189,6 +239,36 @@ public final class RequestRouter {
                     && refused.reason() != io.rota.raft.core.ConfChangeResult.Reason.LEARNER_BEHIND);
             return retry ? Attempt.retry(Errors.of(cause, view)) : Attempt.done(Frames.error(0, Errors.of(cause, view)));
         });
+    }
+
+    /**
+     * An auth call other than Authenticate (the client handler answers that). Reads answer from the applied
+     * auth state after a ReadIndex; a change is proposed by the leader (a follower forwards it), after
+     * {@link AuthGate#command} hashed its password on the auth worker.
+     */
+    private CompletableFuture<Attempt> auth(Frame request, long deadline) {
+        AuthRequest req = request.getAuthRequest();
+        if (!AuthGate.isChange(req)) {
+            return read(() -> Frame.newBuilder().setAuthResponse(stateMachine.auth().query(req)
+                    .toBuilder().setHeader(ResponseHeader.newBuilder().setRevision(stateMachine.revision()))).build(),
+                    deadline);
+        }
+        if (!view.isLeader()) {
+            return forward(request, deadline);
+        }
+        return gate.command(req)
+                .thenCompose(cmd -> driver.propose(Command.newBuilder()
+                        .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime())).setAuth(cmd).build()
+                        .toByteArray(), remaining(deadline)))
+                .handle((result, e) -> {
+                    if (e == null) {
+                        return Attempt.done(Frames.response(result));
+                    }
+                    if (!request.getForwarded() && definitelyNotApplied(e)) {
+                        return Attempt.retry(Errors.of(e, view));
+                    }
+                    return Attempt.done(Frames.error(0, Errors.of(e, view)));
+                });
     }
 
     private CompletableFuture<Attempt> write(Frame request, long deadline) {

@@ -43,6 +43,14 @@ final class EtcdErrors {
                     ? TOO_MANY_OPS : REQUEST_TOO_LARGE).asRuntimeException();
             case INVALID_ARGUMENT -> invalidArgument(m);
             case NO_SPACE -> Status.RESOURCE_EXHAUSTED.withDescription(NO_SPACE).asRuntimeException();
+            case PERMISSION_DENIED -> Status.PERMISSION_DENIED.withDescription("etcdserver: permission denied")
+                    .asRuntimeException();
+            case AUTH_FAILED -> Status.INVALID_ARGUMENT
+                    .withDescription("etcdserver: authentication failed, invalid user ID or password").asRuntimeException();
+            case INVALID_AUTH_TOKEN -> Status.UNAUTHENTICATED.withDescription("etcdserver: invalid auth token")
+                    .asRuntimeException();
+            case AUTH_NOT_ENABLED -> Status.FAILED_PRECONDITION
+                    .withDescription("etcdserver: authentication is not enabled").asRuntimeException();
             case SESSION_EXPIRED, MEMBERSHIP_REFUSED, CODE_UNSPECIFIED, UNRECOGNIZED ->
                     Status.FAILED_PRECONDITION.withDescription("etcdserver: " + m).asRuntimeException();
         };

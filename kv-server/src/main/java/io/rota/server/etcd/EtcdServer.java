@@ -1,6 +1,11 @@
 package io.rota.server.etcd;
 
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -48,7 +53,8 @@ public final class EtcdServer implements AutoCloseable {
                 .permitKeepAliveTime(MIN_CLIENT_PING_SECONDS, TimeUnit.SECONDS).permitKeepAliveWithoutCalls(true)
                 .addService(new KvService(calls)).addService(new WatchService(calls, watchHub))
                 .addService(new LeaseService(calls)).addService(new MaintenanceService(calls))
-                .addService(new LockService(calls, watchHub));
+                .addService(new LockService(calls, watchHub))
+                .intercept(new RefuseWhileAuthEnabled(router));
         // The member list names this member's etcd URL with the bound port (port 0 asks for any).
         b.addService(new ClusterService(calls, view.memberId(),
                 () -> "http://" + listen.getHostString() + ":" + localAddress().getPort()));
@@ -62,6 +68,33 @@ public final class EtcdServer implements AutoCloseable {
         }
         server = started;
         log.info("etcd API listening on {}", localAddress());
+    }
+
+    /**
+     * While auth is enabled on the cluster, every etcd call is refused: etcd's Auth service and its tokens are
+     * not served here yet, and the services call the router as the member itself, so serving them would let
+     * anyone past the permissions the native port enforces (docs/security.md, docs/etcd-compat.md).
+     */
+    static final class RefuseWhileAuthEnabled implements ServerInterceptor {
+        static final String MESSAGE = "etcdserver: permission denied (auth is enabled, and Rota's etcd API does not"
+                + " serve auth yet: use the native client port with --user)";
+        private final RequestRouter router;
+
+        RefuseWhileAuthEnabled(RequestRouter router) {
+            this.router = router;
+        }
+
+        @Override
+        public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
+                                                           ServerCallHandler<Q, A> next) {
+            if (router.gate().enabled()) {
+                log.warn("refused etcd call {}: auth is enabled", call.getMethodDescriptor().getFullMethodName());
+                call.close(Status.PERMISSION_DENIED.withDescription(MESSAGE), new Metadata());
+                return new ServerCall.Listener<>() {
+                };
+            }
+            return next.startCall(call, headers);
+        }
     }
 
     /** Where etcd clients connect (the bound port when 0 was asked for). */

@@ -50,6 +50,8 @@ import io.rota.proto.TxnRequest;
 import io.rota.proto.TxnResponse;
 import io.rota.raft.core.Entry;
 import io.rota.raft.node.StateMachine;
+import io.rota.server.auth.AuthException;
+import io.rota.server.auth.AuthStore;
 import io.rota.server.lease.Lease;
 import io.rota.server.lease.LeaseListener;
 import io.rota.server.lease.LeaseTable;
@@ -96,6 +98,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private long nextMemberId = 1;
     private MemberRegistryListener registryListener = MemberRegistryListener.NONE;
     private final LogClock clock = new LogClock();
+    /** Users, roles and permissions (issue 15): replicated like everything here, read by the auth gate. */
+    private final AuthStore auth = new AuthStore();
     private StoreListener listener = StoreListener.NONE;
     /** Volatile: set once after the driver (which calls apply) has started. */
     private volatile LeaseListener leaseListener = LeaseListener.NONE;
@@ -206,11 +210,22 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case RETIRE_MEMBER -> out.setRetireMember(retireMember(cmd.getRetireMember().getId()));
                 case ALARM -> out.setAlarm(alarm(cmd.getAlarm()));
                 case COMPACTION -> out.setCompaction(compact(cmd.getCompaction()));
+
+                case AUTH -> out.setAuth(applyAuth(cmd.getAuth()));
                 case OP_NOT_SET -> throw StoreException.invalid("command without an operation");
             }
             return out.build();
         } catch (StoreException e) {
             return error(e);
+        }
+    }
+
+    /** An auth change (issue 15); a refusal is the same typed error as the store's. */
+    private io.rota.proto.AuthResponse applyAuth(io.rota.proto.AuthCommand change) {
+        try {
+            return auth.apply(change).toBuilder().setHeader(header()).build();
+        } catch (AuthException e) {
+            throw new StoreException(e.error());
         }
     }
 
@@ -607,7 +622,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 .setNextMemberId(nextMemberId)
                 .setAppliedIndex(appliedIndex)
                 .setAppliedTerm(appliedTerm)
-                .addAllAlarms(alarms.values());
+                .addAllAlarms(alarms.values())
+                .setAuth(auth.image());
         for (Lease l : leases.all()) {
             out.addLeases(leaseImage(l));
         }
@@ -648,6 +664,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         nextMemberId = Math.max(image.getNextMemberId(), 1);
         members.keySet().forEach(id -> nextMemberId = Math.max(nextMemberId, id + 1));
         registryChanged();
+        auth.restore(image.getAuth());
         sessions.clear();
         for (StoreSnapshot.SessionImage s : image.getSessionsList()) {
             Map<Long, CommandResult> remembered = new TreeMap<>();
@@ -752,6 +769,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     /** The published members, by id. */
     public List<Member> members() {
         return List.copyOf(members.values());
+    }
+
+    /** The auth state (its {@link AuthStore#state()} may be read from any thread). */
+    public AuthStore auth() {
+        return auth;
     }
 
     public long revision() {

@@ -37,8 +37,10 @@ class ClientServerCloseTest {
         ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress("127.0.0.1", 0))
                 .maxFrameBytes(1 << 20).requestTimeout(Duration.ofSeconds(5)).retryInterval(Duration.ofMillis(100))
                 .readAttemptTimeout(Duration.ofSeconds(2)).minLeaseTtlSeconds(2).version("test").build();
-        ClientServer server = new ClientServer(settings, null, null, null, new WatchHub(1, () -> 1, 100, 10), null,
-                null, metrics);
+        // The router reads the state machine's auth state when it is built: a real (empty) one.
+        ClientServer server = new ClientServer(settings, null,
+                new io.rota.server.kv.CoordinationStateMachine(io.rota.server.kv.Limits.builder().build()), null,
+                new WatchHub(1, () -> 1, 100, 10), null, null, metrics);
         CountDownLatch release = new CountDownLatch(1);
         Thread closer = new Thread(server::close, "client-server-close");
         try (Socket client = new Socket()) {

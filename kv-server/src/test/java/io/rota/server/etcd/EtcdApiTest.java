@@ -45,6 +45,7 @@ import io.rota.server.RotaServer;
 import io.rota.server.ServerConfig;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -389,5 +390,31 @@ class EtcdApiTest {
             public void onCompleted() {
             }
         };
+    }
+
+    @Test
+    @DisplayName("while auth is enabled every etcd call is refused PERMISSION_DENIED: the etcd API does not serve auth yet, so it must not bypass it")
+    void refusesEveryCallWhileAuthIsEnabled() {
+        String endpoint = "127.0.0.1:" + server.clientAddress().getPort();
+        try (io.rota.client.RotaClient admin = io.rota.client.RotaClient.builder().endpoints(endpoint).build()) {
+            admin.auth().addUser("root", "root-pw".toCharArray());
+            admin.auth().grantRole("root", "root");
+            admin.auth().enable();
+        }
+        try (io.rota.client.RotaClient root = io.rota.client.RotaClient.builder().endpoints(endpoint)
+                .credentials("root", "root-pw".toCharArray()).build()) {
+            try {
+                StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> kv().range(
+                        RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8("any")).build()));
+                assertEquals(Status.Code.PERMISSION_DENIED, e.getStatus().getCode());
+                assertTrue(e.getStatus().getDescription().startsWith("etcdserver: permission denied"),
+                        e.getStatus().getDescription());
+            } finally {
+                root.auth().disable();
+                root.auth().deleteUser("root");
+            }
+        }
+        assertEquals(0, kv().range(RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8("after-auth")).build())
+                .getCount(), "served again once auth is disabled");
     }
 }

@@ -22,7 +22,7 @@ final class EnvDefaults implements CommandLine.IDefaultValueProvider {
 
     /** The global options that a variable may set (their long names). */
     static final Set<String> GLOBALS = Set.of("--dial-timeout", "--command-timeout", "--write-out", "--hex",
-            "--cacert", "--cert", "--key");
+            "--cacert", "--cert", "--key", "--user", "--password");
 
     private final Map<String, String> env;
 

@@ -46,6 +46,8 @@ import java.util.concurrent.TimeoutException;
                 ElectCommand.class,
                 OnceCommand.class, JobsCommand.class, VersionCommand.class, CheckCommand.class,
                 SnapshotCommand.class, AlarmCommand.class, CompactionCommand.class,
+
+                UserCommand.class, RoleCommand.class, AuthCommand.class,
                 CommandLine.HelpCommand.class},
         footerHeading = "%n",
         footer = {"Environment:",
@@ -53,6 +55,8 @@ import java.util.concurrent.TimeoutException;
                 "  ROTA_BASE_PORT  scripts/cluster.sh's base port, if ROTA_ENDPOINTS is unset",
                 "  ROTA_DIAL_TIMEOUT, ROTA_COMMAND_TIMEOUT, ROTA_WRITE_OUT, ROTA_HEX  defaults for those options",
                 "  ROTA_CACERT, ROTA_CERT, ROTA_KEY  defaults for --cacert, --cert, --key (TLS)",
+
+                "  ROTA_USER, ROTA_PASSWORD  defaults for --user and --password (when the cluster has auth enabled)",
                 "  ROTA_CLUSTER_DIR  scripts/cluster.sh's data dir (default ./data): its cluster.env records the ports",
                 "Exit codes: 0 success, 1 the cluster could not do it (or a lock or leadership was lost), 2 a usage",
                 "  error or a value the cluster refused (empty key, over a limit); lock and once with a COMMAND exit",
@@ -107,6 +111,15 @@ public final class Rotactl implements Callable<Integer> {
     @Option(names = "--hex", scope = ScopeType.INHERIT, description = "Keys and values in hex, in and out: "
             + "arguments are hex digits (6b6579 or \\x6b\\x65\\x79), output is \\x6b\\x65\\x79.")
     boolean hex;
+
+    @Option(names = "--user", scope = ScopeType.INHERIT, paramLabel = "NAME[:PASSWORD]",
+            description = "Log in as NAME when the cluster has auth enabled; without :PASSWORD (and without"
+                    + " --password) the password is asked for on the terminal (default: ROTA_USER).")
+    String user;
+
+    @Option(names = "--password", scope = ScopeType.INHERIT, paramLabel = "PASSWORD",
+            description = "The password of --user, for scripts (default: ROTA_PASSWORD).")
+    String password;
 
     @Option(names = "--version", description = "Print rotactl's version and each reachable member's (as 'version').")
     boolean version;
@@ -172,7 +185,7 @@ public final class Rotactl implements Callable<Integer> {
             return withClient(spec, (client, printer) -> VersionCommand.print(client, printer, timeoutText()));
         }
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once, jobs, check or version");
+                "no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once, jobs, check, user, role, auth or version");
     }
 
     /** How a signal stops the command (for lock and once, which run a COMMAND and clean up after it). */
@@ -195,8 +208,16 @@ public final class Rotactl implements Callable<Integer> {
         Printer printer = writeOut.on(command.commandLine().getOut(), hex);
         Duration attempt = commandTimeout.compareTo(MAX_ATTEMPT) < 0 ? commandTimeout : MAX_ATTEMPT;
         TlsOptions tls = tls(command, source);
-        try (RotaClient client = RotaClient.builder().endpoints(members).callTimeout(commandTimeout)
-                .attemptTimeout(attempt).dialTimeout(dialTimeout).tls(tls).build()) {
+        RotaClient.Builder builder = RotaClient.builder().endpoints(members).callTimeout(commandTimeout)
+                .attemptTimeout(attempt).dialTimeout(dialTimeout).tls(tls);
+        if (user != null && !user.isEmpty()) {
+            int colon = user.indexOf(':');
+            String name = colon < 0 ? user : user.substring(0, colon);
+            char[] pw = colon >= 0 ? user.substring(colon + 1).toCharArray()
+                    : password != null ? password.toCharArray() : Passwords.prompt(name);
+            builder.credentials(name, pw);
+        }
+        try (RotaClient client = builder.build()) {
             try {
                 return body.run(client, printer);
             } catch (RotaException e) {
@@ -316,6 +337,12 @@ public final class Rotactl implements Callable<Integer> {
             case INVALID_ARGUMENT -> "invalid request: " + e.getMessage();
             case MEMBERSHIP_REFUSED -> "membership change refused (" + e.membershipRefusal() + "): " + e.getMessage();
             case NO_SPACE -> e.getMessage() + " (see 'rotactl alarm list')";
+
+            case PERMISSION_DENIED -> e.getMessage() + "; ask an administrator for a role with that permission"
+                    + " ('rotactl user get NAME' shows the roles), or use --user root for administration";
+            case AUTH_FAILED -> e.getMessage() + (e.retryAfterMs() > 0 ? "" : "; check --user NAME:PASSWORD");
+            case INVALID_AUTH_TOKEN -> e.getMessage() + (user == null ? "; give --user NAME[:PASSWORD] (or ROTA_USER)" : "");
+            case AUTH_NOT_ENABLED -> e.getMessage();
         };
     }
 

@@ -28,7 +28,7 @@ class RotactlCommandLineTest {
     @Test
     void usageErrorsExitWith2AndNameTheMistake() {
         assertUsage(run(""), "Error: no command given: use put, get, del, txn, watch, lease, endpoint, member, lock, elect, once, jobs,"
-                + " check or version;"
+                + " check, user, role, auth or version;"
                 + " see 'rotactl --help'");
         assertUsage(run("", "gett", "k"), "Error: Unmatched arguments from index 0: 'gett', 'k'; see 'rotactl --help'");
         assertUsage(run("", "put"), "Error: Missing required parameter: 'KEY'; see 'rotactl put --help'");

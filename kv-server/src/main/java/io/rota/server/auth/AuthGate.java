@@ -1,0 +1,375 @@
+package io.rota.server.auth;
+
+import com.google.protobuf.ByteString;
+import io.rota.proto.AuthCommand;
+import io.rota.proto.AuthRequest;
+import io.rota.proto.AuthResponse;
+import io.rota.proto.Compare;
+import io.rota.proto.DeleteRangeRequest;
+import io.rota.proto.Error;
+import io.rota.proto.Frame;
+import io.rota.proto.PutRequest;
+import io.rota.proto.RangeRequest;
+import io.rota.proto.RequestOp;
+import io.rota.proto.TxnRequest;
+import io.rota.proto.WatchCreateRequest;
+import io.rota.raft.transport.LogLimiter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * One member's door: who is calling and whether they may. While auth is disabled, {@link AuthStore#state()}
+ * says so and the client handler does not call in here at all (one volatile read per request). When it is
+ * enabled, every request names its user by a token (see {@link Tokens}) or by its TLS client certificate's
+ * common name, and is checked against that user's {@link Permissions} before it is routed: keys of reads,
+ * writes and watches, every compare and op of both branches of a transaction; membership, maintenance and
+ * auth administration need the root role. Checks run on the member that receives the request, against the
+ * auth state it has applied; a forwarded request is checked again by the leader.
+ *
+ * <p>Also does the slow work of auth on its own bounded worker thread (bcrypt hashing and verification),
+ * and slows password guessing down ({@link FailureLimiter}, per user and per connection).
+ */
+public final class AuthGate implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(AuthGate.class);
+    /** Any client can cause refusals at will: their log lines are bounded. */
+    private static final LogLimiter refusals = new LogLimiter(log, 10);
+    /** bcrypt calls waiting for the worker; more are refused with UNAVAILABLE rather than queued without end. */
+    private static final int MAX_QUEUED = 64;
+    private static final int MAX_PASSWORD_BYTES = 72;   // bcrypt reads no further
+
+    private final AuthStore store;
+    private final LongSupplier clockMs;
+    private final FailureLimiter limiter = new FailureLimiter(100_000);
+    private final SecureRandom random = new SecureRandom();
+    private final ThreadPoolExecutor worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(MAX_QUEUED), r -> {
+                Thread t = new Thread(r, "rota-auth");
+                t.setDaemon(true);
+                return t;
+            });
+
+    /** Who called and what they may do: {@code error} set when refused, else the frame to route (with a token). */
+    public record Verdict(Frame frame, String user, Error error) {
+        static Verdict allow(Frame frame, String user) {
+            return new Verdict(frame, user, null);
+        }
+
+        static Verdict deny(Error error) {
+            return new Verdict(null, null, error);
+        }
+    }
+
+    public AuthGate(AuthStore store, LongSupplier clockMs) {
+        this.store = store;
+        this.clockMs = clockMs;
+    }
+
+    public AuthStore store() {
+        return store;
+    }
+
+    /** Whether requests must be checked (the hot path's one volatile read). */
+    public boolean enabled() {
+        return store.state().enabled();
+    }
+
+    /**
+     * Check {@code frame} against the auth state. {@code certUser} is the TLS client certificate's common name
+     * (null without one): with no token, it names the user, and the frame gets a token for it so a member it
+     * is forwarded to knows the caller too. Watch frames are checked here as well; a lease revoke also needs
+     * {@link #mayRevoke} once the lease's keys are known.
+     */
+    public Verdict check(Frame frame, String certUser, Object remote) {
+        AuthState s = store.state();
+        if (!s.enabled()) {
+            return Verdict.allow(frame, null);
+        }
+        if (frame.hasAuthRequest() && frame.getAuthRequest().hasAuthenticate()) {
+            return Verdict.allow(frame, null);
+        }
+        String user;
+        if (!frame.getAuthToken().isEmpty()) {
+            user = s.userOf(frame.getAuthToken());
+            if (user == null) {
+                refusals.info("{}: refused {}: auth token invalid or older than auth revision {}", remote,
+                        frame.getBodyCase(), s.revision());
+                return Verdict.deny(error(Error.Code.INVALID_AUTH_TOKEN, "the auth token is invalid or was issued"
+                        + " before the latest user or role change (auth revision " + s.revision()
+                        + "); authenticate again"));
+            }
+        } else if (certUser != null && s.users().containsKey(certUser)) {
+            user = certUser;
+            frame = frame.toBuilder().setAuthToken(s.token(certUser)).build();
+        } else {
+            refusals.info("{}: refused {}: auth is enabled and the request names no user", remote, frame.getBodyCase());
+            return Verdict.deny(error(Error.Code.INVALID_AUTH_TOKEN, "auth is enabled: authenticate first"
+                    + " (rotactl --user NAME, or RotaClient.builder().credentials(...))"
+                    + (certUser != null ? "; the client certificate's name '" + certUser + "' is not a user" : "")));
+        }
+        String refusal = refusal(s, user, frame);
+        if (refusal != null) {
+            refusals.info("{}: user '{}' refused {}: {}", remote, user, frame.getBodyCase(), refusal);
+            return Verdict.deny(error(Error.Code.PERMISSION_DENIED, "user '" + user + "' " + refusal));
+        }
+        return Verdict.allow(frame, user);
+    }
+
+    /** Why {@code user} may not make this request, or null if it may. */
+    static String refusal(AuthState s, String user, Frame frame) {
+        if (s.isRoot(user)) {
+            return null;
+        }
+        Permissions p = s.permissions(user);
+        return switch (frame.getBodyCase()) {
+            case RANGE_REQUEST -> read(p, frame.getRangeRequest());
+            case PUT_REQUEST -> put(p, frame.getPutRequest());
+            case DELETE_RANGE_REQUEST -> delete(p, frame.getDeleteRangeRequest());
+            case TXN_REQUEST -> txn(p, frame.getTxnRequest());
+            case WATCH_REQUEST -> frame.getWatchRequest().hasCreateRequest()
+                    ? watch(p, frame.getWatchRequest().getCreateRequest()) : null;
+            // Leases and sessions belong to no key: any user may hold them. A revoke is checked by mayRevoke.
+            case LEASE_GRANT_REQUEST, LEASE_REVOKE_REQUEST, LEASE_KEEP_ALIVE_REQUEST, LEASE_TIME_TO_LIVE_REQUEST,
+                 LEASE_LEASES_REQUEST, REGISTER_SESSION_REQUEST, SESSION_KEEP_ALIVE_REQUEST, STATUS_REQUEST -> null;
+            case AUTH_REQUEST -> frame.getAuthRequest().hasAuthenticate() ? null
+                    : "is not root: auth administration needs the root role";
+            default -> "is not root: " + frame.getBodyCase() + " (membership and maintenance) needs the root role";
+        };
+    }
+
+    private static String read(Permissions p, RangeRequest r) {
+        return p.canRead(r.getKey(), r.getRangeEnd()) ? null : "may not read " + range(r.getKey(), r.getRangeEnd());
+    }
+
+    private static String put(Permissions p, PutRequest r) {
+        if (!p.canWrite(r.getKey(), ByteString.EMPTY)) {
+            return "may not write " + range(r.getKey(), ByteString.EMPTY);
+        }
+        // prev_kv returns the old value: a read.
+        return r.getPrevKv() && !p.canRead(r.getKey(), ByteString.EMPTY)
+                ? "may not read " + range(r.getKey(), ByteString.EMPTY) + " (asked for prev_kv)" : null;
+    }
+
+    private static String delete(Permissions p, DeleteRangeRequest r) {
+        if (!p.canWrite(r.getKey(), r.getRangeEnd())) {
+            return "may not write " + range(r.getKey(), r.getRangeEnd());
+        }
+        return r.getPrevKv() && !p.canRead(r.getKey(), r.getRangeEnd())
+                ? "may not read " + range(r.getKey(), r.getRangeEnd()) + " (asked for prev_kv)" : null;
+    }
+
+    private static String txn(Permissions p, TxnRequest t) {
+        for (Compare c : t.getCompareList()) {
+            if (!p.canRead(c.getKey(), c.getRangeEnd())) {
+                return "may not read " + range(c.getKey(), c.getRangeEnd()) + " (a compare of the transaction)";
+            }
+        }
+        String refusal = ops(p, t.getSuccessList());
+        return refusal != null ? refusal : ops(p, t.getFailureList());
+    }
+
+    private static String ops(Permissions p, List<RequestOp> ops) {
+        for (RequestOp op : ops) {
+            String refusal = switch (op.getRequestCase()) {
+                case REQUEST_RANGE -> read(p, op.getRequestRange());
+                case REQUEST_PUT -> put(p, op.getRequestPut());
+                case REQUEST_DELETE_RANGE -> delete(p, op.getRequestDeleteRange());
+                case REQUEST_NOT_SET -> null;
+            };
+            if (refusal != null) {
+                return refusal + " (an op of the transaction)";
+            }
+        }
+        return null;
+    }
+
+    private static String watch(Permissions p, WatchCreateRequest w) {
+        return p.canRead(w.getKey(), w.getRangeEnd()) ? null : "may not read (so not watch) " + range(w.getKey(), w.getRangeEnd());
+    }
+
+    /**
+     * Whether {@code user} may revoke a lease holding {@code keys}: it must be allowed to write every one of
+     * them (revoking deletes them). Null if allowed, else the PERMISSION_DENIED error.
+     */
+    public Error mayRevoke(String user, long leaseId, List<ByteString> keys) {
+        AuthState s = store.state();
+        if (user == null || !s.enabled() || s.isRoot(user)) {
+            return null;
+        }
+        Permissions p = s.permissions(user);
+        for (ByteString key : keys) {
+            if (!p.canWrite(key, ByteString.EMPTY)) {
+                refusals.info("user '{}' refused revoking lease {}: it holds {}", user, leaseId, range(key, ByteString.EMPTY));
+                return error(Error.Code.PERMISSION_DENIED, "user '" + user + "' may not revoke lease " + leaseId
+                        + ": it holds " + range(key, ByteString.EMPTY) + ", which the user may not write");
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code user} may see the names of {@code keys} (a lease's, listed by time-to-live): null if so. */
+    public Error mayList(String user, List<ByteString> keys) {
+        AuthState s = store.state();
+        if (!s.enabled() || s.isRoot(user)) {
+            return null;
+        }
+        Permissions p = s.permissions(user);
+        for (ByteString key : keys) {
+            if (!p.canRead(key, ByteString.EMPTY)) {
+                refusals.info("user '{}' refused listing a lease's keys: it holds {}", user, range(key, ByteString.EMPTY));
+                return error(Error.Code.PERMISSION_DENIED, "user '" + user + "' may not list this lease's keys: it"
+                        + " holds " + range(key, ByteString.EMPTY) + ", which the user may not read (ask without keys)");
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Log in: AUTH_FAILED for an unknown user or a wrong password (the same answer for both), or — while
+     * this user or connection is being slowed down — at once, with retry_after_ms. The bcrypt check runs on
+     * the auth worker.
+     */
+    public CompletableFuture<AuthResponse> authenticate(String name, String password, String connection) {
+        AuthState s = store.state();
+        if (!s.enabled()) {
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.AUTH_NOT_ENABLED,
+                    "auth is not enabled: requests need no login (rotactl auth enable turns it on)")));
+        }
+        long now = clockMs.getAsLong();
+        String userKey = "user:" + name;
+        String connKey = "conn:" + connection;
+        long wait = Math.max(limiter.waitMs(userKey, now), limiter.waitMs(connKey, now));
+        if (wait > 0) {
+            refusals.info("{}: login as '{}' refused without checking: {} ms to wait after repeated failures",
+                    connection, name, wait);
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.AUTH_FAILED,
+                    "too many failed logins for user '" + name + "' or from this connection; wait " + wait
+                            + " ms before trying again").toBuilder().setRetryAfterMs(wait).build()));
+        }
+        AuthState.User user = s.users().get(name);
+        String hash = user == null ? "" : user.passwordHash();
+        return onWorker(() -> {
+            if (Passwords.matches(hash, password)) {
+                limiter.succeeded(userKey);
+                limiter.succeeded(connKey);
+                AuthState current = store.state();
+                return AuthResponse.newBuilder().setToken(current.token(name)).setAuthRevision(current.revision())
+                        .setEnabled(current.enabled()).build();
+            }
+            long at = clockMs.getAsLong();
+            long delay = Math.max(limiter.failed(userKey, at), limiter.failed(connKey, at));
+            refusals.info("{}: login as '{}' failed: unknown user or wrong password", connection, name);
+            Error.Builder e = error(Error.Code.AUTH_FAILED, "authentication failed: unknown user or wrong password"
+                    + (delay > 0 ? "; further attempts must wait " + delay + " ms" : "")).toBuilder();
+            throw new AuthException(e.setRetryAfterMs(delay).build());
+        });
+    }
+
+    /** Forget a closed connection's failures. */
+    public void connectionClosed(String connection) {
+        limiter.succeeded("conn:" + connection);
+    }
+
+    /**
+     * The command to propose for an auth change: passwords hashed here (a fresh salt each), a fresh token key
+     * for an enable. The caller is the leader; the command is what every member applies.
+     */
+    public CompletableFuture<AuthCommand> command(AuthRequest req) {
+        AuthCommand.Builder c = AuthCommand.newBuilder();
+        switch (req.getRequestCase()) {
+            case USER_ADD -> {
+                var r = req.getUserAdd();
+                return hashed(r.getPasswordHash(), r.getPassword(),
+                        hash -> c.setUserAdd(r.toBuilder().clearPassword().setPasswordHash(hash)).build());
+            }
+            case USER_CHANGE_PASSWORD -> {
+                var r = req.getUserChangePassword();
+                return hashed(r.getPasswordHash(), r.getPassword(),
+                        hash -> c.setUserChangePassword(r.toBuilder().clearPassword().setPasswordHash(hash)).build());
+            }
+            case USER_DELETE -> c.setUserDelete(req.getUserDelete());
+            case USER_GRANT_ROLE -> c.setUserGrantRole(req.getUserGrantRole());
+            case USER_REVOKE_ROLE -> c.setUserRevokeRole(req.getUserRevokeRole());
+            case ROLE_ADD -> c.setRoleAdd(req.getRoleAdd());
+            case ROLE_DELETE -> c.setRoleDelete(req.getRoleDelete());
+            case ROLE_GRANT_PERMISSION -> c.setRoleGrantPermission(req.getRoleGrantPermission());
+            case ROLE_REVOKE_PERMISSION -> c.setRoleRevokePermission(req.getRoleRevokePermission());
+            case ENABLE -> {
+                byte[] key = new byte[32];
+                random.nextBytes(key);
+                c.setEnable(req.getEnable()).setTokenKey(ByteString.copyFrom(key));
+            }
+            case DISABLE -> c.setDisable(req.getDisable());
+            default -> {
+                return CompletableFuture.failedFuture(new AuthException(error(Error.Code.INVALID_ARGUMENT,
+                        "not an auth change: " + req.getRequestCase())));
+            }
+        }
+        return CompletableFuture.completedFuture(c.build());
+    }
+
+    /** Whether {@code req} changes the auth state (proposed) rather than reads it or logs in. */
+    public static boolean isChange(AuthRequest req) {
+        return switch (req.getRequestCase()) {
+            case AUTHENTICATE, USER_GET, USER_LIST, ROLE_GET, ROLE_LIST, STATUS, REQUEST_NOT_SET -> false;
+            default -> true;
+        };
+    }
+
+    /** A root token at the current revision, for this member's own internal requests (its publication). */
+    public String memberToken() {
+        AuthState s = store.state();
+        return s.enabled() && s.users().containsKey(AuthState.ROOT) ? s.token(AuthState.ROOT) : "";
+    }
+
+    private CompletableFuture<AuthCommand> hashed(String clientHash, String password,
+                                                  java.util.function.Function<String, AuthCommand> build) {
+        if (!clientHash.isEmpty()) {
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.INVALID_ARGUMENT,
+                    "password_hash is set by the server; send the password")));
+        }
+        int bytes = password.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes == 0 || bytes > MAX_PASSWORD_BYTES) {
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.INVALID_ARGUMENT,
+                    "a password needs 1 to " + MAX_PASSWORD_BYTES + " bytes (got " + bytes + ")")));
+        }
+        return onWorker(() -> build.apply(Passwords.hash(password)));
+    }
+
+    private <T> CompletableFuture<T> onWorker(java.util.function.Supplier<T> task) {
+        try {
+            return CompletableFuture.supplyAsync(task, worker);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new AuthException(error(Error.Code.UNAVAILABLE,
+                    "too many logins and password changes in progress on this member; retry shortly")
+                    .toBuilder().setRetryAfterMs(100).build()));
+        }
+    }
+
+    @Override
+    public void close() {
+        worker.shutdownNow();
+    }
+
+    private static String range(ByteString key, ByteString end) {
+        String k = key.toStringUtf8();
+        if (end.isEmpty()) {
+            return "key '" + k + "'";
+        }
+        return "range ['" + k + "', '" + (end.equals(ByteString.copyFrom(new byte[] {0})) ? "\\0" : end.toStringUtf8()) + "')";
+    }
+
+    private static Error error(Error.Code code, String message) {
+        return Error.newBuilder().setCode(code).setMessage(message).build();
+    }
+}

@@ -1,0 +1,140 @@
+package io.rota.client.cli;
+
+import io.rota.client.Auth;
+import io.rota.client.RotaClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+
+/**
+ * {@code rotactl user add|delete|list|get|passwd|grant-role|revoke-role}, as etcdctl's. Once auth is enabled
+ * these need the root user ({@code --user root}). Output is text in every {@code -w} format.
+ */
+@Command(name = "user", description = "User commands: add, delete, list, get, passwd, grant-role, revoke-role.",
+        subcommands = {UserCommand.Add.class, UserCommand.Delete.class, UserCommand.ListUsers.class,
+                UserCommand.Get.class, UserCommand.Passwd.class, UserCommand.GrantRole.class,
+                UserCommand.RevokeRole.class})
+final class UserCommand extends CommandGroup {
+
+    UserCommand() {
+        super("name a user command: add, delete, list, get, passwd, grant-role, revoke-role");
+    }
+
+    /** {@code user add NAME [--new-user-password P]}: prompts for the password when it is not given. */
+    @Command(name = "add", description = "Adds a user. The password is prompted for (twice) unless"
+            + " --new-user-password gives it (for scripts).")
+    static final class Add extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME", description = "The user's name.")
+        String name;
+
+        @Option(names = "--new-user-password", paramLabel = "PASSWORD",
+                description = "The new user's password (visible in the process list: prefer the prompt).")
+        String password;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            char[] pw = password != null ? password.toCharArray() : Passwords.promptNew(this, "Password of " + name);
+            client.auth().addUser(name, pw);
+            out(this).println("User " + name + " added. Next: rotactl user grant-role " + name + " ROLE");
+            return 0;
+        }
+    }
+
+    /** {@code user delete NAME}. */
+    @Command(name = "delete", description = "Deletes a user.")
+    static final class Delete extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            client.auth().deleteUser(name);
+            out(this).println("User " + name + " deleted (its tokens are no longer valid).");
+            return 0;
+        }
+    }
+
+    /** {@code user list}. */
+    @Command(name = "list", description = "Lists the users.")
+    static final class ListUsers extends ClientCommand {
+        @Override
+        int run(RotaClient client, Printer printer) {
+            PrintWriter out = out(this);
+            for (Auth.User u : client.auth().listUsers()) {
+                out.println(u.name());
+            }
+            return 0;
+        }
+    }
+
+    /** {@code user get NAME}. */
+    @Command(name = "get", description = "Shows a user's roles.")
+    static final class Get extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            Auth.User u = client.auth().getUser(name);
+            out(this).println("User: " + u.name());
+            out(this).println("Roles: " + String.join(" ", u.roles()));
+            return 0;
+        }
+    }
+
+    /** {@code user passwd NAME [--new-user-password P]}. */
+    @Command(name = "passwd", description = "Changes a user's password (prompted for unless --new-user-password).")
+    static final class Passwd extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--new-user-password", paramLabel = "PASSWORD", description = "The new password.")
+        String password;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            char[] pw = password != null ? password.toCharArray() : Passwords.promptNew(this, "New password of " + name);
+            client.auth().changePassword(name, pw);
+            out(this).println("Password of " + name + " changed (every client logs in again).");
+            return 0;
+        }
+    }
+
+    /** {@code user grant-role NAME ROLE}. */
+    @Command(name = "grant-role", description = "Gives a user a role (root: the role that may do anything).")
+    static final class GrantRole extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Parameters(index = "1", paramLabel = "ROLE")
+        String role;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            client.auth().grantRole(name, role);
+            out(this).println("Role " + role + " granted to user " + name + ".");
+            return 0;
+        }
+    }
+
+    /** {@code user revoke-role NAME ROLE}. */
+    @Command(name = "revoke-role", description = "Takes a role from a user.")
+    static final class RevokeRole extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Parameters(index = "1", paramLabel = "ROLE")
+        String role;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            client.auth().revokeRole(name, role);
+            out(this).println("Role " + role + " revoked from user " + name + ".");
+            return 0;
+        }
+    }
+
+    static PrintWriter out(ClientCommand command) {
+        return command.spec.commandLine().getOut();
+    }
+}
