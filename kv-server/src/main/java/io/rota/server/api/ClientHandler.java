@@ -5,7 +5,6 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
-import io.netty.util.AttributeKey;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.raft.transport.LogLimiter;
@@ -33,12 +32,6 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
     private static final Logger log = LoggerFactory.getLogger(ClientHandler.class);
     /** Any client can cause these lines at will (a reconnect loop of bad frames): bounded. */
     private static final LogLimiter badFrames = new LogLimiter(log, 5);
-
-    /**
-     * The common name of the TLS client certificate, set on the channel by the TLS handshake handler when the
-     * client presented one; absent without TLS or without a client certificate.
-     */
-    private static final AttributeKey<String> CERT_COMMON_NAME = AttributeKey.valueOf("rota.tls.commonName");
 
     private final RequestRouter router;
     /** Null only in pipeline tests without a router. */
@@ -86,7 +79,7 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
     protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
         String user = null;
         if (gate != null && gate.enabled()) {   // auth disabled: this volatile read is all auth costs a request
-            AuthGate.Verdict verdict = gate.check(frame, ctx.channel().attr(CERT_COMMON_NAME).get(),
+            AuthGate.Verdict verdict = gate.check(frame, ctx.channel().attr(ClientTls.COMMON_NAME).get(),
                     ctx.channel().remoteAddress());
             if (verdict.error() != null) {
                 ctx.writeAndFlush(Frames.error(frame.getCallId(), verdict.error()));
