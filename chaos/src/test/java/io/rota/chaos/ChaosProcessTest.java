@@ -17,9 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The default suite's chaos runs, each for a minute under the mixed nemesis (kill -9, SIGSTOP, partitions of
+ * The default suite's chaos runs, 40 s each under the mixed nemesis (kill -9, SIGSTOP, partitions of
  * members and clients, clock offsets and drift; 3–6 s spells) against three real server processes: the register workload (then heal, final reads and the
- * linearizability check) and the lock workload (fencing, token order, stale guarded writes); and 45 s of the
+ * linearizability check) and the lock workload (fencing, token order, stale guarded writes); and 30 s of the
  * lease workload under the clock nemesis (no lease ends before its holder's safe-until); and a minute of the
  * register workload under the membership nemesis (members added as learners and promoted, removed — the
  * leader too — and replaced, issue 13). Longer runs:
@@ -50,13 +50,13 @@ class ChaosProcessTest {
 
     @Test
     void registerUnderMixedFaultsIsLinearizableAndLosesNothing() throws Exception {
-        Run run = run("mixed", "register", "chaos.seconds", 60, 4, 6, 50);
+        Run run = run("mixed", "register", "chaos.seconds", 40, 4, 6, 50);
         ChaosRun.Outcome outcome = run.outcome();
         String context = run.context();
         assertEquals(Verdict.YES, outcome.verdict(), context);
         assertEquals(0, outcome.lost(), context);
         assertEquals(0, outcome.exitCode(), context);
-        assertTrue(outcome.faults() >= 3, "at least three faults in a minute: " + context);
+        assertTrue(outcome.faults() >= 3, "at least three faults in the run: " + context);
         assertTrue(outcome.counts().ok() > 200, "the workload made progress: " + context);
         assertTrue(Files.size(dir.resolve("history.jsonl")) > 0 && Files.exists(dir.resolve("nemesis.log"))
                 && Files.exists(dir.resolve("report.json")) && Files.exists(dir.resolve("cluster").resolve("n1.log")));
@@ -64,7 +64,7 @@ class ChaosProcessTest {
 
     @Test
     void lockUnderMixedFaultsKeepsFencingAndTokenOrder() throws Exception {
-        Run run = run("mixed", "lock", "chaos.seconds", 60, 5, 1, 50);
+        Run run = run("mixed", "lock", "chaos.seconds", 40, 5, 1, 50);
         ChaosRun.Outcome outcome = run.outcome();
         String report = run.report();
         String context = run.context();
@@ -75,12 +75,12 @@ class ChaosProcessTest {
         Matcher acquisitions = Pattern.compile("acquisitions: (\\d+)").matcher(report);
         assertTrue(acquisitions.find() && Long.parseLong(acquisitions.group(1)) >= 30,
                 "the contenders acquired the locks at least 30 times: " + context);
-        assertTrue(outcome.faults() >= 3, "at least three faults in a minute: " + context);
+        assertTrue(outcome.faults() >= 3, "at least three faults in the run: " + context);
     }
 
     @Test
     void leaseUnderClockFaultsNeverExpiresBeforeSafeUntil() throws Exception {
-        Run run = run("clock", "lease", "chaos.clock.seconds", 45, 4, 1, 100);
+        Run run = run("clock", "lease", "chaos.clock.seconds", 30, 4, 1, 100);
         ChaosRun.Outcome outcome = run.outcome();
         String report = run.report();
         String context = run.context();

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
  * partitions; the invariants of {@link ServerWorld} are checked after every event.
  *
  * <pre>
- * ./mvnw -B verify                                  # default: 500 seeds × 30 s each for 3 and 5 members (as the core)
+ * ./mvnw -B verify                                  # default: 300 seeds × 30 s each for 3 and 5 members (as the core)
  * ./mvnw -B verify -pl kv-server -am -Dtest=ServerSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dserversim.seeds=10000                       # the long sweep (10,000 seeds per size)
  * ... -Dserversim.seed=42 -Dserversim.members=5     # replay one seed
@@ -20,12 +20,12 @@ class ServerSimulationTest {
 
     @Test
     void threeMembers() {
-        sweep(3, Integer.getInteger("serversim.seeds", 500));
+        sweep(3, Integer.getInteger("serversim.seeds", 300));
     }
 
     @Test
     void fiveMembers() {
-        sweep(5, Integer.getInteger("serversim.seeds", 500));
+        sweep(5, Integer.getInteger("serversim.seeds", 300));
     }
 
     private static void sweep(int members, int seeds) {
