@@ -7,11 +7,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.rota.raft.core.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -138,12 +134,12 @@ public final class NettyPeerTransport implements PeerTransport {
         }
         this.inbound = Objects.requireNonNull(inbound, "inbound");
         this.peerDown = Objects.requireNonNull(peerDown, "peerDown");
-        group = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        group = EventLoops.group(config.ioThreads());
         WriteBufferWaterMark waterMark =
                 new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes());
         ChannelFuture bound = new ServerBootstrap()
                 .group(group)
-                .channel(NioServerSocketChannel.class)
+                .channel(EventLoops.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -159,7 +155,7 @@ public final class NettyPeerTransport implements PeerTransport {
         serverChannel = bound.channel();
         dialer = new Bootstrap()
                 .group(group)
-                .channel(NioSocketChannel.class)
+                .channel(EventLoops.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
