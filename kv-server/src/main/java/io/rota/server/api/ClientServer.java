@@ -6,14 +6,16 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rota.proto.CommandResult;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
-import io.rota.raft.transport.EventLoops;
 import io.rota.raft.transport.TlsContexts;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.CoordinationStateMachine;
@@ -158,13 +160,14 @@ public final class ClientServer implements AutoCloseable {
     public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
                         ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
                         ServerMetrics metrics, TlsContexts tls) {
-        this.group = EventLoops.group(Math.max(2, Runtime.getRuntime().availableProcessors()));
+        this.group = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                NioIoHandler.newFactory());
         this.forwarder = new NettyForwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
                 MAX_FORWARDED_IN_FLIGHT, tls);
         this.router = new RequestRouter(driver, stateMachine, view, forwarder, timer, clock, metrics, settings);
         ClientInitializer pipeline = new ClientInitializer(settings.maxFrameBytes(), router, watchHub, metrics,
                 MAX_CALLS_IN_FLIGHT, tls);
-        ServerBootstrap b = new ServerBootstrap().group(group).channel(EventLoops.serverChannel())
+        ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
                 .childHandler(new ChannelInitializer<Channel>() {

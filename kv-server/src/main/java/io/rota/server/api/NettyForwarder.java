@@ -8,10 +8,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.rota.proto.Frame;
-import io.rota.raft.transport.EventLoops;
 import io.rota.raft.transport.TlsContexts;
 
 import java.io.IOException;
@@ -48,7 +48,7 @@ final class NettyForwarder implements Forwarder {
         this.maxFrameBytes = maxFrameBytes;
         this.timeout = timeout;
         this.maxInFlight = maxInFlight;
-        this.bootstrap = new Bootstrap().group(group).channel(EventLoops.socketChannel())
+        this.bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(timeout.toMillis(), 3_000));
     }

@@ -7,7 +7,11 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.rota.raft.core.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -134,12 +138,12 @@ public final class NettyPeerTransport implements PeerTransport {
         }
         this.inbound = Objects.requireNonNull(inbound, "inbound");
         this.peerDown = Objects.requireNonNull(peerDown, "peerDown");
-        group = EventLoops.group(config.ioThreads());
+        group = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
         WriteBufferWaterMark waterMark =
                 new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes());
         ChannelFuture bound = new ServerBootstrap()
                 .group(group)
-                .channel(EventLoops.serverChannel())
+                .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -155,7 +159,7 @@ public final class NettyPeerTransport implements PeerTransport {
         serverChannel = bound.channel();
         dialer = new Bootstrap()
                 .group(group)
-                .channel(EventLoops.socketChannel())
+                .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
