@@ -10,9 +10,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The driver's inbox: bounded, many producers (Netty event loops, callers, the ticker), one consumer (the
  * driver thread). It replaces an {@code ArrayBlockingQueue}, whose single lock every producer and the driver
- * took for every message: at one write in flight a leader's two followers answer within microseconds of each
- * other on two event loops, and the losers of that lock, and the driver re-taking it after being signalled,
- * each paid a futex system call (docs/performance.md, "Where a write's time and CPU go"). Here an offer is a
+ * took for every message: the event loops handing over requests and acknowledgements collided on it with
+ * each other and with the driver, and the losers, and the driver re-taking it after being signalled, each
+ * paid a futex system call (docs/performance.md, "Where a write's time and CPU go"). Here an offer is a
  * lock-free append, and only an offer that finds the driver parked wakes it — one unpark, the one wake-up a
  * hand-off must cost.
  *
