@@ -29,7 +29,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -51,7 +50,7 @@ import java.util.random.RandomGenerator;
  * out its {@link Ready}s against real storage, a real network and the {@link StateMachine}.
  *
  * <pre>
- *   Netty threads ──► inbox (bounded) ◄── callers: propose / read / transfer / status
+ *   Netty threads ──► inbox (bounded, lock-free) ◄── callers: propose / read / transfer / status
  *                         │ drain a batch
  *                         ▼
  *   driver thread:  tick × n, step(messages), propose(batch), readIndex(...)
@@ -136,7 +135,7 @@ public final class RaftDriver<R> implements AutoCloseable {
     private final PeerTransport transport;
     private final StateMachine<R> stateMachine;
     private final DriverMetrics metrics;
-    private final ArrayBlockingQueue<Input> inbox;
+    private final Inbox<Input> inbox;
     private final AtomicInteger pendingTicks = new AtomicInteger();
     private final Clock clock;
     /** Runs the ticks, and in {@link #startOn} mode the turns too. */
@@ -203,7 +202,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         this.stateMachine = stateMachine;
         this.appliedIndex = appliedIndex;
         this.snapshotIndex = appliedIndex;
-        this.inbox = new ArrayBlockingQueue<>(config.inboxCapacity());
+        this.inbox = new Inbox<>(config.inboxCapacity());
         // The starting role, reported once before the first turn; after that only Readies change it.
         this.softState = new SoftState(core.role(), core.leaderId(), core.currentTerm());
         this.reportedVote = core.votedFor();
