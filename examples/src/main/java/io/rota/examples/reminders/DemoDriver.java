@@ -1,6 +1,7 @@
 package io.rota.examples.reminders;
 
 import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
 import io.rota.client.recipes.JobRun;
 import io.rota.client.recipes.SingletonJob;
 import picocli.CommandLine;
@@ -79,8 +80,17 @@ public final class DemoDriver implements Callable<Integer> {
         this.console = console;
     }
 
+    /** slf4j-simple's level for the SDK's loggers in the driver's JVM. */
+    private static final String SDK_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.rota.client";
+
     /** Runs the demo; exit code 0 if every student got exactly one reminder each day. */
     public static void main(String[] args) {
+        // The driver's own client only reads the job history at the end; its connection-state lines ("SUSPENDED
+        // -> CONNECTED", "-> LOST (the client was closed)") would interrupt the story. The app servers keep
+        // theirs, in their logs. -Dorg.slf4j.simpleLogger.log.io.rota.client=info brings them back.
+        if (System.getProperty(SDK_LOG_LEVEL) == null) {
+            System.setProperty(SDK_LOG_LEVEL, "error");
+        }
         System.exit(commandLine(new DemoDriver(System.out)).execute(args));
     }
 
@@ -108,6 +118,7 @@ public final class DemoDriver implements Callable<Integer> {
             out = Files.createTempDirectory("rota-demo-");
         }
         Files.createDirectories(out);
+        checkTheCluster();
         String prefix = "demo/" + System.currentTimeMillis();
         console.printf("%d app servers, %d students, a day lasts %d s; the app servers' logs are in %s%n%n",
                 instances, students, daySeconds, out);
@@ -400,6 +411,19 @@ public final class DemoDriver implements Callable<Integer> {
     }
 
     /** Starts (or restarts) app server {@code <name>n} with {@code args}; its log goes to {@code out/<name>n.log}. */
+    /**
+     * One read before act one, which does not need the cluster: a wrong or stopped cluster is said at once, not
+     * after a whole uncoordinated day.
+     */
+    private void checkTheCluster() {
+        try (RotaClient rota = RotaClient.connect(endpoints)) {
+            rota.kv().get("demo/");
+        } catch (RotaException e) {
+            throw new IllegalStateException("cannot reach the cluster at " + endpoints + ": " + e.getMessage()
+                    + "; start it with scripts/cluster.sh start, or give its client ports with --endpoints");
+        }
+    }
+
     /** The first exception line of an app server's log (its cause), as {@code ": cause"}, or "". */
     static String firstError(Path log) {
         try (var lines = Files.lines(log)) {
