@@ -49,10 +49,13 @@ fi
 if $endpoints_given; then
   exec java ${ROTA_JAVA_OPTS:-} -jar "$JAR" "$@"
 fi
+from="ROTA_ENDPOINTS"
 if [[ -z "${ROTA_ENDPOINTS:-}" ]]; then
   echo "demo: making sure the local cluster runs (scripts/cluster.sh start) ..." >&2
   eval "$("$ROOT/scripts/cluster.sh" start | grep '^ROTA_ENDPOINTS=' | sed 's/^/export /')"
   [[ -n "${ROTA_ENDPOINTS:-}" ]] || { echo "demo: scripts/cluster.sh start printed no ROTA_ENDPOINTS" >&2; exit 1; }
+  from="scripts/cluster.sh's cluster in ${ROTA_CLUSTER_DIR:-$ROOT/data}"
 fi
-echo "demo: cluster at $ROTA_ENDPOINTS" >&2
+# Said before anything runs, so a wrong cluster is recognised (and the setting to fix is named).
+echo "demo: cluster at $ROTA_ENDPOINTS (from $from)" >&2
 exec java ${ROTA_JAVA_OPTS:-} -jar "$JAR" --endpoints "$ROTA_ENDPOINTS" "$@"

@@ -201,6 +201,20 @@ class RotactlEtcdHabitsTest {
         assertOk(rotactl("get", "perf/", "--prefix", "--count-only"), "0\n");
     }
 
+    /**
+     * The cluster treats removing a non-member as done, so that a retried remove completes; rotactl must not
+     * tell a user who typed a wrong id that it removed a member.
+     */
+    @Test
+    void memberRemoveOfAnIdNotInTheClusterSaysSoAndRemovesNothing() {
+        Run wrong = rotactl("member", "remove", "77");
+        assertEquals(1, wrong.exitCode(), wrong.toString());
+        assertEquals("Error: no member 77 in the cluster (it was never added, or is already removed); nothing"
+                + " removed; its members: 1 n1, 2 n2, 3 n3 (rotactl member list)\n", wrong.err());
+        assertEquals("", wrong.out());
+        assertEquals(3, rotactl("member", "list").lines().size(), "every member is still there");
+    }
+
     @Test
     void environmentVariablesSetTheGlobalOptions() {
         assertOk(rotactl("put", "env/k", "v"), "OK\n");

@@ -141,6 +141,10 @@ class RotactlProcessTest {
         assertTrue(m.matches(), grant.out());
         String id = m.group(1);
         long ttl = Long.parseLong(m.group(2));
+        // Kept alive from the start: a 2 s TTL is shorter than the next five calls can take
+        // on a loaded machine (the lease then expired before 'keep-alive --once' and the test failed).
+        Background keepAlive = background("lease", "keep-alive", id);
+        long start = System.nanoTime();
 
         assertOk(rotactl("put", "svc/app-1", "alive", "--lease", id), "OK\n");
         Run ttlKeys = rotactl("lease", "timetolive", id, "--keys");
@@ -153,9 +157,7 @@ class RotactlProcessTest {
         assertOk(rotactl("lease", "keep-alive", "--once", id), "lease " + id + " keepalived with TTL(" + ttl + ")\n");
 
         // Kept alive past twice its TTL, the key stays; revoked, the keep-alive says the lease is lost.
-        Background keepAlive = background("lease", "keep-alive", id);
         String renewal = "lease " + id + " keepalived with TTL(" + ttl + ")";
-        long start = System.nanoTime();
         Await.until(WAIT, () -> keepAlive.out().lines().filter(renewal::equals).count() >= 3
                 && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(2 * ttl), "renewals: " + keepAlive.out());
         assertOk(rotactl("get", "svc/app-1", "--print-value-only"), "alive\n");

@@ -1,6 +1,7 @@
 package io.rota.examples.reminders;
 
 import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
 import io.rota.client.recipes.JobRun;
 import io.rota.client.recipes.SingletonJob;
 import picocli.CommandLine;
@@ -79,9 +80,33 @@ public final class DemoDriver implements Callable<Integer> {
         this.console = console;
     }
 
+    /** slf4j-simple's level for the SDK's loggers in the driver's JVM. */
+    private static final String SDK_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.rota.client";
+
     /** Runs the demo; exit code 0 if every student got exactly one reminder each day. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new DemoDriver(System.out)).execute(args));
+        // The driver's own client only reads the job history at the end; its connection-state lines ("SUSPENDED
+        // -> CONNECTED", "-> LOST (the client was closed)") would interrupt the story. The app servers keep
+        // theirs, in their logs. -Dorg.slf4j.simpleLogger.log.io.rota.client=info brings them back.
+        if (System.getProperty(SDK_LOG_LEVEL) == null) {
+            System.setProperty(SDK_LOG_LEVEL, "error");
+        }
+        System.exit(commandLine(new DemoDriver(System.out)).execute(args));
+    }
+
+    /**
+     * The driver's command line: a run that cannot go on (an app server that did not start) ends with one
+     * {@code demo: ...} line saying why and where to look, not a stack trace.
+     */
+    static CommandLine commandLine(DemoDriver driver) {
+        return new CommandLine(driver).setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (!(e instanceof IllegalStateException)) {
+                throw e;
+            }
+            cmd.getErr().println("demo: " + e.getMessage());
+            cmd.getErr().flush();
+            return 1;
+        });
     }
 
     @Override
@@ -93,6 +118,7 @@ public final class DemoDriver implements Callable<Integer> {
             out = Files.createTempDirectory("rota-demo-");
         }
         Files.createDirectories(out);
+        checkTheCluster();
         String prefix = "demo/" + System.currentTimeMillis();
         console.printf("%d app servers, %d students, a day lasts %d s; the app servers' logs are in %s%n%n",
                 instances, students, daySeconds, out);
@@ -110,7 +136,7 @@ public final class DemoDriver implements Callable<Integer> {
                 apps.add(startApp(i, "app-", appArgs));
             }
             try {
-                awaitReady(sink, apps);
+                awaitReady(sink, apps, "app-");
                 startClock(sink);
                 runDays(sink);
             } finally {
@@ -135,7 +161,7 @@ public final class DemoDriver implements Callable<Integer> {
                 for (int i = 1; i <= instances; i++) {
                     plain.add(startApp(i, "plain-app-", args));
                 }
-                awaitReady(sink, plain);
+                awaitReady(sink, plain, "plain-app-");
                 startClock(sink);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (sink.runs().stream().filter(e -> e.event().equals("end")).count() < instances
@@ -155,13 +181,16 @@ public final class DemoDriver implements Callable<Integer> {
     }
 
     /** Waits until every app server of {@code group} has said it is ready (reached the cluster, if it uses it). */
-    private void awaitReady(MailSink sink, List<Process> group) throws Exception {
+    private void awaitReady(MailSink sink, List<Process> group, String name) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (sink.runs().stream().filter(e -> e.event().equals("ready")).count() < group.size()) {
-            for (Process p : group) {
+            for (int i = 0; i < group.size(); i++) {
+                Process p = group.get(i);
                 if (!p.isAlive()) {
-                    throw new IllegalStateException("an app server exited at start (exit " + p.exitValue()
-                            + "); see its log in " + out);
+                    Path log = out.resolve(name + (i + 1) + ".log");
+                    throw new IllegalStateException(name + (i + 1) + " exited at start (exit " + p.exitValue() + ")"
+                            + firstError(log) + "; its log: " + log + "; is the cluster at " + endpoints
+                            + " up and answering? (scripts/rotactl endpoint health --endpoints " + endpoints + ")");
                 }
             }
             if (System.nanoTime() > deadline) {
@@ -382,6 +411,29 @@ public final class DemoDriver implements Callable<Integer> {
     }
 
     /** Starts (or restarts) app server {@code <name>n} with {@code args}; its log goes to {@code out/<name>n.log}. */
+    /**
+     * One read before act one, which does not need the cluster: a wrong or stopped cluster is said at once, not
+     * after a whole uncoordinated day.
+     */
+    private void checkTheCluster() {
+        try (RotaClient rota = RotaClient.connect(endpoints)) {
+            rota.kv().get("demo/");
+        } catch (RotaException e) {
+            throw new IllegalStateException("cannot reach the cluster at " + endpoints + ": " + e.getMessage()
+                    + "; start it with scripts/cluster.sh start, or give its client ports with --endpoints");
+        }
+    }
+
+    /** The first exception line of an app server's log (its cause), as {@code ": cause"}, or "". */
+    static String firstError(Path log) {
+        try (var lines = Files.lines(log)) {
+            return lines.filter(l -> l.contains("Exception") && !l.startsWith("\t") && !l.startsWith("Caused by"))
+                    .findFirst().map(l -> ": " + l.trim()).orElse("");
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return "";
+        }
+    }
+
     private Process startApp(int n, String name, List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx128m", "-XX:+UseSerialGC", "-cp", ownJar(),
                 ReminderApp.class.getName(), "--instance", "app-" + n));

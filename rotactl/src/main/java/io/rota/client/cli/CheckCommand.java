@@ -136,9 +136,13 @@ final class CheckCommand extends CommandGroup {
                 }
                 if (System.nanoTime() - nextProgress >= 0) {
                     nextProgress += PROGRESS_EVERY.toNanos();
-                    err.println(String.format(Locale.ROOT, "check perf: %ds of %ds, %d writes done, %d failed",
-                            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), duration.toSeconds(),
-                            latencies.size(), failed.get()));
+                    long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+                    // Past the duration the loop is still sending writes that were due before its end: a cluster
+                    // slower than the rate held them back (at most load.clients in flight).
+                    err.println(String.format(Locale.ROOT, elapsed <= duration.toSeconds()
+                                    ? "check perf: %ds of %ds, %d writes done, %d failed"
+                                    : "check perf: %ds, past the %ds: the cluster is behind the rate; %d writes done, %d failed",
+                            elapsed, duration.toSeconds(), latencies.size(), failed.get()));
                     err.flush();
                 }
                 inFlight.acquire();   // a cluster slower than the rate holds the load back here

@@ -4,6 +4,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -60,6 +62,9 @@ final class EnvDefaults implements CommandLine.IDefaultValueProvider {
             } else if (option.type() == boolean.class && !value.equalsIgnoreCase("true")
                     && !value.equalsIgnoreCase("false")) {
                 problem = "expected true or false";
+            } else if (option.type() == Path.class && !Files.isReadable(Path.of(value))) {
+                // Checked here too, because the TLS set-up's own message names only the flags.
+                problem = "no readable file there";
             }
         } catch (IllegalArgumentException e) {
             problem = option.type() == Printer.Format.class ? "expected simple, json or table" : e.getMessage();

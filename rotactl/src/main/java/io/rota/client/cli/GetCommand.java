@@ -82,8 +82,11 @@ final class GetCommand extends ClientCommand {
         if ((prefix ? 1 : 0) + (fromKey ? 1 : 0) + (end != null ? 1 : 0) > 1) {
             throw usage("--prefix, --from-key and a range END exclude each other");
         }
-        if (revision < 0 || limit < 0) {
-            throw usage("--rev and --limit must not be negative");
+        if (revision < 0) {
+            throw usage("--rev must not be negative (got " + revision + "); 0 reads the latest revision");
+        }
+        if (limit < 0) {
+            throw usage("--limit must not be negative (got " + limit + "); 0 means no limit");
         }
         if (key.isEmpty() && !prefix && !fromKey) {
             throw usage("the key is empty; to get every key use: get \"\" --prefix");

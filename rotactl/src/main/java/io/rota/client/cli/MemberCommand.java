@@ -10,6 +10,7 @@ import picocli.CommandLine.Parameters;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * {@code rotactl member add|remove|promote|list}, as etcdctl has them (issue 13). Each change goes to the
@@ -78,6 +79,15 @@ final class MemberCommand extends CommandGroup {
 
         @Override
         int run(RotaClient client, Printer printer) {
+            // The cluster treats removing a non-member as done (so that a retried remove completes); a user who
+            // typed the wrong id must hear that nothing was removed, not "removed".
+            List<ClusterMember> members = client.cluster().memberList();
+            if (members.stream().noneMatch(m -> m.id() == id)) {
+                throw new CommandFailure("no member " + id + " in the cluster (it was never added, or is already"
+                        + " removed); nothing removed; its members: " + members.stream()
+                        .map(m -> m.id() + " " + m.name()).collect(Collectors.joining(", "))
+                        + " (rotactl member list)");
+            }
             client.cluster().removeMember(id);
             printer.memberChanged("Member " + id + " removed from the cluster", id, List.of(
                     "Stop its process (a process under id " + id + " is refused from now on) and delete its data dir.",

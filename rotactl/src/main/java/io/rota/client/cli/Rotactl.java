@@ -352,7 +352,9 @@ public final class Rotactl implements Callable<Integer> {
      */
     private String unreachable(RotaException e, EndpointSource source) {
         String next = "; is the cluster running (scripts/cluster.sh start), and are these its members' client ports?";
-        if (e.getMessage().contains("no member reachable")) {
+        // Only a TIMEOUT was waited for; anything else (a refused connect on a call that goes to one member,
+        // such as snapshot save, never reaches the retrier's classification) failed at once with its cause.
+        if (e.code() != RotaException.Code.TIMEOUT || e.getMessage().contains("no member reachable")) {
             return "cannot reach the cluster at " + source.describe() + ": " + e.getMessage() + next;
         }
         return "no member of " + source.describe() + " answered within " + timeoutText() + next;

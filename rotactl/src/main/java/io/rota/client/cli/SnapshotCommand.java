@@ -45,6 +45,19 @@ final class SnapshotCommand extends CommandGroup {
 
         @Override
         int run(RotaClient client, Printer printer) throws IOException {
+            // A place the file cannot go is a bad value (exit 2), found before a member streams anything.
+            Path dir = file.toAbsolutePath().getParent();
+            if (dir == null || !Files.isDirectory(dir)) {
+                throw CommandFailure.badValue("cannot write " + file + ": the directory " + dir
+                        + " does not exist; create it or give another FILE");
+            }
+            if (!Files.isWritable(dir)) {
+                throw CommandFailure.badValue("cannot write " + file + ": the directory " + dir
+                        + " is not writable; give a FILE in a directory you may write to");
+            }
+            if (Files.isDirectory(file)) {
+                throw CommandFailure.badValue("cannot write " + file + ": it is a directory; give a file name");
+            }
             String endpoint = client.endpoints().get(0);
             PrintWriter err = spec.commandLine().getErr();
             if (client.endpoints().size() > 1) {
@@ -74,7 +87,6 @@ final class SnapshotCommand extends CommandGroup {
                 }
             }
             Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            Path dir = file.toAbsolutePath().getParent();
             try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
                 d.force(true);
             } catch (IOException ignored) {
@@ -105,7 +117,8 @@ final class SnapshotCommand extends CommandGroup {
             try (InputStream in = Files.newInputStream(file)) {
                 summary = Maintenance.verify(in);
             } catch (NoSuchFileException e) {
-                throw new CommandFailure("no such file: " + file);
+                throw CommandFailure.badValue("no such file: " + file + "; give the path of a backup that"
+                        + " 'rotactl snapshot save' wrote");
             } catch (IOException e) {
                 throw new CommandFailure("cannot read " + file + ": " + e.getMessage());
             } catch (RotaException e) {

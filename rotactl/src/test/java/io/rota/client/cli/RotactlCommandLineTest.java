@@ -1,6 +1,7 @@
 package io.rota.client.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -9,9 +10,12 @@ import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -202,6 +206,39 @@ class RotactlCommandLineTest {
         assertUsage(run("", "check", "perf", "--load", "xxl"), "Error: Invalid value for option '--load'");
         assertUsage(run("", "check"), "Error: name a check: perf");
         assertUsage(run("", "endpoint", "hashkv", "--rev", "-1"), "Error: --rev must not be negative");
+        assertUsage(run("", "get", "k", "--limit", "-1"), "Error: --limit must not be negative (got -1); 0 means no limit");
+        assertUsage(run("", "get", "k", "--rev", "-2"), "Error: --rev must not be negative (got -2)");
+    }
+
+    /**
+     * snapshot's files are bad values checked before any member is asked (exit 2), and a refused member is named
+     * as unreachable at once, never as "no member answered within" a timeout nobody waited for.
+     */
+    @Test
+    void snapshotFilesAreCheckedFirstAndARefusedMemberIsNamedAtOnce(@TempDir Path dir) throws IOException {
+        String endpoint = "127.0.0.1:" + closedPort();
+        Map<String, String> env = Map.of("ROTA_ENDPOINTS", endpoint);
+        Path missingDir = dir.resolve("missing");
+        assertUsage(run(env, "", "snapshot", "save", missingDir.resolve("backup.db").toString()), "Error: cannot write "
+                + missingDir.resolve("backup.db") + ": the directory " + missingDir + " does not exist; create it or"
+                + " give another FILE");
+        assertUsage(run(env, "", "snapshot", "status", dir.resolve("none.db").toString()), "Error: no such file: "
+                + dir.resolve("none.db") + "; give the path of a backup that 'rotactl snapshot save' wrote");
+
+        Run refused = run(env, "", "snapshot", "save", dir.resolve("backup.db").toString(), "--command-timeout", "20s");
+        assertEquals(1, refused.exitCode(), refused.toString());
+        assertTrue(refused.err().startsWith("Error: cannot reach the cluster at " + endpoint + " (from ROTA_ENDPOINTS):"
+                + " UNAVAILABLE: "), refused.err());
+        assertTrue(refused.err().contains("refused"), refused.err());
+        assertFalse(Files.exists(dir.resolve("backup.db.part")), "nothing left behind");
+    }
+
+    @Test
+    void aBadFileInATlsVariableNamesTheVariable(@TempDir Path dir) {
+        Path ca = dir.resolve("no-ca.pem");
+        assertUsage(run(Map.of("ROTA_CACERT", ca.toString()), "", "get", "k"), "Error: environment variable ROTA_CACERT='"
+                + ca + "' (the default for --cacert): no readable file there; fix or unset it");
+        assertUsage(run(Map.of("ROTA_KEY", ca.toString()), "", "get", "k"), "Error: environment variable ROTA_KEY='");
     }
 
     private static void assertUsage(Run r, String errStart) {
