@@ -2,7 +2,7 @@
 # Benchmarks, one command each. Usage:
 #   scripts/bench.sh log [seconds-per-size]       RocksDB log append, sync=true, batches of 1/16/256 entries
 #   scripts/bench.sh cluster [seconds-per-level]  3-node in-JVM cluster, commits/s and latency at 1/64/256 in flight
-#   scripts/bench.sh snapshot [keys,keys,...]     how long a snapshot blocks the driver thread, (the capture on the driver, the persist off it)
+#   scripts/bench.sh snapshot [keys,keys,...]     how long a snapshot blocks the driver thread (the capture on the driver, the persist off it)
 #   scripts/bench.sh compare [--systems rota,etcd,zk] [--quick] [--out FILE] [rota-bench compare options]
 #                                                 Rota, etcd and ZooKeeper side by side, each alone on the machine:
 #                                                 writes, reads, locks, failover gap, server CPU per op
