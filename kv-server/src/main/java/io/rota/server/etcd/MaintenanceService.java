@@ -1,5 +1,9 @@
 package io.rota.server.etcd;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.WireFormat;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.rota.etcd.api.AlarmRequest;
 import io.rota.etcd.api.AlarmResponse;
@@ -7,20 +11,33 @@ import io.rota.etcd.api.DefragmentRequest;
 import io.rota.etcd.api.DefragmentResponse;
 import io.rota.etcd.api.HashKVRequest;
 import io.rota.etcd.api.HashKVResponse;
+import io.rota.etcd.api.HashRequest;
+import io.rota.etcd.api.HashResponse;
 import io.rota.etcd.api.MaintenanceGrpc;
 import io.rota.etcd.api.MoveLeaderRequest;
 import io.rota.etcd.api.MoveLeaderResponse;
 import io.rota.etcd.api.ResponseHeader;
+import io.rota.etcd.api.SnapshotRequest;
+import io.rota.etcd.api.SnapshotResponse;
 import io.rota.etcd.api.StatusRequest;
 import io.rota.etcd.api.StatusResponse;
+import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.HashKvRequest;
+import io.rota.proto.SnapshotFile;
+import io.rota.proto.SnapshotInfo;
+import io.rota.server.api.SnapshotStream;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * etcd's Maintenance service: Status, HashKV and MoveLeader from Rota's own; Alarm lists none (Rota raises no
- * alarms: a full store refuses writes with a retry-after instead) and Defragment has nothing to do (RocksDB
- * compacts its files by itself). Hash (of the whole backend file) and Snapshot (a bbolt file) have no
- * Rota equivalent and stay UNIMPLEMENTED.
+ * etcd's Maintenance service from Rota's own: Status (with the quota's accounted size as dbSize and the armed
+ * alarms as errors), Alarm GET/DEACTIVATE on the replicated alarms, HashKV and Hash, MoveLeader, and Snapshot,
+ * which streams the member's consistent image — the same one {@code rotactl snapshot save} writes, in the same
+ * file format, so a file saved with {@code etcdctl snapshot save} is a Rota backup. Defragment has nothing to
+ * do (RocksDB compacts its files by itself).
  */
 final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
 
@@ -41,8 +58,10 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
         calls.unary(() -> Frame.newBuilder().setStatusRequest(io.rota.proto.StatusRequest.getDefaultInstance()).build(),
                 f -> {
                     io.rota.proto.StatusResponse s = f.getStatusResponse();
+                    // dbSize: the size the space quota accounts and compares with --quota-backend-bytes.
                     return StatusResponse.newBuilder().setHeader(EtcdCodec.header(s.getHeader(), calls.clusterId))
-                            .setVersion(ETCD_API_VERSION).setLeader(s.getLeader()).setRaftIndex(s.getRaftIndex())
+                            .setVersion(ETCD_API_VERSION).setDbSize(s.getDbSize()).setDbSizeInUse(s.getDbSize())
+                            .setLeader(s.getLeader()).setRaftIndex(s.getRaftIndex())
                             .setRaftTerm(s.getRaftTerm()).setRaftAppliedIndex(s.getRaftAppliedIndex())
                             .addAllErrors(s.getErrorsList()).build();
                 }, out);
@@ -50,9 +69,23 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
 
     @Override
     public void hashKV(HashKVRequest request, StreamObserver<HashKVResponse> out) {
-        calls.unary(() -> Frame.newBuilder().setHashKvRequest(HashKvRequest.newBuilder()
-                        .setRevision(request.getRevision())).build(),
+        calls.unary(() -> hashKv(request.getRevision()),
                 f -> EtcdCodec.recode(f.getHashKvResponse(), HashKVResponse.getDefaultInstance(), calls.clusterId), out);
+    }
+
+    /**
+     * etcd hashes its whole backend file; Rota has no such file, so Hash is HashKV at the member's current
+     * revision: members at the same revision answer the same hash.
+     */
+    @Override
+    public void hash(HashRequest request, StreamObserver<HashResponse> out) {
+        calls.unary(() -> hashKv(0), f -> HashResponse.newBuilder()
+                .setHeader(EtcdCodec.header(f.getHashKvResponse().getHeader(), calls.clusterId))
+                .setHash(f.getHashKvResponse().getHash()).build(), out);
+    }
+
+    private static Frame hashKv(long revision) {
+        return Frame.newBuilder().setHashKvRequest(HashKvRequest.newBuilder().setRevision(revision)).build();
     }
 
     @Override
@@ -63,16 +96,15 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
                         calls.clusterId)).build(), out);
     }
 
+    /**
+     * GET lists the armed alarms (a linearizable read); DEACTIVATE disarms (replicated: every member serves
+     * writes again). ACTIVATE is refused as Rota's own protocol refuses it: members raise alarms themselves.
+     */
     @Override
     public void alarm(AlarmRequest request, StreamObserver<AlarmResponse> out) {
-        if (request.getAction() != AlarmRequest.AlarmAction.GET) {
-            out.onError(EtcdErrors.unimplemented("etcdserver: Rota raises no alarms, so none can be activated or"
-                    + " deactivated; only GET (which lists none) is served"));
-            return;
-        }
-        out.onNext(AlarmResponse.newBuilder().setHeader(ResponseHeader.newBuilder().setClusterId(calls.clusterId))
-                .build());
-        out.onCompleted();
+        calls.unary(() -> Frame.newBuilder().setAlarmRequest(EtcdCodec.recode(request,
+                        io.rota.proto.AlarmRequest.getDefaultInstance())).build(),
+                f -> EtcdCodec.recode(f.getAlarmResponse(), AlarmResponse.getDefaultInstance(), calls.clusterId), out);
     }
 
     @Override
@@ -80,5 +112,94 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
         out.onNext(DefragmentResponse.newBuilder().setHeader(ResponseHeader.newBuilder().setClusterId(calls.clusterId))
                 .build());
         out.onCompleted();
+    }
+
+    /**
+     * This member's snapshot, from Rota's snapshot stream, as etcd's blobs: the bytes of a
+     * {@link SnapshotFile} (the format of {@code rotactl snapshot save}), with remaining_bytes counting down
+     * to 0 on the last blob. etcd appends the SHA-256 of its database file to the stream; etcdctl 3.4's
+     * {@code snapshot save} does not read it, and Rota's file carries the image's SHA-256 in its header
+     * instead, which {@code rotactl snapshot status} checks.
+     */
+    @Override
+    public void snapshot(SnapshotRequest request, StreamObserver<SnapshotResponse> responses) {
+        calls.router.snapshot(new EtcdSnapshotSink((ServerCallStreamObserver<SnapshotResponse>) responses));
+    }
+
+    /** Rota's snapshot responses as etcd's blobs, written when gRPC's flow control says the stream is ready. */
+    private final class EtcdSnapshotSink implements SnapshotStream.Sink {
+        private final ServerCallStreamObserver<SnapshotResponse> out;
+        /** Completed by the stream's on-ready handler: the next blob may be written. */
+        private final AtomicReference<CompletableFuture<Void>> waiting = new AtomicReference<>();
+        private long remaining;
+
+        EtcdSnapshotSink(ServerCallStreamObserver<SnapshotResponse> out) {
+            this.out = out;
+            out.setOnReadyHandler(this::wake);
+            // A client that goes away ends the stream at the next blob (SnapshotStream checks isOpen).
+            out.setOnCancelHandler(this::wake);
+        }
+
+        private void wake() {
+            CompletableFuture<Void> w = waiting.getAndSet(null);
+            if (w != null) {
+                w.complete(null);
+            }
+        }
+
+        @Override
+        public CompletionStage<?> send(io.rota.proto.SnapshotResponse r) {
+            if (out.isCancelled()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (r.getDone()) {
+                out.onCompleted();
+                return CompletableFuture.completedFuture(null);
+            }
+            ByteString blob = r.hasInfo() ? fileHeader(r.getInfo()) : r.getChunk();
+            if (r.hasInfo()) {
+                remaining = blob.size() + r.getInfo().getImageBytes();
+            }
+            remaining -= blob.size();
+            out.onNext(SnapshotResponse.newBuilder().setHeader(EtcdCodec.header(r.getHeader(), calls.clusterId))
+                    .setRemainingBytes(remaining).setBlob(blob).build());
+            CompletableFuture<Void> ready = new CompletableFuture<>();
+            waiting.set(ready);
+            // Ready already (or made ready between the two lines): no on-ready call will come for this blob.
+            if (out.isReady() && waiting.compareAndSet(ready, null) || out.isCancelled()) {
+                ready.complete(null);
+            }
+            return ready;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return !out.isCancelled();
+        }
+
+        @Override
+        public void fail(Error error) {
+            out.onError(EtcdErrors.of(error));
+        }
+
+        @Override
+        public String describe() {
+            return "an etcd client";
+        }
+    }
+
+    /** The start of a {@link SnapshotFile}: its info field, then the image field's tag and length. */
+    static ByteString fileHeader(SnapshotInfo info) {
+        ByteString.Output bytes = ByteString.newOutput();
+        try {
+            CodedOutputStream o = CodedOutputStream.newInstance(bytes);
+            o.writeMessage(SnapshotFile.INFO_FIELD_NUMBER, info);
+            o.writeTag(SnapshotFile.IMAGE_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+            o.writeUInt64NoTag(info.getImageBytes());
+            o.flush();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("writing to memory cannot fail", e);
+        }
+        return bytes.toByteString();
     }
 }
