@@ -82,7 +82,7 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
     @Override
     public void memberRemove(MemberRemoveRequest request, StreamObserver<MemberRemoveResponse> out) {
         calls.unary(() -> Frame.newBuilder().setMemberRemoveRequest(io.rota.proto.MemberRemoveRequest.newBuilder()
-                        .setId(request.getID())).build(), this::thenList,
+                        .setId(request.getID())).build(), this::removeIfMember,
                 f -> MemberRemoveResponse.newBuilder().setHeader(EtcdCodec.header(header(f), calls.clusterId))
                         .addAllMembers(members(f)).build(), out);
     }
@@ -109,6 +109,25 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
     private CompletableFuture<Frame> thenList(Frame change) {
         return calls.router.handle(change).thenCompose(a -> a.hasError() ? CompletableFuture.completedFuture(a)
                 : calls.router.handle(listRequest()).handle((l, e) -> e == null && !l.hasError() ? l : a));
+    }
+
+    /**
+     * Rota's remove answers "done" for a member that is not there (so a retried remove succeeds); etcd answers
+     * "member not found", and its clients rely on that, so the configuration is looked at first.
+     */
+    private CompletableFuture<Frame> removeIfMember(Frame remove) {
+        long id = remove.getMemberRemoveRequest().getId();
+        return calls.router.handle(listRequest()).thenCompose(l -> {
+            if (l.hasError()) {
+                return CompletableFuture.completedFuture(l);
+            }
+            if (l.getMemberListResponse().getMembersList().stream().noneMatch(m -> m.getId() == id)) {
+                return CompletableFuture.completedFuture(Frame.newBuilder().setError(io.rota.proto.Error.newBuilder()
+                        .setCode(io.rota.proto.Error.Code.MEMBERSHIP_REFUSED).setMembershipRefusal("NOT_A_MEMBER")
+                        .setMessage("member " + id + " is not a member of the cluster")).build());
+            }
+            return thenList(remove);
+        });
     }
 
     private static io.rota.proto.ResponseHeader header(Frame f) {
