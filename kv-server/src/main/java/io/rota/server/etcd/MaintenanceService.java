@@ -28,6 +28,8 @@ import io.rota.proto.SnapshotFile;
 import io.rota.proto.SnapshotInfo;
 import io.rota.server.api.SnapshotStream;
 
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
@@ -117,9 +119,9 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
     /**
      * This member's snapshot, from Rota's snapshot stream, as etcd's blobs: the bytes of a
      * {@link SnapshotFile} (the format of {@code rotactl snapshot save}), with remaining_bytes counting down
-     * to 0 on the last blob. etcd appends the SHA-256 of its database file to the stream; etcdctl 3.4's
-     * {@code snapshot save} does not read it, and Rota's file carries the image's SHA-256 in its header
-     * instead, which {@code rotactl snapshot status} checks.
+     * to 0 on the last blob. The file ends as etcd's do, which etcdctl checks before it keeps the file: its
+     * size is 32 more than a multiple of 512 and its last 32 bytes are the SHA-256 of all before them — here
+     * the SnapshotFile's etcd_padding and etcd_sha256 fields, which Rota's readers ignore.
      */
     @Override
     public void snapshot(SnapshotRequest request, StreamObserver<SnapshotResponse> responses) {
@@ -132,6 +134,10 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
         /** Completed by the stream's on-ready handler: the next blob may be written. */
         private final AtomicReference<CompletableFuture<Void>> waiting = new AtomicReference<>();
         private long remaining;
+        /** SHA-256 of every byte sent, for etcd's trailing checksum. */
+        private final MessageDigest sent = sha256();
+        /** The bytes of etcd_padding's field before the checksum field, sized when the info arrives. */
+        private ByteString trailer;
 
         EtcdSnapshotSink(ServerCallStreamObserver<SnapshotResponse> out) {
             this.out = out;
@@ -153,14 +159,19 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
                 return CompletableFuture.completedFuture(null);
             }
             if (r.getDone()) {
+                sent.update(trailer.asReadOnlyByteBuffer());
+                out.onNext(SnapshotResponse.newBuilder().setHeader(EtcdCodec.header(r.getHeader(), calls.clusterId))
+                        .setBlob(trailer.concat(ByteString.copyFrom(sent.digest()))).build());
                 out.onCompleted();
                 return CompletableFuture.completedFuture(null);
             }
             ByteString blob = r.hasInfo() ? fileHeader(r.getInfo()) : r.getChunk();
             if (r.hasInfo()) {
-                remaining = blob.size() + r.getInfo().getImageBytes();
+                trailer = trailer(blob.size() + r.getInfo().getImageBytes());
+                remaining = blob.size() + r.getInfo().getImageBytes() + trailer.size() + SHA256_BYTES;
             }
             remaining -= blob.size();
+            sent.update(blob.asReadOnlyByteBuffer());
             out.onNext(SnapshotResponse.newBuilder().setHeader(EtcdCodec.header(r.getHeader(), calls.clusterId))
                     .setRemainingBytes(remaining).setBlob(blob).build());
             CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -185,6 +196,45 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
         @Override
         public String describe() {
             return "an etcd client";
+        }
+    }
+
+    static final int SHA256_BYTES = 32;
+    /** etcd's snapshot files are a whole number of these, plus the checksum. */
+    static final int ETCD_ALIGNMENT = 512;
+
+    /**
+     * What follows {@code fileBytes} bytes of a SnapshotFile, up to the checksum itself: the etcd_padding
+     * field, zeros sized so that the file ends 32 bytes past a multiple of 512, then etcd_sha256's tag and
+     * length.
+     */
+    static ByteString trailer(long fileBytes) {
+        int checksumField = CodedOutputStream.computeTagSize(SnapshotFile.ETCD_SHA256_FIELD_NUMBER)
+                + CodedOutputStream.computeUInt32SizeNoTag(SHA256_BYTES);
+        for (int zeros = 0; ; zeros++) {
+            long size = fileBytes + CodedOutputStream.computeBytesSize(SnapshotFile.ETCD_PADDING_FIELD_NUMBER,
+                    ByteString.EMPTY) - 1 + CodedOutputStream.computeUInt32SizeNoTag(zeros) + zeros + checksumField;
+            if (size % ETCD_ALIGNMENT == 0) {
+                ByteString.Output bytes = ByteString.newOutput();
+                try {
+                    CodedOutputStream o = CodedOutputStream.newInstance(bytes);
+                    o.writeBytes(SnapshotFile.ETCD_PADDING_FIELD_NUMBER, ByteString.copyFrom(new byte[zeros]));
+                    o.writeTag(SnapshotFile.ETCD_SHA256_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+                    o.writeUInt32NoTag(SHA256_BYTES);
+                    o.flush();
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException("writing to memory cannot fail", e);
+                }
+                return bytes.toByteString();
+            }
+        }
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
         }
     }
 

@@ -337,6 +337,11 @@ class EtcdApiTest {
             remaining = r.getRemainingBytes();
         }
         assertEquals(0, remaining);
+        byte[] bytes = saved.toByteArray();
+        // etcd's convention, which etcdctl checks: 32 bytes past a multiple of 512, ending in the SHA-256 of the rest.
+        assertEquals(32, bytes.length % 512);
+        assertEquals(ByteString.copyFrom(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(java.util.Arrays.copyOf(bytes, bytes.length - 32))), ByteString.copyFrom(bytes, bytes.length - 32, 32));
         Path file = dir.resolve("etcd-snapshot.db");
         java.nio.file.Files.write(file, saved.toByteArray());
         io.rota.server.backup.BackupFile backup = io.rota.server.backup.BackupFile.read(file);
@@ -344,6 +349,14 @@ class EtcdApiTest {
                 "the image holds the key written before the snapshot");
         assertEquals(maintenance().hashKV(io.rota.etcd.api.HashKVRequest.newBuilder()
                         .setRevision(backup.info().getRevision()).build()).getHashRevision(), backup.info().getRevision());
+    }
+
+    @Test
+    void snapshotTrailerAlignsEveryFileSizeAsEtcdDoes() {
+        for (long size = 0; size < 3 * MaintenanceService.ETCD_ALIGNMENT; size++) {
+            long file = size + MaintenanceService.trailer(size).size() + MaintenanceService.SHA256_BYTES;
+            assertEquals(MaintenanceService.SHA256_BYTES, file % MaintenanceService.ETCD_ALIGNMENT, "after " + size);
+        }
     }
 
     @Test
