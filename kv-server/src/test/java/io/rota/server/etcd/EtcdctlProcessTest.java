@@ -49,7 +49,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code --listen-etcd} on every member: put/get with prefixes, ranges and options, del, txn from standard
  * input, watch from a revision with prev-kv, leases, lock and elect (etcdctl's client-side recipes on KV,
  * Lease and Watch; elect with a second candidate taking over), compaction, snapshot save, endpoint
- * status/health and member list. Each etcdctl test is skipped, saying so, where etcdctl is not installed
+ * status/health, alarm list/disarm and member list. Each etcdctl test is skipped, saying so, where etcdctl is not installed
  * ({@code apt-get install etcd-client}). Two checks through generated stubs share the three members and
  * run everywhere: a put on a follower's etcd port is forwarded and applied once, and every member's member
  * list names every member's etcd URL. A failsafe test: it runs etcdctl processes.
@@ -307,6 +307,8 @@ class EtcdctlProcessTest {
         String status = ok(null, "endpoint", "status", "-w", "table");
         assertTrue(status.contains("true"), "one member leads:\n" + status);
         assertEquals(3, ok(null, "endpoint", "health").lines().filter(l -> l.contains("is healthy")).count());
+        assertEquals("", ok(null, "alarm", "list"), "no alarm is armed");
+        assertEquals("", ok(null, "alarm", "disarm"), "disarming lists what is still armed: nothing");
         Await.until(Duration.ofSeconds(20), () -> {
             String members = polled("member", "list");
             return members.lines().count() == 3 && servers.stream().allMatch(s -> members.lines().anyMatch(l ->
