@@ -177,7 +177,9 @@ public final class RotaServer implements AutoCloseable {
                 .setClientAddress(config.advertisedClient(clientServer.localAddress().getPort()))
                 .setPeerAddress(ServerConfig.format(config.advertisedPeer()))
                 .setHttpAddress(httpServer == null ? "" : config.advertisedHttp(clientServer.localAddress().getPort(),
-                        httpServer.localAddress().getPort())).build();
+                        httpServer.localAddress().getPort()))
+                .setEtcdAddress(etcdServer == null ? "" : config.advertisedEtcd(clientServer.localAddress().getPort(),
+                        etcdServer.localAddress().getPort())).build();
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
         leaseKeeper.start(tick);
         view.start();

@@ -242,6 +242,22 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         return client.substring(0, client.lastIndexOf(':')) + ":" + boundHttpPort;
     }
 
+    /**
+     * The etcd API address this member publishes (etcd's MemberList names it as the member's client URL):
+     * {@code --listen-etcd}'s host with the bound port, or, when it binds every interface,
+     * {@link #advertisedClient}'s host; empty without {@code --listen-etcd}.
+     */
+    public String advertisedEtcd(int boundClientPort, int boundEtcdPort) {
+        if (listenEtcd == null) {
+            return "";
+        }
+        if (!isWildcard(listenEtcd)) {
+            return listenEtcd.getHostString() + ":" + boundEtcdPort;
+        }
+        String client = advertisedClient(boundClientPort);
+        return client.substring(0, client.lastIndexOf(':')) + ":" + boundEtcdPort;
+    }
+
     /** This member's id: its explicit id, or its 1-based position in {@code initialCluster}. */
     public long memberId() {
         return idOf(name);

@@ -199,12 +199,24 @@ public final class RequestRouter {
     void snapshot(io.netty.channel.Channel channel, long callId) {
         SnapshotStream stream = snapshots;
         if (stream == null) {
-            channel.writeAndFlush(Frames.error(callId, Frames.error(Error.Code.INVALID_ARGUMENT,
-                    "this member does not serve snapshots")));
+            channel.writeAndFlush(Frames.error(callId, NO_SNAPSHOTS));
             return;
         }
         stream.stream(channel, callId);
     }
+
+    /** A snapshot of this member streamed to {@code sink} (etcd's Maintenance.Snapshot, from the etcd port). */
+    public void snapshot(SnapshotStream.Sink sink) {
+        SnapshotStream stream = snapshots;
+        if (stream == null) {
+            sink.fail(NO_SNAPSHOTS);
+            return;
+        }
+        stream.stream(sink);
+    }
+
+    private static final Error NO_SNAPSHOTS = Frames.error(Error.Code.INVALID_ARGUMENT,
+            "this member does not serve snapshots");
 
     /**
      * AlarmRequest GET: the armed alarms at a linearizable point. ACTIVATE is refused: members raise alarms
@@ -366,16 +378,20 @@ public final class RequestRouter {
     }
 
     private CompletableFuture<Frame> status() {
-        CompletableFuture<Long> revision = driver.readLocal(stateMachine::revision);
-        return driver.status().thenCombine(revision, (s, rev) -> {
-            StatusResponse.Builder b = StatusResponse.newBuilder()
-                    .setHeader(ResponseHeader.newBuilder().setRevision(rev))
+        CompletableFuture<StatusResponse> applied = driver.readLocal(() -> StatusResponse.newBuilder()
+                .setHeader(ResponseHeader.newBuilder().setRevision(stateMachine.revision()))
+                .setDbSize(stateMachine.accountedBytes())
+                .addAllAlarms(stateMachine.alarms().getAlarmsList()).build());
+        return driver.status().thenCombine(applied, (s, a) -> {
+            StatusResponse.Builder b = a.toBuilder()
                     .setVersion(version).setLeader(s.leaderId()).setRaftIndex(s.commitIndex())
                     .setRaftTerm(s.term()).setRaftAppliedIndex(s.appliedIndex())
                     .addAllMembers(view.members().values());
             if (s.leaderId() == RaftNode.NONE) {
                 b.addErrors("no leader is known");
             }
+            // etcd's Status lists each armed alarm as an error, in AlarmMember's text form.
+            a.getAlarmsList().forEach(m -> b.addErrors("memberID:" + m.getMemberId() + " alarm:" + m.getAlarm()));
             return Frame.newBuilder().setStatusResponse(b).build();
         }).exceptionally(e -> Frames.error(0, Errors.of(e, view)));
     }

@@ -3,7 +3,6 @@ package io.rota.server.api;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
@@ -21,6 +20,8 @@ import org.slf4j.LoggerFactory;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -76,26 +77,72 @@ public final class SnapshotStream implements AutoCloseable {
     private record Captured(StoreSnapshot image, NodeStatus status) {
     }
 
+    /**
+     * Where one snapshot stream goes: the native client port's channel, or the etcd port's gRPC stream
+     * (Maintenance.Snapshot). Called from one thread at a time, in stream order.
+     */
+    public interface Sink {
+        /** Send one response; completes when it has left, so the next is written only then (flow control). */
+        CompletionStage<?> send(SnapshotResponse response);
+
+        /** Whether the receiver is still there (a closed one ends the stream). */
+        boolean isOpen();
+
+        /** End the stream with a typed error instead of the image. */
+        void fail(Error error);
+
+        /** Who receives it, for the log. */
+        String describe();
+    }
+
     /** Stream a snapshot to {@code channel} under {@code callId}; every outcome is a frame on the channel. */
     void stream(Channel channel, long callId) {
+        stream(new Sink() {
+            @Override
+            public CompletionStage<?> send(SnapshotResponse response) {
+                CompletableFuture<Void> sent = new CompletableFuture<>();
+                channel.writeAndFlush(Frame.newBuilder().setCallId(callId).setSnapshotResponse(response).build())
+                        .addListener(f -> sent.complete(null));
+                return sent;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return channel.isActive();
+            }
+
+            @Override
+            public void fail(Error error) {
+                channel.writeAndFlush(Frames.error(callId, error));
+            }
+
+            @Override
+            public String describe() {
+                return String.valueOf(channel.remoteAddress());
+            }
+        });
+    }
+
+    /** Stream a snapshot to {@code sink}; every outcome is a response or a failure on it. */
+    public void stream(Sink sink) {
         if (!busy.compareAndSet(false, true)) {
-            channel.writeAndFlush(Frames.error(callId, Frames.error(Error.Code.UNAVAILABLE, "member "
-                    + view.memberId() + " is already streaming a snapshot; retry when it is done, or ask another member")));
+            sink.fail(Frames.error(Error.Code.UNAVAILABLE, "member " + view.memberId()
+                    + " is already streaming a snapshot; retry when it is done, or ask another member"));
             return;
         }
         long start = System.nanoTime();
         driver.read(stateMachine::image, readTimeout)
                 .thenCombine(driver.status(), Captured::new)
-                .thenAcceptAsync(c -> send(channel, callId, c, start), thread)
+                .thenAcceptAsync(c -> send(sink, c, start), thread)
                 .exceptionally(e -> {
                     busy.set(false);
-                    log.warn("snapshot for {} failed before streaming: {}", channel.remoteAddress(), e.toString());
-                    channel.writeAndFlush(Frames.error(callId, Errors.of(e, view)));
+                    log.warn("snapshot for {} failed before streaming: {}", sink.describe(), e.toString());
+                    sink.fail(Errors.of(e, view));
                     return null;
                 });
     }
 
-    private void send(Channel channel, long callId, Captured c, long start) {
+    private void send(Sink sink, Captured c, long start) {
         byte[] image = c.image().toByteArray();
         SnapshotInfo info = SnapshotInfo.newBuilder()
                 .setRevision(c.image().getRevision()).setAppliedIndex(c.image().getAppliedIndex())
@@ -108,35 +155,31 @@ public final class SnapshotStream implements AutoCloseable {
                 .setVersion(version).setCreatedUnixMs(System.currentTimeMillis()).build();
         ResponseHeader header = ResponseHeader.newBuilder().setRevision(info.getRevision())
                 .setRaftTerm(view.term()).setMemberId(view.memberId()).build();
-        log.info("streaming a snapshot to {}: revision {}, applied {}@{}, {} keys, {} bytes", channel.remoteAddress(),
+        log.info("streaming a snapshot to {}: revision {}, applied {}@{}, {} keys, {} bytes", sink.describe(),
                 info.getRevision(), info.getAppliedIndex(), info.getAppliedTerm(), info.getKeyCount(), image.length);
-        write(channel, callId, SnapshotResponse.newBuilder().setHeader(header).setInfo(info).build())
-                .addListener(f -> next(channel, callId, header, image, 0, start));
+        sink.send(SnapshotResponse.newBuilder().setHeader(header).setInfo(info).build())
+                .whenComplete((v, e) -> next(sink, header, image, 0, start));
     }
 
-    /** Writes the chunk at {@code offset} once the previous frame has left (flow control), then the next. */
-    private void next(Channel channel, long callId, ResponseHeader header, byte[] image, int offset, long start) {
-        if (!channel.isActive()) {
+    /** Writes the chunk at {@code offset} once the previous response has left (flow control), then the next. */
+    private void next(Sink sink, ResponseHeader header, byte[] image, int offset, long start) {
+        if (!sink.isOpen()) {
             busy.set(false);
-            log.warn("snapshot stream to {} ended early: the connection closed", channel.remoteAddress());
+            log.warn("snapshot stream to {} ended early: the receiver went away", sink.describe());
             return;
         }
         if (offset >= image.length) {
-            write(channel, callId, SnapshotResponse.newBuilder().setHeader(header).setDone(true).build());
+            sink.send(SnapshotResponse.newBuilder().setHeader(header).setDone(true).build());
             busy.set(false);
-            log.info("snapshot of {} bytes streamed to {} in {} ms", image.length, channel.remoteAddress(),
+            log.info("snapshot of {} bytes streamed to {} in {} ms", image.length, sink.describe(),
                     (System.nanoTime() - start) / 1_000_000);
             return;
         }
         int n = Math.min(CHUNK_BYTES, image.length - offset);
         // The image is never changed after serialization: wrapping it instead of copying is safe.
         ByteString chunk = UnsafeByteOperations.unsafeWrap(image, offset, n);
-        write(channel, callId, SnapshotResponse.newBuilder().setHeader(header).setChunk(chunk).build())
-                .addListener(f -> next(channel, callId, header, image, offset + n, start));
-    }
-
-    private static ChannelFuture write(Channel channel, long callId, SnapshotResponse response) {
-        return channel.writeAndFlush(Frame.newBuilder().setCallId(callId).setSnapshotResponse(response).build());
+        sink.send(SnapshotResponse.newBuilder().setHeader(header).setChunk(chunk).build())
+                .whenComplete((v, e) -> next(sink, header, image, offset + n, start));
     }
 
     static byte[] sha256(byte[] data) {

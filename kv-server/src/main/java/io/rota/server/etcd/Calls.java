@@ -6,6 +6,7 @@ import io.netty.util.concurrent.EventExecutorGroup;
 import io.rota.proto.Frame;
 import io.rota.server.api.RequestRouter;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -33,6 +34,12 @@ final class Calls {
      * serve), {@code answer} turns the successful response frame into etcd's.
      */
     <R> void unary(Supplier<Frame> request, Function<Frame, R> answer, StreamObserver<R> out) {
+        unary(request, router::handle, answer, out);
+    }
+
+    /** As {@link #unary(Supplier, Function, StreamObserver)}, with {@code send} in place of one router call. */
+    <R> void unary(Supplier<Frame> request, Function<Frame, CompletableFuture<Frame>> send, Function<Frame, R> answer,
+                   StreamObserver<R> out) {
         Frame frame;
         try {
             frame = request.get();
@@ -40,7 +47,7 @@ final class Calls {
             out.onError(e);
             return;
         }
-        router.handle(frame).whenCompleteAsync((f, e) -> {
+        send.apply(frame).whenCompleteAsync((f, e) -> {
             R r;
             try {
                 if (e != null) {

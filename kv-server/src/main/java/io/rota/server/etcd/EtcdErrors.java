@@ -26,6 +26,12 @@ final class EtcdErrors {
     static final String NO_LEADER = "etcdserver: no leader";
     static final String TIMEOUT = "etcdserver: request timed out";
     static final String NO_SPACE = "etcdserver: mvcc: database space exceeded";
+    static final String MEMBER_NOT_FOUND = "etcdserver: member not found";
+    static final String MEMBER_EXISTS = "etcdserver: member ID already exist";
+    static final String PEER_URL_EXISTS = "etcdserver: Peer URLs already exists";
+    static final String MEMBER_NOT_LEARNER = "etcdserver: can only promote a learner member";
+    static final String LEARNER_NOT_READY = "etcdserver: can only promote a learner member which is in sync with leader";
+    static final String BAD_MEMBER_URLS = "etcdserver: given member URLs are invalid";
 
     private EtcdErrors() {
     }
@@ -51,7 +57,8 @@ final class EtcdErrors {
                     .asRuntimeException();
             case AUTH_NOT_ENABLED -> Status.FAILED_PRECONDITION
                     .withDescription("etcdserver: authentication is not enabled").asRuntimeException();
-            case SESSION_EXPIRED, MEMBERSHIP_REFUSED, CODE_UNSPECIFIED, UNRECOGNIZED ->
+            case MEMBERSHIP_REFUSED -> membershipRefused(e);
+            case SESSION_EXPIRED, CODE_UNSPECIFIED, UNRECOGNIZED ->
                     Status.FAILED_PRECONDITION.withDescription("etcdserver: " + m).asRuntimeException();
         };
     }
@@ -61,7 +68,7 @@ final class EtcdErrors {
      * case, see KvStore, WriteTxn and CoordinationStateMachine) says which. EtcdApiTest covers each row.
      */
     private static StatusRuntimeException invalidArgument(String m) {
-        if (m.contains("is in the future")) {
+        if (m.contains("is in the future") || m.startsWith("cannot compact at revision")) {
             return Status.OUT_OF_RANGE.withDescription(FUTURE_REV).asRuntimeException();
         }
         if (m.startsWith("lease ") && m.endsWith(" already exists")) {
@@ -74,6 +81,18 @@ final class EtcdErrors {
             default -> "etcdserver: " + m;
         };
         return invalid(etcd);
+    }
+
+    /** A refused membership change as etcd's membership errors, by the refusal's reason (EtcdApiTest). */
+    private static StatusRuntimeException membershipRefused(Error e) {
+        return switch (e.getMembershipRefusal()) {
+            case "NOT_A_MEMBER" -> Status.NOT_FOUND.withDescription(MEMBER_NOT_FOUND).asRuntimeException();
+            case "ALREADY_MEMBER" -> Status.FAILED_PRECONDITION.withDescription(MEMBER_EXISTS).asRuntimeException();
+            case "NAME_TAKEN" -> Status.FAILED_PRECONDITION.withDescription(PEER_URL_EXISTS).asRuntimeException();
+            case "NOT_A_LEARNER" -> Status.FAILED_PRECONDITION.withDescription(MEMBER_NOT_LEARNER).asRuntimeException();
+            case "LEARNER_BEHIND" -> Status.FAILED_PRECONDITION.withDescription(LEARNER_NOT_READY).asRuntimeException();
+            default -> Status.FAILED_PRECONDITION.withDescription("etcdserver: " + e.getMessage()).asRuntimeException();
+        };
     }
 
     static StatusRuntimeException invalid(String message) {

@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The etcd listener ({@code --listen-etcd}): a gRPC server (grpc-java on its own shaded Netty, design.md Y1)
- * serving etcd's KV, Watch, Lease, Maintenance and Cluster services and v3lock's Lock over this member's
- * {@link RequestRouter} and {@link WatchHub}. It only bootstraps; each service is its own class.
+ * serving etcd's KV, Watch, Lease, Maintenance and Cluster services, v3lock's Lock and v3election's Election
+ * over this member's {@link RequestRouter} and {@link WatchHub}. It only bootstraps; each service is its own
+ * class.
  */
 public final class EtcdServer implements AutoCloseable {
 
@@ -53,10 +54,10 @@ public final class EtcdServer implements AutoCloseable {
                 .permitKeepAliveTime(MIN_CLIENT_PING_SECONDS, TimeUnit.SECONDS).permitKeepAliveWithoutCalls(true)
                 .addService(new KvService(calls)).addService(new WatchService(calls, watchHub))
                 .addService(new LeaseService(calls)).addService(new MaintenanceService(calls))
-                .addService(new LockService(calls, watchHub))
+                .addService(new LockService(calls, watchHub)).addService(new ElectionService(calls, watchHub))
                 .intercept(new RefuseWhileAuthEnabled(router));
         // The member list names this member's etcd URL with the bound port (port 0 asks for any).
-        b.addService(new ClusterService(calls, view.memberId(),
+        b.addService(new ClusterService(calls, view,
                 () -> "http://" + listen.getHostString() + ":" + localAddress().getPort()));
         Server started;
         try {

@@ -18,7 +18,7 @@ import io.rota.proto.Frame;
 import java.util.List;
 
 /**
- * etcd's KV service: Range, Put, DeleteRange and Txn as Rota's requests. Range's min/max mod/create
+ * etcd's KV service: Range, Put, DeleteRange, Txn and Compact as Rota's requests. Range's min/max mod/create
  * revision filters, which Rota's store does not have, are applied here after the read, as etcd applies
  * them: over every key of the range, before the limit; count stays the range's size (etcd's too).
  */
@@ -80,12 +80,16 @@ final class KvService extends KVGrpc.KVImplBase {
     }
 
     /**
-     * Not yet: Rota compacts its bounded event history by itself (docs/kv.md), and has no command that
-     * compacts to a revision the client names.
+     * Rota's replicated compaction: the history at and below the revision goes, on every member; a later read
+     * or watch of it gets etcd's compacted error. {@code physical} asks etcd to answer only once the backend
+     * has dropped the old versions; Rota drops them as it applies the command, before it answers, so every
+     * answer is already physical.
      */
     @Override
     public void compact(CompactionRequest request, StreamObserver<CompactionResponse> out) {
-        out.onError(EtcdErrors.unimplemented("etcdserver: Compact is not supported by Rota yet: it keeps a bounded"
-                + " history and drops the oldest revisions by itself (see docs/etcd-compat.md)"));
+        calls.unary(() -> Frame.newBuilder().setCompactionRequest(io.rota.proto.CompactionRequest.newBuilder()
+                        .setRevision(request.getRevision())).build(),
+                f -> CompactionResponse.newBuilder().setHeader(EtcdCodec.header(f.getCompactionResponse().getHeader(),
+                        calls.clusterId)).build(), out);
     }
 }

@@ -6,6 +6,26 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import io.rota.etcd.api.AlarmRequest;
+import io.rota.etcd.api.AlarmResponse;
+import io.rota.etcd.api.AlarmType;
+import io.rota.etcd.api.CampaignRequest;
+import io.rota.etcd.api.CampaignResponse;
+import io.rota.etcd.api.CompactionRequest;
+import io.rota.etcd.api.ElectionGrpc;
+import io.rota.etcd.api.LeaderKey;
+import io.rota.etcd.api.LeaderRequest;
+import io.rota.etcd.api.LeaderResponse;
+import io.rota.etcd.api.MemberAddRequest;
+import io.rota.etcd.api.MemberAddResponse;
+import io.rota.etcd.api.MemberPromoteRequest;
+import io.rota.etcd.api.MemberRemoveRequest;
+import io.rota.etcd.api.MemberRemoveResponse;
+import io.rota.etcd.api.MemberUpdateRequest;
+import io.rota.etcd.api.ProclaimRequest;
+import io.rota.etcd.api.ResignRequest;
+import io.rota.etcd.api.SnapshotRequest;
+import io.rota.etcd.api.SnapshotResponse;
 import io.rota.etcd.api.ClusterGrpc;
 import io.rota.etcd.api.Compare;
 import io.rota.etcd.api.DeleteRangeRequest;
@@ -256,8 +276,177 @@ class EtcdApiTest {
         assertEquals("etcdserver: requested lease not found", revoke.getStatus().getDescription());
 
         StatusRuntimeException compact = assertThrows(StatusRuntimeException.class, () -> kv().compact(
-                io.rota.etcd.api.CompactionRequest.newBuilder().setRevision(1).build()));
-        assertEquals(Status.Code.UNIMPLEMENTED, compact.getStatus().getCode());
+                CompactionRequest.newBuilder().setRevision(1_000_000).build()));
+        assertEquals(Status.Code.OUT_OF_RANGE, compact.getStatus().getCode());
+        assertEquals("etcdserver: mvcc: required revision is a future revision", compact.getStatus().getDescription());
+    }
+
+    @Test
+    @DisplayName("Compact drops the history at and below the revision: a read below it, or compacting there again, is etcd's compacted error")
+    void compactThenReadBelowIsCompacted() {
+        long before = put("compact/k", "1").getHeader().getRevision();
+        long at = put("compact/k", "2").getHeader().getRevision();
+        kv().compact(CompactionRequest.newBuilder().setRevision(at).setPhysical(true).build());
+        assertEquals("2", kv().range(RangeRequest.newBuilder().setKey(b("compact/k")).setRevision(at).build())
+                .getKvs(0).getValue().toStringUtf8(), "the compact revision itself is still readable");
+        StatusRuntimeException below = assertThrows(StatusRuntimeException.class, () -> kv().range(
+                RangeRequest.newBuilder().setKey(b("compact/k")).setRevision(before).build()));
+        assertEquals(Status.Code.OUT_OF_RANGE, below.getStatus().getCode());
+        assertEquals(EtcdErrors.COMPACTED, below.getStatus().getDescription());
+        StatusRuntimeException again = assertThrows(StatusRuntimeException.class, () -> kv().compact(
+                CompactionRequest.newBuilder().setRevision(at).build()));
+        assertEquals(EtcdErrors.COMPACTED, again.getStatus().getDescription());
+    }
+
+    private static MaintenanceGrpc.MaintenanceBlockingStub maintenance() {
+        return MaintenanceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    @DisplayName("Alarm GET lists the replicated alarms, DEACTIVATE disarms, ACTIVATE is refused; Status reports the accounted size")
+    void alarmsAndStatusSize() {
+        assertEquals(0, maintenance().alarm(AlarmRequest.newBuilder().setAction(AlarmRequest.AlarmAction.GET).build())
+                .getAlarmsCount());
+        AlarmResponse disarmed = maintenance().alarm(AlarmRequest.newBuilder()
+                .setAction(AlarmRequest.AlarmAction.DEACTIVATE).setAlarm(AlarmType.NOSPACE).build());
+        assertEquals(0, disarmed.getAlarmsCount());
+        assertEquals(EtcdCodec.clusterId("etcd-api-test"), disarmed.getHeader().getClusterId());
+        StatusRuntimeException activate = assertThrows(StatusRuntimeException.class, () -> maintenance().alarm(
+                AlarmRequest.newBuilder().setAction(AlarmRequest.AlarmAction.ACTIVATE).setAlarm(AlarmType.NOSPACE)
+                        .build()));
+        assertEquals(Status.Code.INVALID_ARGUMENT, activate.getStatus().getCode());
+
+        put("size/k", "x".repeat(1000));
+        StatusResponse status = maintenance().status(StatusRequest.getDefaultInstance());
+        assertTrue(status.getDbSize() >= 1000, "dbSize is the accounted size: " + status.getDbSize());
+        assertTrue(status.getRaftAppliedIndex() >= 1 && status.getErrorsCount() == 0, status.toString());
+    }
+
+    @Test
+    @DisplayName("Snapshot streams the member's image as a Rota backup file: remaining_bytes counts down to 0 and the saved bytes pass the backup checks")
+    void snapshotIsARotaBackupFile() throws Exception {
+        put("snap/k", "v");
+        java.io.ByteArrayOutputStream saved = new java.io.ByteArrayOutputStream();
+        java.util.Iterator<SnapshotResponse> stream = MaintenanceGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(20, TimeUnit.SECONDS).snapshot(SnapshotRequest.getDefaultInstance());
+        long remaining = -1;
+        while (stream.hasNext()) {
+            SnapshotResponse r = stream.next();
+            r.getBlob().writeTo(saved);
+            assertTrue(remaining < 0 || r.getRemainingBytes() < remaining, "remaining_bytes counts down");
+            remaining = r.getRemainingBytes();
+        }
+        assertEquals(0, remaining);
+        byte[] bytes = saved.toByteArray();
+        // etcd's convention, which etcdctl checks: 32 bytes past a multiple of 512, ending in the SHA-256 of the rest.
+        assertEquals(32, bytes.length % 512);
+        assertEquals(ByteString.copyFrom(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(java.util.Arrays.copyOf(bytes, bytes.length - 32))), ByteString.copyFrom(bytes, bytes.length - 32, 32));
+        Path file = dir.resolve("etcd-snapshot.db");
+        java.nio.file.Files.write(file, saved.toByteArray());
+        io.rota.server.backup.BackupFile backup = io.rota.server.backup.BackupFile.read(file);
+        assertTrue(backup.image().getKvsList().stream().anyMatch(kv -> kv.getKey().equals(b("snap/k"))),
+                "the image holds the key written before the snapshot");
+        assertEquals(maintenance().hashKV(io.rota.etcd.api.HashKVRequest.newBuilder()
+                        .setRevision(backup.info().getRevision()).build()).getHashRevision(), backup.info().getRevision());
+    }
+
+    @Test
+    void snapshotTrailerAlignsEveryFileSizeAsEtcdDoes() {
+        for (long size = 0; size < 3 * MaintenanceService.ETCD_ALIGNMENT; size++) {
+            long file = size + MaintenanceService.trailer(size).size() + MaintenanceService.SHA256_BYTES;
+            assertEquals(MaintenanceService.SHA256_BYTES, file % MaintenanceService.ETCD_ALIGNMENT, "after " + size);
+        }
+    }
+
+    @Test
+    void hashIsTheCurrentRevisionsHashKv() {
+        put("hash/k", "v");
+        assertEquals(maintenance().hashKV(io.rota.etcd.api.HashKVRequest.getDefaultInstance()).getHash(),
+                maintenance().hash(io.rota.etcd.api.HashRequest.getDefaultInstance()).getHash());
+    }
+
+    private static ClusterGrpc.ClusterBlockingStub cluster() {
+        return ClusterGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    @DisplayName("MemberAdd/Promote/Remove are Rota's membership changes, refused with etcd's membership errors")
+    void memberAddPromoteRemove() {
+        MemberAddResponse added = cluster().memberAdd(MemberAddRequest.newBuilder()
+                .addPeerURLs("http://127.0.0.1:" + freePort()).setIsLearner(true).build());
+        long id = added.getMember().getID();
+        assertTrue(added.getMember().getIsLearner());
+        assertEquals(2, added.getMembersCount());
+        assertEquals(2, cluster().memberList(MemberListRequest.getDefaultInstance()).getMembersCount());
+
+        StatusRuntimeException behind = assertThrows(StatusRuntimeException.class, () -> cluster().memberPromote(
+                MemberPromoteRequest.newBuilder().setID(id).build()));
+        assertEquals(Status.Code.FAILED_PRECONDITION, behind.getStatus().getCode());
+        assertEquals(EtcdErrors.LEARNER_NOT_READY, behind.getStatus().getDescription());
+        StatusRuntimeException update = assertThrows(StatusRuntimeException.class, () -> cluster().memberUpdate(
+                MemberUpdateRequest.newBuilder().setID(id).addPeerURLs("http://127.0.0.1:1").build()));
+        assertEquals(Status.Code.UNIMPLEMENTED, update.getStatus().getCode());
+
+        MemberRemoveResponse removed = cluster().memberRemove(MemberRemoveRequest.newBuilder().setID(id).build());
+        assertEquals(1, removed.getMembersCount(), removed.toString());
+        StatusRuntimeException gone = assertThrows(StatusRuntimeException.class, () -> cluster().memberRemove(
+                MemberRemoveRequest.newBuilder().setID(id).build()));
+        assertEquals(Status.Code.NOT_FOUND, gone.getStatus().getCode());
+        assertEquals(EtcdErrors.MEMBER_NOT_FOUND, gone.getStatus().getDescription());
+        StatusRuntimeException bad = assertThrows(StatusRuntimeException.class, () -> cluster().memberAdd(
+                MemberAddRequest.newBuilder().addPeerURLs("not a url").build()));
+        assertEquals(Status.Code.INVALID_ARGUMENT, bad.getStatus().getCode());
+        assertTrue(bad.getStatus().getDescription().startsWith(EtcdErrors.BAD_MEMBER_URLS));
+    }
+
+    @Test
+    @DisplayName("v3election: the oldest candidate leads, Proclaim needs the leadership, Observe follows values and leaders, Resign hands over")
+    void electionCampaignProclaimObserveResign() throws Exception {
+        ElectionGrpc.ElectionBlockingStub election = ElectionGrpc.newBlockingStub(channel);
+        StatusRuntimeException none = assertThrows(StatusRuntimeException.class, () -> election
+                .withDeadlineAfter(10, TimeUnit.SECONDS).leader(LeaderRequest.newBuilder().setName(b("elect")).build()));
+        assertEquals("election: no leader", none.getStatus().getDescription());
+
+        long first = lease().leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        long second = lease().leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        LeaderKey alice = election.withDeadlineAfter(10, TimeUnit.SECONDS).campaign(CampaignRequest.newBuilder()
+                .setName(b("elect")).setLease(first).setValue(b("alice")).build()).getLeader();
+        assertEquals("elect/" + Long.toHexString(first), alice.getKey().toStringUtf8());
+        assertEquals(first, alice.getLease());
+
+        BlockingQueue<LeaderResponse> observed = new LinkedBlockingQueue<>();
+        ElectionGrpc.newStub(channel).observe(LeaderRequest.newBuilder().setName(b("elect")).build(), collect(observed));
+        assertEquals("alice", nextLeader(observed).getKv().getValue().toStringUtf8());
+
+        com.google.common.util.concurrent.ListenableFuture<CampaignResponse> bob = ElectionGrpc.newFutureStub(channel)
+                .withDeadlineAfter(20, TimeUnit.SECONDS).campaign(CampaignRequest.newBuilder().setName(b("elect"))
+                        .setLease(second).setValue(b("bob")).build());
+        Await.until(Duration.ofSeconds(10), () -> kv().range(RangeRequest.newBuilder().setKey(b("elect/"))
+                .setRangeEnd(prefixEnd("elect/")).build()).getCount() == 2, "bob to queue his key");
+        assertFalse(bob.isDone(), "bob was elected while alice led");
+
+        election.withDeadlineAfter(10, TimeUnit.SECONDS).proclaim(ProclaimRequest.newBuilder().setLeader(alice)
+                .setValue(b("alice-2")).build());
+        assertEquals("alice-2", nextLeader(observed).getKv().getValue().toStringUtf8());
+        assertEquals("alice-2", election.withDeadlineAfter(10, TimeUnit.SECONDS).leader(LeaderRequest.newBuilder()
+                .setName(b("elect")).build()).getKv().getValue().toStringUtf8());
+        LeaderKey notLeader = alice.toBuilder().setKey(b("elect/" + Long.toHexString(second))).build();
+        StatusRuntimeException refused = assertThrows(StatusRuntimeException.class, () -> election
+                .withDeadlineAfter(10, TimeUnit.SECONDS).proclaim(ProclaimRequest.newBuilder().setLeader(notLeader)
+                        .setValue(b("usurper")).build()));
+        assertEquals("election: not leader", refused.getStatus().getDescription());
+
+        election.withDeadlineAfter(10, TimeUnit.SECONDS).resign(ResignRequest.newBuilder().setLeader(alice).build());
+        LeaderKey bobKey = bob.get(10, TimeUnit.SECONDS).getLeader();
+        assertEquals("elect/" + Long.toHexString(second), bobKey.getKey().toStringUtf8());
+        assertEquals("bob", nextLeader(observed).getKv().getValue().toStringUtf8());
+    }
+
+    private static LeaderResponse nextLeader(BlockingQueue<LeaderResponse> q) throws InterruptedException {
+        LeaderResponse r = q.poll(10, TimeUnit.SECONDS);
+        assertNotNull(r, "no Observe response within 10 s");
+        return r;
     }
 
     @Test

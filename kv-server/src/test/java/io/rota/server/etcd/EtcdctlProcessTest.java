@@ -1,11 +1,25 @@
 package io.rota.server.etcd;
 
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.rota.etcd.api.ClusterGrpc;
+import io.rota.etcd.api.KVGrpc;
+import io.rota.etcd.api.KeyValue;
+import io.rota.etcd.api.Member;
+import io.rota.etcd.api.MemberListRequest;
+import io.rota.etcd.api.PutRequest;
+import io.rota.etcd.api.PutResponse;
+import io.rota.etcd.api.RangeRequest;
+import io.rota.etcd.api.RangeResponse;
 import io.rota.server.RotaServer;
+import io.rota.server.backup.BackupFile;
 import io.rota.server.ServerConfig;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,14 +40,19 @@ import java.util.stream.Stream;
 
 import static io.rota.testkit.Ports.freePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * etcd's own CLI, etcdctl (v3 API; Debian's etcd-client package), against a three-member Rota with
  * {@code --listen-etcd} on every member: put/get with prefixes, ranges and options, del, txn from standard
  * input, watch from a revision with prev-kv, leases, lock and elect (etcdctl's client-side recipes on KV,
- * Lease and Watch), endpoint status/health and member list. Skipped, saying so, where etcdctl is not
- * installed ({@code apt-get install etcd-client}). A failsafe test: it runs etcdctl processes.
+ * Lease and Watch; elect with a second candidate taking over), compaction, snapshot save, endpoint
+ * status/health, alarm list/disarm and member list. Each etcdctl test is skipped, saying so, where etcdctl is not installed
+ * ({@code apt-get install etcd-client}). Two checks through generated stubs share the three members and
+ * run everywhere: a put on a follower's etcd port is forwarded and applied once, and every member's member
+ * list names every member's etcd URL. A failsafe test: it runs etcdctl processes.
  */
 class EtcdctlProcessTest {
 
@@ -42,14 +61,13 @@ class EtcdctlProcessTest {
     @TempDir
     static Path dir;
     private static final List<RotaServer> servers = new ArrayList<>();
+    private static final List<ManagedChannel> channels = new ArrayList<>();
     private static String etcdctl;
     private static String endpoints;
 
     @BeforeAll
     static void start() {
         etcdctl = find().orElse(null);
-        Assumptions.assumeTrue(etcdctl != null, "SKIPPED: etcdctl is not on the PATH; install it (Debian:"
-                + " apt-get install etcd-client) to run etcd's own CLI against Rota");
         Map<String, InetSocketAddress> cluster = new LinkedHashMap<>();
         for (int i = 1; i <= 3; i++) {
             cluster.put("n" + i, new InetSocketAddress("127.0.0.1", freePort()));
@@ -57,10 +75,12 @@ class EtcdctlProcessTest {
         StringBuilder e = new StringBuilder();
         for (int i = 1; i <= 3; i++) {
             int etcdPort = freePort();
-            servers.add(RotaServer.start(ServerConfig.builder("n" + i).dataDir(dir.resolve("n" + i))
+            RotaServer s = RotaServer.start(ServerConfig.builder("n" + i).dataDir(dir.resolve("n" + i))
                     .listenClient(new InetSocketAddress("127.0.0.1", 0)).listenPeer(cluster.get("n" + i))
                     .initialCluster(cluster).clusterId("etcdctl-test").heartbeatMs(50).electionMs(500)
-                    .listenEtcd(new InetSocketAddress("127.0.0.1", etcdPort)).build()));
+                    .listenEtcd(new InetSocketAddress("127.0.0.1", etcdPort)).build());
+            servers.add(s);
+            channels.add(NettyChannelBuilder.forAddress(s.etcdAddress()).usePlaintext().build());
             e.append(i == 1 ? "" : ",").append("127.0.0.1:").append(etcdPort);
         }
         endpoints = e.toString();
@@ -68,8 +88,16 @@ class EtcdctlProcessTest {
                 "a leader among the three members");
     }
 
+    private static void assumeEtcdctl() {
+        Assumptions.assumeTrue(etcdctl != null, "SKIPPED: etcdctl is not on the PATH; install it (Debian:"
+                + " apt-get install etcd-client) to run etcd's own CLI against Rota");
+    }
+
     @AfterAll
-    static void stop() {
+    static void stop() throws InterruptedException {
+        for (ManagedChannel c : channels) {
+            c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
         servers.forEach(RotaServer::close);
     }
 
@@ -80,7 +108,34 @@ class EtcdctlProcessTest {
 
     /** Run etcdctl with {@code args} (and {@code stdin}); its exit code must be 0; its output. */
     private static String ok(String stdin, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(etcdctl, "--endpoints=" + endpoints, "--command-timeout=20s"));
+        Run r = run(stdin, args);
+        assertEquals(0, r.exit(), "etcdctl " + String.join(" ", args) + ":\n" + r.output());
+        return r.output();
+    }
+
+    /** {@link #ok} inside an {@link Await} condition. */
+    private static String polled(String... args) {
+        try {
+            return ok(null, args);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** What one etcdctl run came to. */
+    private record Run(int exit, String output) {
+    }
+
+    /** Run etcdctl with {@code args} (and {@code stdin}) to its end; the three endpoints unless args name some. */
+    private static Run run(String stdin, String... args) throws IOException, InterruptedException {
+        assumeEtcdctl();
+        List<String> cmd = new ArrayList<>(List.of(etcdctl, "--command-timeout=20s"));
+        if (!args[0].startsWith("--endpoints=")) {
+            cmd.add("--endpoints=" + endpoints);
+        }
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("ETCDCTL_API", "3");
@@ -93,13 +148,12 @@ class EtcdctlProcessTest {
             p.destroyForcibly();
             throw new AssertionError("etcdctl " + String.join(" ", args) + " did not finish in " + COMMAND_TIMEOUT);
         }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), "etcdctl " + String.join(" ", args) + ":\n" + out);
-        return out;
+        return new Run(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     }
 
     /** Start etcdctl in the background, its output to {@code out}. */
     private static Process background(Path out, String... args) throws IOException {
+        assumeEtcdctl();
         List<String> cmd = new ArrayList<>(List.of(etcdctl, "--endpoints=" + endpoints));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
@@ -186,12 +240,128 @@ class EtcdctlProcessTest {
     }
 
     @Test
+    void electWithASecondCandidateTakingOver() throws Exception {
+        Path aliceOut = dir.resolve("alice.out");
+        Path bobOut = dir.resolve("bob.out");
+        Path observerOut = dir.resolve("observer.out");
+        Process alice = background(aliceOut, "elect", "elections/two", "alice");
+        Process bob = null;
+        Process observer = null;
+        try {
+            Await.until(Duration.ofSeconds(20), () -> read(aliceOut).contains("alice"), "alice to lead, got: "
+                    + read(aliceOut));
+            observer = background(observerOut, "elect", "-l", "elections/two");
+            Await.until(Duration.ofSeconds(20), () -> read(observerOut).contains("alice"),
+                    "the observer to see alice, got: " + read(observerOut));
+            bob = background(bobOut, "elect", "elections/two", "bob");
+            Await.until(Duration.ofSeconds(20), () -> polled("get", "--prefix", "elections/two/", "--keys-only")
+                    .lines().filter(l -> !l.isEmpty()).count() == 2, "bob to queue behind alice");
+            assertFalse(read(bobOut).contains("bob"), "bob led while alice did: " + read(bobOut));
+            alice.destroy();   // etcdctl resigns on a signal; its lease would end the leadership anyway
+            Await.until(Duration.ofSeconds(30), () -> read(bobOut).contains("bob"), "bob to take over, got: "
+                    + read(bobOut));
+            Await.until(Duration.ofSeconds(20), () -> read(observerOut).contains("bob"),
+                    "the observer to see bob, got: " + read(observerOut));
+        } finally {
+            alice.destroy();
+            if (bob != null) {
+                bob.destroy();
+            }
+            if (observer != null) {
+                observer.destroy();
+            }
+        }
+    }
+
+    @Test
+    void compactionThenAReadBelowIsCompacted() throws Exception {
+        ok(null, "put", "compact/k", "v1");
+        long old = modRevision("compact/k");
+        ok(null, "put", "compact/k", "v2");
+        long at = modRevision("compact/k");
+        assertEquals("compacted revision " + at + "\n", ok(null, "compaction", Long.toString(at)));
+        assertEquals("compact/k\nv2\n", ok(null, "get", "compact/k", "--rev=" + at));
+        Run below = run(null, "get", "compact/k", "--rev=" + old);
+        assertNotEquals(0, below.exit(), below.output());
+        assertTrue(below.output().contains("required revision has been compacted"), below.output());
+    }
+
+    private static long modRevision(String key) throws IOException, InterruptedException {
+        return Long.parseLong(ok(null, "get", key, "-w", "json").replaceAll("(?s).*\"mod_revision\":(\\d+).*", "$1"));
+    }
+
+    @Test
+    void snapshotSaveWritesARotaBackup() throws Exception {
+        ok(null, "put", "snap/k", "v");
+        Path file = dir.resolve("etcdctl-snapshot.db");
+        // etcdctl saves from one endpoint only.
+        String out = ok(null, "--endpoints=" + endpoints.split(",")[0], "snapshot", "save", file.toString());
+        assertTrue(out.contains("Snapshot saved at " + file), out);
+        BackupFile backup = BackupFile.read(file);
+        assertTrue(backup.image().getKvsList().stream().anyMatch(kv -> kv.getKey().toStringUtf8().equals("snap/k")),
+                "the saved image holds the key");
+    }
+
+    @Test
     void endpointStatusHealthAndMemberList() throws Exception {
         String status = ok(null, "endpoint", "status", "-w", "table");
         assertTrue(status.contains("true"), "one member leads:\n" + status);
         assertEquals(3, ok(null, "endpoint", "health").lines().filter(l -> l.contains("is healthy")).count());
-        String members = ok(null, "member", "list");
-        assertEquals(3, members.lines().count(), members);
-        assertTrue(members.contains("n1") && members.contains("n2") && members.contains("n3"), members);
+        assertEquals("", ok(null, "alarm", "list"), "no alarm is armed");
+        assertEquals("", ok(null, "alarm", "disarm"), "disarming lists what is still armed: nothing");
+        Await.until(Duration.ofSeconds(20), () -> {
+            String members = polled("member", "list");
+            return members.lines().count() == 3 && servers.stream().allMatch(s -> members.lines().anyMatch(l ->
+                    l.contains(", " + s.config().name() + ", ") && l.contains("http://127.0.0.1:"
+                            + s.etcdAddress().getPort())));
+        }, "every member with its etcd URL as client URL in etcdctl member list");
+    }
+
+    // ---- through generated stubs: no etcdctl needed -------------------------------------------------------
+
+    private static KVGrpc.KVBlockingStub kv(int member) {
+        return KVGrpc.newBlockingStub(channels.get(member)).withDeadlineAfter(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    @DisplayName("a Put on a follower's etcd port is forwarded to the leader and applied exactly once")
+    void putOnAFollowerIsForwardedAndAppliedOnce() {
+        int f = 0;
+        while (servers.get(f).view().isLeader()) {
+            f++;
+        }
+        ByteString key = ByteString.copyFromUtf8("fwd/k");
+        PutResponse put = kv(f).put(PutRequest.newBuilder().setKey(key).setValue(ByteString.copyFromUtf8("v"))
+                .setPrevKv(true).build());
+        assertFalse(put.hasPrevKv(), "the key was new");
+        long revision = put.getHeader().getRevision();
+        for (int i = 0; i < servers.size(); i++) {
+            // A linearizable read on every member: one version, created by that put.
+            RangeResponse r = kv(i).range(RangeRequest.newBuilder().setKey(key).build());
+            KeyValue kv = r.getKvs(0);
+            assertEquals(1, kv.getVersion(), "applied once, on member " + (i + 1));
+            assertEquals(revision, kv.getCreateRevision());
+            assertEquals(revision, kv.getModRevision());
+        }
+    }
+
+    @Test
+    @DisplayName("MemberList names every member with its peer URL and its etcd URL as client URL, from any member")
+    void memberListNamesEveryMembersEtcdUrl() {
+        for (int i = 0; i < servers.size(); i++) {
+            ClusterGrpc.ClusterBlockingStub cluster = ClusterGrpc.newBlockingStub(channels.get(i));
+            Await.until(Duration.ofSeconds(20), () -> cluster.withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .memberList(MemberListRequest.getDefaultInstance()).getMembersList().stream()
+                    .allMatch(m -> m.getClientURLsCount() == 1), "every member's etcd URL in member " + (i + 1)
+                    + "'s list");
+            List<Member> members = cluster.withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .memberList(MemberListRequest.getDefaultInstance()).getMembersList();
+            assertEquals(3, members.size());
+            for (Member m : members) {
+                RotaServer s = servers.get((int) m.getID() - 1);
+                assertEquals(List.of("http://127.0.0.1:" + s.etcdAddress().getPort()), m.getClientURLsList());
+                assertEquals(List.of("http://127.0.0.1:" + s.config().advertisedPeer().getPort()), m.getPeerURLsList());
+            }
+        }
     }
 }
