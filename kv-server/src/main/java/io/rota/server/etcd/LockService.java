@@ -49,7 +49,7 @@ final class LockService extends LockGrpc.LockImplBase {
         ServerCallStreamObserver<LockResponse> out = (ServerCallStreamObserver<LockResponse>) responses;
         ByteString prefix = request.getName().concat(ByteString.copyFromUtf8("/"));
         ByteString key = prefix.concat(ByteString.copyFromUtf8(Long.toHexString(request.getLease())));
-        Waiter waiter = new Waiter(out, calls.responders.next(), prefix, key);
+        Waiter waiter = new Waiter(out, calls.responders.next(), prefix, key, EtcdCallers.Caller.current());
         out.setOnCancelHandler(() -> waiter.loop.execute(waiter::abandon));
         // Create the key if this lease holds none yet (a retry after a lost answer finds its own).
         TxnRequest create = TxnRequest.newBuilder()
@@ -82,7 +82,7 @@ final class LockService extends LockGrpc.LockImplBase {
     /** The router's answer on the waiter's thread; an error ends the call (the future then never completes). */
     private CompletableFuture<Frame> call(Frame request, Waiter w) {
         CompletableFuture<Frame> ok = new CompletableFuture<>();
-        calls.router.handle(request).whenCompleteAsync((f, e) -> {
+        calls.route(request, w.caller).whenCompleteAsync((f, e) -> {
             if (w.done) {
                 return;
             }
@@ -103,12 +103,16 @@ final class LockService extends LockGrpc.LockImplBase {
         final EventExecutor loop;
         final ByteString prefix;
         final ByteString key;
+        /** Every request of this call (create, look, give up) is checked as the caller, as a client's own would be. */
+        final EtcdCallers.Caller caller;
         long myRevision;
         boolean done;
         private WatchStream watch;
 
-        Waiter(ServerCallStreamObserver<LockResponse> out, EventExecutor loop, ByteString prefix, ByteString key) {
+        Waiter(ServerCallStreamObserver<LockResponse> out, EventExecutor loop, ByteString prefix, ByteString key,
+               EtcdCallers.Caller caller) {
             this.out = out;
+            this.caller = caller;
             this.loop = loop;
             this.prefix = prefix;
             this.key = key;
@@ -162,8 +166,8 @@ final class LockService extends LockGrpc.LockImplBase {
             if (!done) {
                 done = true;
                 closeWatch();
-                calls.router.handle(Frame.newBuilder().setDeleteRangeRequest(DeleteRangeRequest.newBuilder()
-                        .setKey(key)).build());
+                calls.route(Frame.newBuilder().setDeleteRangeRequest(DeleteRangeRequest.newBuilder()
+                        .setKey(key)).build(), caller);
             }
         }
 
