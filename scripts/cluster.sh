@@ -177,9 +177,10 @@ endpoints() {
   echo "$out"
 }
 
-etcd_endpoints() {
-  local out="" i
-  for i in "${MEMBERS[@]}"; do out+="${out:+,}127.0.0.1:$(etcd_port "$i")"; done
+etcd_endpoints() { # host:port, or https://host:port with --tls (etcd clients then take TLS from the URL)
+  local out="" i scheme=""
+  ((TLS)) && scheme="https://"
+  for i in "${MEMBERS[@]}"; do out+="${out:+,}${scheme}127.0.0.1:$(etcd_port "$i")"; done
   echo "$out"
 }
 
@@ -223,9 +224,8 @@ start_member() {
   local cluster=(--initial-cluster "$(initial_cluster)")
   if [[ -f "$DIR/n$i.join" ]]; then cluster=(--initial-cluster "$(cat "$DIR/n$i.join")" --initial-cluster-state existing); fi
   local tls; tls=($(tls_flags "$i"))
-  # etcd's front door is plaintext only: a TLS cluster does not open it (the server refuses the pair).
+  # etcd's front door: with --tls it serves TLS with the client port's certificates (client certificates required).
   local etcd=(--listen-etcd "127.0.0.1:$(etcd_port "$i")")
-  if ((TLS)); then etcd=(); fi
   "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
     --listen-client "127.0.0.1:$(client_port "$i")" --listen-peer "127.0.0.1:$(peer_port "$i")" \
     --http "127.0.0.1:$(http_port "$i")" "${etcd[@]}" "${cluster[@]}" "${lab[@]}" "${tls[@]}" \
@@ -306,12 +306,16 @@ case "$cmd" in
       echo "ROTA_KEY=$ROTA_KEY"
     fi
 
-    ((TLS)) || echo "ROTA_ETCD_ENDPOINTS=$(etcd_endpoints)"
+    echo "ROTA_ETCD_ENDPOINTS=$(etcd_endpoints)"
     echo
     echo "A leader is elected$( ((TLS)) && echo " (TLS on the client ports, client certificates required; mutual TLS between members)"). Next:"
     echo "  open http://127.0.0.1:$(http_port 1)/   # the dashboard$([[ "${ROTA_LAB:-}" == 1 ]] && echo ", in LAB MODE")"
     echo "  export ROTA_ENDPOINTS=$(endpoints)$( ((TLS)) && echo " ROTA_CACERT=$ROTA_CACERT ROTA_CERT=$ROTA_CERT ROTA_KEY=$ROTA_KEY")"
-    ((TLS)) || echo "  ETCDCTL_API=3 etcdctl --endpoints=$(etcd_endpoints) put greeting hello   # etcd's own CLI works too"
+    if ((TLS)); then
+      echo "  ETCDCTL_API=3 etcdctl --endpoints=$(etcd_endpoints) --cacert=$ROTA_CACERT --cert=$ROTA_CERT --key=$ROTA_KEY put greeting hello   # etcd's own CLI works too"
+    else
+      echo "  ETCDCTL_API=3 etcdctl --endpoints=$(etcd_endpoints) put greeting hello   # etcd's own CLI works too"
+    fi
     echo "  scripts/cluster.sh status          # who leads"
     echo "  scripts/cluster.sh kill n1         # and watch another member take over"
     echo "  scripts/cluster.sh stop"

@@ -51,7 +51,8 @@ public final class RotaBench implements Runnable {
         CommandLine.Model.CommandSpec spec;
 
         @Option(names = "--systems", split = ",", paramLabel = "NAME[,NAME...]", defaultValue = "rota,etcd,zk",
-                description = "Systems to run, in order: rota, etcd, zk (default: ${DEFAULT-VALUE}).")
+                description = "Systems to run, in order: rota, rota-etcd (Rota's etcd port through etcd's jetcd"
+                        + " driver), etcd, zk (default: ${DEFAULT-VALUE}).")
         List<String> systems;
 
         @Option(names = "--quick", description = "A short pass (1 s warm-up, 3 s per row): the shape, in under "
@@ -107,6 +108,8 @@ public final class RotaBench implements Runnable {
                 list.add(switch (s) {
                     case "rota" -> new RotaSystem(repo, work.resolve("rota"), rotaBasePort,
                             jar(repo, "bench/target", "rota-bench.jar"));
+                    case "rota-etcd" -> new RotaEtcdSystem(repo, work.resolve("rota-etcd"), rotaBasePort,
+                            jar(repo, "bench/etcd/target", "rota-bench-etcd.jar"));
                     case "etcd" -> new EtcdSystem(tools, work.resolve("etcd"), jar(repo, "bench/etcd/target",
                             "rota-bench-etcd.jar"));
                     default -> new ZooKeeperSystem(tools, work.resolve("zookeeper"),

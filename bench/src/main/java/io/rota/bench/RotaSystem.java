@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Rota: three kv-server processes started by scripts/cluster.sh (the shaded rota-server.jar via scripts/rota). */
-final class RotaSystem extends SystemUnderTest {
+class RotaSystem extends SystemUnderTest {
 
     private final Path root;
     private final Path dir;

@@ -32,6 +32,12 @@ class RotaBenchTest {
     }
 
     @Test
+    void rotaEtcdIsAnOptInSystemDrivenByTheEtcdDriver() {
+        assertEquals(List.of("rota", "rota-etcd", "etcd"), plan("--systems", "rota,rota-etcd,etcd").systems());
+        assertEquals("127.0.0.1:12301,127.0.0.1:12302,127.0.0.1:12303", RotaEtcdSystem.etcdEndpoints(12000));
+    }
+
+    @Test
     void quickShortensEveryWindowAndExplicitSecondsWin() {
         Plan p = plan("--quick", "--systems", "zk,rota", "--measure", "2.5");
         assertEquals(List.of("zookeeper", "rota"), p.systems());

@@ -150,7 +150,8 @@ public final class RotaServer implements AutoCloseable {
             clients = new ClientServer(config.clientSettings(VERSION), driver, stateMachine, view, watchHub, timer,
                     clock, metrics, clientTls);
             etcd = config.listenEtcd() == null ? null : new EtcdServer(config.listenEtcd(),
-                    config.clientSettings(VERSION).maxFrameBytes(), clients.router(), watchHub, view, config.clusterId());
+                    config.clientSettings(VERSION).maxFrameBytes(), clients.router(), watchHub, view, config.clusterId(),
+                    config.tls().clientFiles());
             Map<Long, String> names = new HashMap<>();
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),

@@ -138,7 +138,8 @@ final class ServerCommand implements Callable<Integer> {
     String tlsProvider;
 
     @Option(names = "--listen-etcd", description = "host:port for etcd's v3 gRPC API, so etcdctl and etcd clients"
-            + " work against this member (default: none). See docs/etcd-compat.md.")
+            + " work against this member (default: none); with --cert-file it serves TLS with the client port's files."
+            + " See docs/etcd-compat.md.")
     String listenEtcd;
 
     @Override
@@ -202,9 +203,12 @@ final class ServerCommand implements Callable<Integer> {
                 advertised(ServerConfig.format(config.advertisedPeer()), config.listenPeer()),
                 config.tls().peerCertFile() == null ? "" : " (mutual TLS)");
         out.printf("  http      %s%n", server.httpAddress() == null ? "off" : ServerConfig.format(server.httpAddress()));
+        boolean etcdTls = config.tls().certFile() != null;   // the etcd port uses the client port's TLS files
         out.printf("  etcd      %s%n", server.etcdAddress() == null ? "off"
-                : ServerConfig.format(server.etcdAddress()) + " (etcd v3 API: ETCDCTL_API=3 etcdctl --endpoints="
-                + ServerConfig.format(server.etcdAddress()) + " ...)");
+                : ServerConfig.format(server.etcdAddress()) + (etcdTls ? " (TLS, as the client port; etcd v3 API:"
+                + " ETCDCTL_API=3 etcdctl --endpoints=https://" + ServerConfig.format(server.etcdAddress())
+                + " --cacert CA --cert CERT --key KEY ...)" : " (etcd v3 API: ETCDCTL_API=3 etcdctl --endpoints="
+                + ServerConfig.format(server.etcdAddress()) + " ...)"));
         if (lab != null) {
             out.printf("  LAB MODE  the dashboard can kill, pause, restart and partition members (%s)%n", lab.script());
         }

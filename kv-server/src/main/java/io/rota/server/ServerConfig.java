@@ -158,11 +158,6 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                     && (http == null || !sameAddress(listenEtcd, http)), "--listen-etcd",
                     "--listen-etcd must differ from --listen-client, --listen-peer and --http, got " + format(listenEtcd));
         }
-        // The etcd front door speaks plaintext and checks no certificate yet: beside a TLS client port it would be
-        // an open side door to the same keys.
-        require(listenEtcd == null || tls.certFile() == null, "--listen-etcd",
-                "--listen-etcd serves plaintext only and cannot be combined with --cert-file (TLS on the client port);"
-                        + " leave --listen-etcd out on a TLS cluster");
         if (!memberIds.isEmpty()) {
             require(memberIds.keySet().equals(initialCluster.keySet()), "--initial-cluster",
                     "--initial-cluster must give an id to every member or to none (NAME=ID@HOST:PORT), got ids for "

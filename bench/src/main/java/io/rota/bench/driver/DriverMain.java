@@ -21,6 +21,8 @@ public final class DriverMain {
     static final Map<String, String> TARGETS = Map.of(
             "rota", "io.rota.bench.rota.RotaTarget",
             "etcd", "io.rota.bench.etcd.EtcdTarget",
+            // Rota's etcd port through the same jetcd driver (rota-bench-etcd.jar): one client, two servers.
+            "rota-etcd", "io.rota.bench.etcd.EtcdTarget",
             "zookeeper", "io.rota.bench.zookeeper.ZooKeeperTarget");
 
     /** Every workload, in the order a full pass runs them; failover last, as it leaves a member dead. */

@@ -5,6 +5,8 @@ import io.grpc.stub.StreamObserver;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.rota.proto.Frame;
 import io.rota.server.api.RequestRouter;
+import io.rota.server.auth.AuthGate;
+import io.rota.server.etcd.EtcdCallers.Caller;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -16,6 +18,10 @@ import java.util.function.Supplier;
  * with the translated response or etcd's error status. Answers are written from {@code responders}, never
  * from the Raft driver's thread that completes the router's futures (as the native ClientHandler hops to
  * its event loop).
+ *
+ * <p>While auth is enabled every request is checked by the native {@link AuthGate} as the calling
+ * {@link Caller} (its token or its certificate's user) before it is routed, exactly as the native port checks
+ * its frames: {@link #route} is the one way in for every etcd service.
  */
 final class Calls {
 
@@ -34,7 +40,8 @@ final class Calls {
      * serve), {@code answer} turns the successful response frame into etcd's.
      */
     <R> void unary(Supplier<Frame> request, Function<Frame, R> answer, StreamObserver<R> out) {
-        unary(request, router::handle, answer, out);
+        Caller caller = Caller.current();
+        unary(request, frame -> route(frame, caller), answer, out);
     }
 
     /** As {@link #unary(Supplier, Function, StreamObserver)}, with {@code send} in place of one router call. */
@@ -64,5 +71,51 @@ final class Calls {
             out.onNext(r);
             out.onCompleted();
         }, responders);
+    }
+
+    /**
+     * Route {@code frame} as {@code caller}. Auth disabled: straight to the router (one volatile read). Enabled:
+     * the gate checks the caller's token (or certificate user) and the request's keys; a refusal completes the
+     * future exceptionally with etcd's status, and an allowed request is routed with its user, so a lease revoke
+     * or a time-to-live with keys gets the router's further checks.
+     */
+    CompletableFuture<Frame> route(Frame frame, Caller caller) {
+        AuthGate gate = router.gate();
+        if (!gate.enabled()) {
+            return router.handle(frame);
+        }
+        AuthGate.Verdict verdict;
+        try {
+            verdict = check(gate, frame, caller);
+        } catch (StatusRuntimeException refused) {
+            return CompletableFuture.failedFuture(refused);
+        }
+        return router.handle(verdict.frame(), verdict.user());
+    }
+
+    /** Null if {@code caller} may make this request (or auth is disabled), else etcd's refusal. */
+    StatusRuntimeException refusal(Frame frame, Caller caller) {
+        AuthGate gate = router.gate();
+        if (!gate.enabled()) {
+            return null;
+        }
+        try {
+            check(gate, frame, caller);
+            return null;
+        } catch (StatusRuntimeException refused) {
+            return refused;
+        }
+    }
+
+    private static AuthGate.Verdict check(AuthGate gate, Frame frame, Caller caller) {
+        if (caller.anonymous()) {
+            throw EtcdErrors.invalid(EtcdCallers.USER_EMPTY);
+        }
+        Frame named = caller.token().isEmpty() ? frame : frame.toBuilder().setAuthToken(caller.token()).build();
+        AuthGate.Verdict verdict = gate.check(named, caller.certUser(), caller.remote());
+        if (verdict.error() != null) {
+            throw EtcdErrors.of(verdict.error());
+        }
+        return verdict;
     }
 }

@@ -107,8 +107,13 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
      * make the client repeat the change.
      */
     private CompletableFuture<Frame> thenList(Frame change) {
-        return calls.router.handle(change).thenCompose(a -> a.hasError() ? CompletableFuture.completedFuture(a)
-                : calls.router.handle(listRequest()).handle((l, e) -> e == null && !l.hasError() ? l : a));
+        return thenList(change, EtcdCallers.Caller.current());
+    }
+
+    /** {@link #thenList(Frame)} as {@code caller}: both requests are checked as the caller's own (root only). */
+    private CompletableFuture<Frame> thenList(Frame change, EtcdCallers.Caller caller) {
+        return calls.route(change, caller).thenCompose(a -> a.hasError() ? CompletableFuture.completedFuture(a)
+                : calls.route(listRequest(), caller).handle((l, e) -> e == null && !l.hasError() ? l : a));
     }
 
     /**
@@ -117,7 +122,8 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
      */
     private CompletableFuture<Frame> removeIfMember(Frame remove) {
         long id = remove.getMemberRemoveRequest().getId();
-        return calls.router.handle(listRequest()).thenCompose(l -> {
+        EtcdCallers.Caller caller = EtcdCallers.Caller.current();
+        return calls.route(listRequest(), caller).thenCompose(l -> {
             if (l.hasError()) {
                 return CompletableFuture.completedFuture(l);
             }
@@ -126,7 +132,7 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
                         .setCode(io.rota.proto.Error.Code.MEMBERSHIP_REFUSED).setMembershipRefusal("NOT_A_MEMBER")
                         .setMessage("member " + id + " is not a member of the cluster")).build());
             }
-            return thenList(remove);
+            return thenList(remove, caller);
         });
     }
 
@@ -160,7 +166,9 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
         }
         io.rota.proto.Member published = view.members().get(id);
         if (published != null && !published.getEtcdAddress().isEmpty()) {
-            b.addClientURLs("http://" + published.getEtcdAddress());
+            // A member's etcd port has TLS exactly when its client port has, and members share that setting.
+            String scheme = selfUrl.get().startsWith("https://") ? "https://" : "http://";
+            b.addClientURLs(scheme + published.getEtcdAddress());
         } else if (id == view.memberId()) {
             b.addClientURLs(selfUrl.get());
         }

@@ -172,6 +172,9 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
         /** The leader key being followed, or null while there is none. */
         private ByteString following;
 
+        /** Read on the call's thread: every read of the leader is checked as the caller's own. */
+        private final EtcdCallers.Caller caller = EtcdCallers.Caller.current();
+
         Observer(ByteString name, ServerCallStreamObserver<LeaderResponse> out, EventExecutor loop) {
             this.name = name;
             this.out = out;
@@ -182,7 +185,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
             if (ended) {
                 return;
             }
-            calls.router.handle(leaderRead(name)).whenCompleteAsync((f, e) -> {
+            calls.route(leaderRead(name), caller).whenCompleteAsync((f, e) -> {
                 if (ended) {
                     return;
                 }

@@ -1,14 +1,10 @@
 package io.rota.server.etcd;
 
-import io.grpc.Metadata;
 import io.grpc.Server;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
-import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rota.raft.transport.TlsFiles;
 import io.rota.server.api.RequestRouter;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.watch.WatchHub;
@@ -22,9 +18,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The etcd listener ({@code --listen-etcd}): a gRPC server (grpc-java on its own shaded Netty, design.md Y1)
- * serving etcd's KV, Watch, Lease, Maintenance and Cluster services, v3lock's Lock and v3election's Election
- * over this member's {@link RequestRouter} and {@link WatchHub}. It only bootstraps; each service is its own
- * class.
+ * serving etcd's KV, Watch, Lease, Maintenance, Cluster and Auth services, v3lock's Lock and v3election's
+ * Election over this member's {@link RequestRouter} and {@link WatchHub}. It only bootstraps; each service is
+ * its own class. Every call passes {@link EtcdCallers}, which names its caller for the native auth checks;
+ * with TLS the port uses the client port's certificates ({@link EtcdTls}).
  */
 public final class EtcdServer implements AutoCloseable {
 
@@ -48,6 +45,18 @@ public final class EtcdServer implements AutoCloseable {
      */
     public EtcdServer(InetSocketAddress listen, int maxRequestBytes, RequestRouter router, WatchHub watchHub,
                       ClusterView view, String clusterId) {
+        this(listen, maxRequestBytes, router, watchHub, view, clusterId, null);
+    }
+
+    /**
+     * Listen on {@code listen}, with TLS when {@code tls} is given: the member's client-port files
+     * ({@code --cert-file}, {@code --key-file}, {@code --trusted-ca-file}, {@code --client-cert-auth}), so the
+     * etcd port is exactly as closed as the native one (design.md Y21).
+     *
+     * @param tls the client port's TLS files, or null for plaintext
+     */
+    public EtcdServer(InetSocketAddress listen, int maxRequestBytes, RequestRouter router, WatchHub watchHub,
+                      ClusterView view, String clusterId, TlsFiles tls) {
         responders = new DefaultEventExecutorGroup(RESPONDER_THREADS, new DefaultThreadFactory("rota-etcd", true));
         Calls calls = new Calls(router, EtcdCodec.clusterId(clusterId), responders);
         NettyServerBuilder b = NettyServerBuilder.forAddress(listen).maxInboundMessageSize(maxRequestBytes)
@@ -55,10 +64,15 @@ public final class EtcdServer implements AutoCloseable {
                 .addService(new KvService(calls)).addService(new WatchService(calls, watchHub))
                 .addService(new LeaseService(calls)).addService(new MaintenanceService(calls))
                 .addService(new LockService(calls, watchHub)).addService(new ElectionService(calls, watchHub))
-                .intercept(new RefuseWhileAuthEnabled(router));
+                .addService(new AuthService(calls))
+                .intercept(new EtcdCallers(router.gate()));
+        if (tls != null) {
+            b.sslContext(EtcdTls.serverContext(tls, responders));
+        }
+        String scheme = tls == null ? "http://" : "https://";
         // The member list names this member's etcd URL with the bound port (port 0 asks for any).
         b.addService(new ClusterService(calls, view,
-                () -> "http://" + listen.getHostString() + ":" + localAddress().getPort()));
+                () -> scheme + listen.getHostString() + ":" + localAddress().getPort()));
         Server started;
         try {
             started = b.build().start();
@@ -68,34 +82,8 @@ public final class EtcdServer implements AutoCloseable {
                     + listen.getPort() + " (--listen-etcd): " + e.getMessage(), e);
         }
         server = started;
-        log.info("etcd API listening on {}", localAddress());
-    }
-
-    /**
-     * While auth is enabled on the cluster, every etcd call is refused: etcd's Auth service and its tokens are
-     * not served here yet, and the services call the router as the member itself, so serving them would let
-     * anyone past the permissions the native port enforces (docs/security.md, docs/etcd-compat.md).
-     */
-    static final class RefuseWhileAuthEnabled implements ServerInterceptor {
-        static final String MESSAGE = "etcdserver: permission denied (auth is enabled, and Rota's etcd API does not"
-                + " serve auth yet: use the native client port with --user)";
-        private final RequestRouter router;
-
-        RefuseWhileAuthEnabled(RequestRouter router) {
-            this.router = router;
-        }
-
-        @Override
-        public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
-                                                           ServerCallHandler<Q, A> next) {
-            if (router.gate().enabled()) {
-                log.warn("refused etcd call {}: auth is enabled", call.getMethodDescriptor().getFullMethodName());
-                call.close(Status.PERMISSION_DENIED.withDescription(MESSAGE), new Metadata());
-                return new ServerCall.Listener<>() {
-                };
-            }
-            return next.startCall(call, headers);
-        }
+        log.info("etcd API listening on {}{}", localAddress(), tls == null ? "" : " (TLS"
+                + (tls.requireClientCert() ? ", client certificates required" : "") + ")");
     }
 
     /** Where etcd clients connect (the bound port when 0 was asked for). */

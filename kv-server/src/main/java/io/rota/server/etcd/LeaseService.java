@@ -91,6 +91,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
     public StreamObserver<LeaseKeepAliveRequest> leaseKeepAlive(StreamObserver<LeaseKeepAliveResponse> responses) {
         ServerCallStreamObserver<LeaseKeepAliveResponse> out = (ServerCallStreamObserver<LeaseKeepAliveResponse>) responses;
         EventExecutor loop = calls.responders.next();
+        EtcdCallers.Caller caller = EtcdCallers.Caller.current();   // checked again for every renewal
         boolean[] closed = {false};
         out.setOnCancelHandler(() -> loop.execute(() -> closed[0] = true));
         return new StreamObserver<>() {
@@ -98,7 +99,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
             public void onNext(LeaseKeepAliveRequest request) {
                 Frame frame = Frame.newBuilder().setLeaseKeepAliveRequest(
                         io.rota.proto.LeaseKeepAliveRequest.newBuilder().setID(request.getID())).build();
-                calls.router.handle(frame).whenCompleteAsync((f, e) -> {
+                calls.route(frame, caller).whenCompleteAsync((f, e) -> {
                     if (closed[0]) {
                         return;
                     }

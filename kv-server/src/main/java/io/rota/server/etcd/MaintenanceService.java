@@ -125,6 +125,13 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
      */
     @Override
     public void snapshot(SnapshotRequest request, StreamObserver<SnapshotResponse> responses) {
+        // The whole state leaves the member: while auth is enabled only root may, as on the native port.
+        io.grpc.StatusRuntimeException refused = calls.refusal(Frame.newBuilder().setSnapshotRequest(
+                io.rota.proto.SnapshotRequest.getDefaultInstance()).build(), EtcdCallers.Caller.current());
+        if (refused != null) {
+            responses.onError(refused);
+            return;
+        }
         calls.router.snapshot(new EtcdSnapshotSink((ServerCallStreamObserver<SnapshotResponse>) responses));
     }
 

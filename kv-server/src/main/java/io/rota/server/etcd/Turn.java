@@ -39,6 +39,8 @@ final class Turn implements WatchSink {
     final EventExecutor loop;
     private final ByteString prefix;
     final ByteString key;
+    /** Every request of this turn (create, look, give up) is checked as the caller, as a client's own would be. */
+    private final EtcdCallers.Caller caller;
     private final BiConsumer<ResponseHeader, Long> onTurn;
     private final Consumer<StatusRuntimeException> onFail;
     /** The create revision of {@link #key}: its place in the queue. */
@@ -56,6 +58,7 @@ final class Turn implements WatchSink {
      * @param onTurn called once, when the key's turn has come, with the header of the read that saw it and the
      *               key's create revision
      * @param onFail called once instead, with etcd's status for what went wrong
+     * Constructed on the gRPC call's thread: the caller is read from the call's context here.
      */
     Turn(Calls calls, WatchHub hub, ByteString prefix, ByteString key, BiConsumer<ResponseHeader, Long> onTurn,
          Consumer<StatusRuntimeException> onFail) {
@@ -64,6 +67,7 @@ final class Turn implements WatchSink {
         this.loop = calls.responders.next();
         this.prefix = prefix;
         this.key = key;
+        this.caller = EtcdCallers.Caller.current();
         this.onTurn = onTurn;
         this.onFail = onFail;
     }
@@ -99,7 +103,7 @@ final class Turn implements WatchSink {
     /** The router's answer on {@link #loop}; an error ends the wait (the future then never completes). */
     CompletableFuture<Frame> call(Frame request) {
         CompletableFuture<Frame> ok = new CompletableFuture<>();
-        calls.router.handle(request).whenCompleteAsync((f, e) -> {
+        calls.route(request, caller).whenCompleteAsync((f, e) -> {
             if (done) {
                 return;
             }
@@ -160,8 +164,8 @@ final class Turn implements WatchSink {
         if (!done) {
             done = true;
             closeWatch();
-            calls.router.handle(Frame.newBuilder().setDeleteRangeRequest(DeleteRangeRequest.newBuilder()
-                    .setKey(key)).build());
+            calls.route(Frame.newBuilder().setDeleteRangeRequest(DeleteRangeRequest.newBuilder()
+                    .setKey(key)).build(), caller);
         }
     }
 

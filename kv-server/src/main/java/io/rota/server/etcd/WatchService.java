@@ -34,12 +34,13 @@ final class WatchService extends WatchGrpc.WatchImplBase {
         ServerCallStreamObserver<WatchResponse> out = (ServerCallStreamObserver<WatchResponse>) responses;
         GrpcSink sink = new GrpcSink(out, calls.responders.next(), calls.clusterId);
         WatchStream stream = hub.open(sink);
+        EtcdCallers.Caller caller = EtcdCallers.Caller.current();
         out.setOnReadyHandler(() -> sink.execute(stream::drain));
         out.setOnCancelHandler(() -> sink.execute(() -> sink.close(stream)));
         return new StreamObserver<>() {
             @Override
             public void onNext(WatchRequest request) {
-                sink.execute(() -> handle(stream, sink, request));
+                sink.execute(() -> handle(stream, sink, request, caller));
             }
 
             @Override
@@ -59,7 +60,12 @@ final class WatchService extends WatchGrpc.WatchImplBase {
         };
     }
 
-    private static void handle(WatchStream stream, GrpcSink sink, WatchRequest request) {
+    /**
+     * One request of the stream. A create is checked as the stream's caller first (auth enabled: the user must
+     * be allowed to read the watched range, as on the native port); a refusal is answered as etcd answers it,
+     * a created-and-canceled response with the reason, and the stream stays open for other watches.
+     */
+    private void handle(WatchStream stream, GrpcSink sink, WatchRequest request, EtcdCallers.Caller caller) {
         if (sink.closed) {
             return;
         }
@@ -73,7 +79,15 @@ final class WatchService extends WatchGrpc.WatchImplBase {
                 return;   // etcd ignores an empty request too
             }
         }
-        stream.handle(0, rota.build());
+        io.rota.proto.WatchRequest req = rota.build();
+        if (req.hasCreateRequest()) {
+            io.grpc.StatusRuntimeException refused = calls.refusal(Frame.newBuilder().setWatchRequest(req).build(), caller);
+            if (refused != null) {
+                sink.refuse(refused.getStatus().getDescription());
+                return;
+            }
+        }
+        stream.handle(0, req);
     }
 
     /** A gRPC response stream as a watch sink; every method but execute runs on {@link #loop}. */
@@ -104,9 +118,16 @@ final class WatchService extends WatchGrpc.WatchImplBase {
             } else if (frame.hasError() && !frame.getError().getMessage().startsWith("no watch ")) {
                 // A refused create, as etcd answers it: created and canceled at once, with watch id -1 and the
                 // reason. (A cancel of an unknown watch is not answered at all, as in etcd.)
+                refuse("etcdserver: " + frame.getError().getMessage());
+            }
+        }
+
+        /** A create refused: created and canceled at once, watch id -1, with the reason. */
+        void refuse(String reason) {
+            if (!closed) {
                 out.onNext(WatchResponse.newBuilder().setHeader(io.rota.etcd.api.ResponseHeader.newBuilder()
                                 .setClusterId(clusterId)).setWatchId(-1).setCreated(true).setCanceled(true)
-                        .setCancelReason("etcdserver: " + frame.getError().getMessage()).build());
+                        .setCancelReason(reason).build());
             }
         }
 

@@ -582,8 +582,8 @@ class EtcdApiTest {
     }
 
     @Test
-    @DisplayName("while auth is enabled every etcd call is refused PERMISSION_DENIED: the etcd API does not serve auth yet, so it must not bypass it")
-    void refusesEveryCallWhileAuthIsEnabled() {
+    @DisplayName("while auth is enabled a call without a token is refused with etcd's 'user name is empty': the etcd port never bypasses auth")
+    void refusesUnauthenticatedCallsWhileAuthIsEnabled() {
         String endpoint = "127.0.0.1:" + server.clientAddress().getPort();
         try (io.rota.client.RotaClient admin = io.rota.client.RotaClient.builder().endpoints(endpoint).build()) {
             admin.auth().addUser("root", "root-pw".toCharArray());
@@ -595,9 +595,12 @@ class EtcdApiTest {
             try {
                 StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> kv().range(
                         RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8("any")).build()));
-                assertEquals(Status.Code.PERMISSION_DENIED, e.getStatus().getCode());
-                assertTrue(e.getStatus().getDescription().startsWith("etcdserver: permission denied"),
-                        e.getStatus().getDescription());
+                assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+                assertEquals("etcdserver: user name is empty", e.getStatus().getDescription());
+                StatusRuntimeException lock = assertThrows(StatusRuntimeException.class, () -> LockGrpc
+                        .newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).lock(LockRequest.newBuilder()
+                                .setName(ByteString.copyFromUtf8("any-lock")).build()));
+                assertEquals(Status.Code.INVALID_ARGUMENT, lock.getStatus().getCode(), "every service, not only KV");
             } finally {
                 root.auth().disable();
                 root.auth().deleteUser("root");

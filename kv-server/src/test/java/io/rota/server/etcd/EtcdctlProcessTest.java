@@ -364,4 +364,38 @@ class EtcdctlProcessTest {
             }
         }
     }
+
+    /**
+     * etcdctl's user, role and auth commands against Rota, then {@code --user} calls allowed and refused as
+     * etcd refuses them. Auth is disabled again at the end (the members are shared with the other tests).
+     */
+    @Test
+    void userRoleAndAuthWithUserFlag() throws Exception {
+        ok(null, "user", "add", "root", "--new-user-password=root-pw");
+        ok(null, "user", "grant-role", "root", "root");
+        ok(null, "role", "add", "app-a-rw");
+        ok(null, "role", "grant-permission", "app-a-rw", "readwrite", "app-a/", "--prefix=true");
+        ok(null, "user", "add", "carol", "--new-user-password=carol-pw");
+        ok(null, "user", "grant-role", "carol", "app-a-rw");
+        ok(null, "auth", "enable");
+        try {
+            assertEquals("OK\n", ok(null, "--user=carol:carol-pw", "put", "app-a/one", "1"));
+            assertTrue(ok(null, "--user=carol:carol-pw", "get", "app-a/one").contains("1"));
+            Run refused = run(null, "--user=carol:carol-pw", "put", "app-b/one", "1");
+            assertTrue(refused.exit() != 0 && refused.output().contains("etcdserver: permission denied"), refused.output());
+            Run anonymous = run(null, "get", "app-a/one");
+            assertTrue(anonymous.exit() != 0 && anonymous.output().contains("etcdserver: user name is empty"),
+                    anonymous.output());
+            Run wrong = run(null, "--user=carol:nope", "get", "app-a/one");
+            assertTrue(wrong.exit() != 0 && wrong.output().contains("authentication failed, invalid user ID or password"),
+                    wrong.output());
+            assertTrue(ok(null, "--user=root:root-pw", "user", "list").contains("carol"));
+            assertTrue(ok(null, "--user=root:root-pw", "role", "get", "app-a-rw").contains("app-a/"));
+        } finally {
+            ok(null, "--user=root:root-pw", "auth", "disable");
+        }
+        ok(null, "user", "delete", "carol");
+        ok(null, "role", "delete", "app-a-rw");
+        ok(null, "user", "delete", "root");
+    }
 }
