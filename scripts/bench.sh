@@ -87,7 +87,7 @@ if [[ "$what" == tls ]]; then
         if (!n[m, w]) continue
         mean = sum[m, w] / n[m, w]; plain = sum["plain", w] / n["plain", w]
         printf "| %s | %s |%s | %.0f | %.2f | %.2f | %.2f |\n", w, m, per[m, w], mean,
-          p50[m, w] / n[m, w] / 1000, p99[m, w] / n[m, w] / 1000, plain > 0 ? mean / plain : 0
+          p50[m, w] / n[m, w] / 1000, p99[m, w] / n[m, w] / 1000, (plain > 0 ? mean / plain : 0)
       }
     }' "$work/results"
   echo >&2
