@@ -133,9 +133,9 @@ class FuzzProcessTest {
             List<String> rolesBefore;
             try (RotaClient root = RotaClient.builder().endpoints(cluster.endpoints()).credentials("root", rootPassword)
                     .callTimeout(DEADLINE).build()) {
-                root.auth().addUser("root", rootPassword.toCharArray());
-                root.auth().grantRole("root", "root");
-                root.auth().addUser("alice", "alice-pw".toCharArray());
+                AuthProcessTest.once(() -> root.auth().addUser("root", rootPassword.toCharArray()));
+                AuthProcessTest.once(() -> root.auth().grantRole("root", "root"));
+                AuthProcessTest.once(() -> root.auth().addUser("alice", "alice-pw".toCharArray()));
                 root.auth().enable();
                 usersBefore = root.auth().listUsers();
                 rolesBefore = root.auth().listRoles();

@@ -208,13 +208,14 @@ public final class ClientFrames {
         if (random.nextInt(20) == 0) {
             f.setForwarded(true);
         }
-        int token = random.nextInt(16);
-        if (token == 0) {
+        // Rare huge tokens: each is tens of KiB, and a batch holds hundreds of frames (over TLS, all encrypted).
+        int token = random.nextInt(256);
+        if (token < 12) {
             f.setAuthToken(text(1 + random.nextInt(100)));
-        } else if (token == 1) {
-            f.setAuthToken(text(64 * 1024 + random.nextInt(64 * 1024)));   // huge, still under the request limit
-        } else if (token == 2) {
+        } else if (token < 24) {
             f.setAuthToken(forgedToken());
+        } else if (token == 24) {
+            f.setAuthToken(text(16 * 1024 + random.nextInt(48 * 1024)));   // huge, still under the request limit
         }
         // Watch calls answer per watch (a cancel of an unknown id or a progress request may answer nothing).
         boolean answered = !f.hasWatchRequest();
