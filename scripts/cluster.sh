@@ -23,7 +23,8 @@
 # /status does not answer). Ports: client 7001-7003, peer 7101-7103, HTTP 7201-7203, etcd API 7301-7303 (to
 # 7005, 7105, 7205, 7305 with five members); ROTA_BASE_PORT=8000
 # moves them to 8001.., 8101.., 8201.., 8301... Data, logs (n1.log..) and PID files: ./data at the repository
-# root, or $ROTA_CLUSTER_DIR. ROTA_JAVA_OPTS is passed to each member's JVM (e.g. -Xmx512m).
+# root, or $ROTA_CLUSTER_DIR. ROTA_JAVA_OPTS is passed to each member's JVM (e.g. -Xmx512m); with --tls,
+# ROTA_TLS_PROVIDER=jdk|openssl becomes each member's --tls-provider.
 #
 # The cluster remembers its ports: start writes $ROTA_CLUSTER_DIR/cluster.env (ROTA_BASE_PORT, ROTA_MEMBERS,
 # ROTA_ENDPOINTS), and every later command here, scripts/rotactl and rotactl read it when ROTA_BASE_PORT (or
@@ -118,6 +119,8 @@ tls_flags() { # the TLS flags of member $1, after making its certificate
   echo --cert-file "$TLS_DIR/n$i.pem" --key-file "$TLS_DIR/n$i.key" --trusted-ca-file "$TLS_DIR/ca.pem" \
     --client-cert-auth --peer-cert-file "$TLS_DIR/n$i.pem" --peer-key-file "$TLS_DIR/n$i.key" \
     --peer-trusted-ca-file "$TLS_DIR/ca.pem"
+  # ROTA_TLS_PROVIDER=openssl: BoringSSL instead of the JDK's TLS (scripts/bench.sh tls compares them).
+  if [[ -n "${ROTA_TLS_PROVIDER:-}" ]]; then echo --tls-provider "$ROTA_TLS_PROVIDER"; fi
 }
 
 # A cluster of this directory that runs on other ports than ROTA_BASE_PORT says: refuse, never probe wrong ports.
@@ -184,9 +187,14 @@ etcd_endpoints() { # host:port, or https://host:port with --tls (etcd clients th
   echo "$out"
 }
 
+# The HTTP port speaks HTTPS on a TLS cluster (the member's client certificate; pages other than /health and
+# /metrics need a client certificate): curl's scheme and files for it.
+http_url() { if ((TLS)); then echo "https://127.0.0.1:$(http_port "$1")$2"; else echo "http://127.0.0.1:$(http_port "$1")$2"; fi; }
+http_tls() { if ((TLS)); then echo --cacert "$TLS_DIR/ca.pem" --cert "$TLS_DIR/client.pem" --key "$TLS_DIR/client.key"; fi; }
+
 # The body of a 200 answer; fails on anything else (no answer in 1 s included).
 http_get() {
-  curl -sf --max-time 1 "http://127.0.0.1:$(http_port "$1")$2"
+  curl -sf --max-time 1 $(http_tls) "$(http_url "$1" "$2")"
 }
 
 field() { # one field of the flat /status document
@@ -271,7 +279,7 @@ stop_member() {
 lab_post() {
   local i; i="$(member "$1")"
   alive "$i" || die "n$i is not running"
-  curl -sS --max-time 5 -X POST -H 'X-Rota-Lab: yes' "http://127.0.0.1:$(http_port "$i")$2" \
+  curl -sS --max-time 5 $(http_tls) -X POST -H 'X-Rota-Lab: yes' "$(http_url "$i" "$2")" \
     || die "n$i's HTTP port did not answer"
 }
 
@@ -309,7 +317,8 @@ case "$cmd" in
     echo "ROTA_ETCD_ENDPOINTS=$(etcd_endpoints)"
     echo
     echo "A leader is elected$( ((TLS)) && echo " (TLS on the client ports, client certificates required; mutual TLS between members)"). Next:"
-    echo "  open http://127.0.0.1:$(http_port 1)/   # the dashboard$([[ "${ROTA_LAB:-}" == 1 ]] && echo ", in LAB MODE")"
+    echo "  open $(http_url 1 /)   # the dashboard$([[ "${ROTA_LAB:-}" == 1 ]] && echo ", in LAB MODE")$( ((TLS)) && echo \
+      " (HTTPS: the browser needs $TLS_DIR/client.pem and client.key as a PKCS#12 and the CA trusted)")"
     echo "  export ROTA_ENDPOINTS=$(endpoints)$( ((TLS)) && echo " ROTA_CACERT=$ROTA_CACERT ROTA_CERT=$ROTA_CERT ROTA_KEY=$ROTA_KEY")"
     if ((TLS)); then
       echo "  ETCDCTL_API=3 etcdctl --endpoints=$(etcd_endpoints) --cacert=$ROTA_CACERT --cert=$ROTA_CERT --key=$ROTA_KEY put greeting hello   # etcd's own CLI works too"

@@ -52,6 +52,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * TLS and client certificates required ({@code fuzz.tls.frames}, default 3,000): the decoders behind the TLS
  * layer get the same abuse, and the SDK checks go over TLS too.
  *
+ * <p>{@link #authEnabledMemberSurvivesFuzzing} fuzzes a cluster with auth enabled ({@code fuzz.auth.frames},
+ * default 3,000): auth requests and tokens of every shape (ClientFrames), every one refused with a typed
+ * error; the SDK checks log in as root, and afterwards auth is still on and its users and roles are unchanged.
+ *
  * <p>System properties: {@code fuzz.frames} (default 15,000; the full run is 1,000,000), {@code fuzz.seed}
  * (replays a run's inputs: each worker's stream is seeded from it; the interleaving is not replayed),
  * {@code fuzz.workers} (default 8).
@@ -60,6 +64,7 @@ class FuzzProcessTest {
 
     private static final long FRAMES = Long.getLong("fuzz.frames", 15_000);
     private static final long TLS_FRAMES = Long.getLong("fuzz.tls.frames", 3_000);
+    private static final long AUTH_FRAMES = Long.getLong("fuzz.auth.frames", 3_000);
     private static final long SEED = Long.getLong("fuzz.seed", System.nanoTime());
     private static final int WORKERS = Integer.getInteger("fuzz.workers", 8);
     private static final int MEMBERS = 3;
@@ -93,6 +98,8 @@ class FuzzProcessTest {
     private long frames = FRAMES;
     private javax.net.ssl.SSLSocketFactory tls;
     private boolean fuzzPeers = true;
+    /** Auth on: fuzzed auth administration too, and the SDK checks log in as root with this password. */
+    private String rootPassword;
 
     @Test
     void clientAndPeerPortsSurviveFuzzingAndNothingAcknowledgedIsLost() throws Exception {
@@ -116,15 +123,45 @@ class FuzzProcessTest {
         }
     }
 
+    @Test
+    void authEnabledMemberSurvivesFuzzing() throws Exception {
+        frames = AUTH_FRAMES;
+        rootPassword = "root-pw";
+        try (ProcessCluster cluster = ProcessCluster.start(dir, MEMBERS)) {
+            cluster.awaitLeader();
+            List<?> usersBefore;
+            List<String> rolesBefore;
+            try (RotaClient root = RotaClient.builder().endpoints(cluster.endpoints()).credentials("root", rootPassword)
+                    .callTimeout(DEADLINE).build()) {
+                AuthProcessTest.once(() -> root.auth().addUser("root", rootPassword.toCharArray()));
+                AuthProcessTest.once(() -> root.auth().grantRole("root", "root"));
+                AuthProcessTest.once(() -> root.auth().addUser("alice", "alice-pw".toCharArray()));
+                root.auth().enable();
+                usersBefore = root.auth().listUsers();
+                rolesBefore = root.auth().listRoles();
+            }
+            fuzzAndCheck(cluster, null);
+            try (RotaClient root = RotaClient.builder().endpoints(cluster.endpoints()).credentials("root", rootPassword)
+                    .callTimeout(DEADLINE).build()) {
+                assertTrue(root.auth().status().enabled(), "auth is still enabled after the fuzz (seed " + SEED + ")");
+                assertEquals(usersBefore, root.auth().listUsers(), "the fuzz changed the users (seed " + SEED + ")");
+                assertEquals(rolesBefore, root.auth().listRoles(), "the fuzz changed the roles (seed " + SEED + ")");
+            }
+            assertTrue(tally.sum("client.errors-by-kind/AUTH.") > 0, "no auth call was fuzzed:\n" + tally.report());
+        }
+    }
+
     private void fuzzAndCheck(ProcessCluster cluster, io.rota.client.TlsOptions clientTls) throws Exception {
-        System.out.printf("FuzzProcessTest: seed %d (replay with -Dfuzz.seed=%d), %,d frames, %d workers%s%n",
-                SEED, SEED, frames, WORKERS, tls == null ? "" : ", client port over TLS");
+        System.out.printf("FuzzProcessTest: seed %d (replay with -Dfuzz.seed=%d), %,d frames, %d workers%s%s%n",
+                SEED, SEED, frames, WORKERS, tls == null ? "" : ", client port over TLS",
+                rootPassword == null ? "" : ", auth enabled");
         long start = System.nanoTime();
         List<RotaClient> viaMember = new ArrayList<>();
         try {
             for (int i = 0; i < MEMBERS; i++) {
-                viaMember.add(RotaClient.builder().endpoints(cluster.endpoint(i)).tls(clientTls)
-                        .callTimeout(DEADLINE).build());
+                RotaClient.Builder b = RotaClient.builder().endpoints(cluster.endpoint(i)).tls(clientTls)
+                        .callTimeout(DEADLINE);
+                viaMember.add((rootPassword == null ? b : b.credentials("root", rootPassword)).build());
             }
             checkRound(cluster, viaMember, 0);
             ExecutorService pool = Executors.newFixedThreadPool(WORKERS);
@@ -161,7 +198,8 @@ class FuzzProcessTest {
 
     /** One worker: sessions on random members and ports until the run's frame budget is spent. */
     private void fuzz(ProcessCluster cluster, Random random) {
-        ClientPortFuzzer client = new ClientPortFuzzer(random, new ClientFrames(random, MEMBERS), tally,
+        ClientPortFuzzer client = new ClientPortFuzzer(random,
+                new ClientFrames(random, MEMBERS).authEnabled(rootPassword != null), tally,
                 MAX_REQUEST_BYTES, MAX_FRAME_BYTES, DEADLINE).overTls(tls);
         PeerPortFuzzer peer = new PeerPortFuzzer(random, tally, CLUSTER_ID, MEMBERS, DEADLINE);
         ClientPortFuzzer.Tail[] tails = ClientPortFuzzer.Tail.values();

@@ -79,12 +79,37 @@ final class TlsCluster {
 
     /** Plain JDK sockets speaking TLS with the client certificate (raw frames, certificate checks). */
     SSLSocketFactory socketFactory() {
+        return jdkContext(true).getSocketFactory();
+    }
+
+    /** The JDK's TLS trusting the cluster CA, with the client certificate or without any. */
+    private javax.net.ssl.SSLContext jdkContext(boolean withClientCert) {
         try {
-            JdkSslContext context = (JdkSslContext) SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
-                    .trustManager(ca.cert().toFile()).keyManager(client.cert().toFile(), client.key().toFile())
-                    .build();
-            return context.context().getSocketFactory();
+            SslContextBuilder b = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).trustManager(ca.cert().toFile());
+            if (withClientCert) {
+                b.keyManager(client.cert().toFile(), client.key().toFile());
+            }
+            return ((JdkSslContext) b.build()).context();
         } catch (SSLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * GET {@code https://127.0.0.1:port/path} trusting the cluster CA, presenting the client certificate or
+     * none, as a probe or a scraper would: the status, or 0 when the connection failed.
+     */
+    int httpsGetStatus(int port, String path, boolean withClientCert) {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().sslContext(jdkContext(withClientCert))
+                .connectTimeout(java.time.Duration.ofSeconds(5)).build();
+        try {
+            return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("https://127.0.0.1:" + port + path))
+                    .timeout(java.time.Duration.ofSeconds(10)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
     }

@@ -27,7 +27,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * ({@code --client-cert-auth}) and mutual TLS between them. One cluster for every check, to keep the default
  * suite short: writes through every member (a follower forwards to the leader over TLS), rotactl with
  * {@code --cacert --cert --key}, a client without a certificate and one with a certificate of another CA
- * refused (and logged), and a client port certificate rotated without a restart. Peer refusals (another CA,
+ * refused (and logged), the HTTP port speaking HTTPS (/health and /metrics to anyone with the CA, the rest
+ * only with a client certificate, plaintext refused), and a client port certificate rotated without a
+ * restart. Peer refusals (another CA,
  * another member's name) are PeerTlsTest's, in raft-core.
  */
 class TlsProcessTest {
@@ -77,6 +79,16 @@ class TlsProcessTest {
             TestCertificates.Pair intruder = other.issue("intruder", TlsCluster.CLIENT_CN, List.of(), List.of());
             assertThrows(RotaException.class, () -> call(cluster, TlsOptions.builder().trustedCaFile(certs.ca.cert())
                     .clientCertificate(intruder.cert(), intruder.key()).build()));
+
+            // The HTTP port is HTTPS with the member's client-port certificate: probes need only the CA for
+            // /health and /metrics; status and the dashboard need a client certificate; plaintext gets nothing.
+            int http = cluster.httpPort(0);
+            assertEquals(200, certs.httpsGetStatus(http, "/health", false));
+            assertEquals(200, certs.httpsGetStatus(http, "/metrics", false));
+            assertEquals(403, certs.httpsGetStatus(http, "/status", false));
+            assertEquals(403, certs.httpsGetStatus(http, "/dashboard/state", false));
+            assertEquals(200, certs.httpsGetStatus(http, "/status", true));
+            assertEquals(0, ProcessCluster.httpGetOnPort(http, "/health").status(), "plaintext HTTP is refused");
 
             // Rotation: new files on n1's client port; new connections get the new certificate, no restart.
             int port = cluster.clientPort(0);

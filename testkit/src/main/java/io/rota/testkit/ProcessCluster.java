@@ -26,6 +26,8 @@ import java.util.function.BiFunction;
  *
  * <p>It uses no Rota class: it runs the packaged jar ({@link #jar()}) and reads /health and /status over
  * HTTP, so the test kit needs no server module and any module's tests (and the chaos harness) can use it.
+ * A member started with {@code --cert-file} serves HTTPS on its HTTP port: it is read over HTTPS, trusting
+ * the member's CA files and presenting the member's own certificate as the client's.
  */
 public final class ProcessCluster implements AutoCloseable {
 
@@ -386,7 +388,80 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** GET {@code path} on member i's HTTP port with a 2 s timeout. */
     public Reply httpGet(int i, String path) {
-        return httpGetOnPort(httpPort[i], path);
+        List<String> args = new ArrayList<>(extraArgs);
+        args.addAll(memberArgs.apply(i));
+        if (startOverride[i] != null) {
+            args.addAll(startOverride[i].subList(1, startOverride[i].size()));
+        }
+        String cert = flag(args, "--cert-file");
+        if (cert == null) {
+            return httpGetOnPort(httpPort[i], path);
+        }
+        return get(https(cert, flag(args, "--key-file"), flag(args, "--trusted-ca-file"),
+                flag(args, "--peer-trusted-ca-file")), "https://127.0.0.1:" + httpPort[i] + path);
+    }
+
+    private static String flag(List<String> args, String name) {
+        int at = args.lastIndexOf(name);
+        return at < 0 || at + 1 >= args.size() ? null : args.get(at + 1);
+    }
+
+    /** HTTPS clients by their files (one per member): trusting the CA files, presenting cert and key. */
+    private final java.util.Map<List<String>, HttpClient> httpsClients = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private HttpClient https(String cert, String key, String ca, String peerCa) {
+        List<String> files = java.util.Arrays.asList(cert, key, ca, peerCa);
+        return httpsClients.computeIfAbsent(files, f -> {
+            try {
+                java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+                trust.load(null, null);
+                int n = 0;
+                for (String file : new String[] {ca, peerCa, cert}) {
+                    if (file != null) {
+                        for (java.security.cert.Certificate c : certificates(file)) {
+                            trust.setCertificateEntry("trusted-" + n++, c);
+                        }
+                    }
+                }
+                javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                        javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+                tmf.init(trust);
+                java.security.KeyStore identity = java.security.KeyStore.getInstance("PKCS12");
+                identity.load(null, null);
+                char[] none = new char[0];
+                identity.setKeyEntry("member", privateKey(key), none,
+                        certificates(cert).toArray(new java.security.cert.Certificate[0]));
+                javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(
+                        javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+                kmf.init(identity, none);
+                javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+                context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+                return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(context).build();
+            } catch (IOException | java.security.GeneralSecurityException e) {
+                throw new IllegalStateException("cannot read the member's TLS files " + f + ": " + e, e);
+            }
+        });
+    }
+
+    private static java.util.Collection<? extends java.security.cert.Certificate> certificates(String file)
+            throws IOException, java.security.GeneralSecurityException {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(Path.of(file))) {
+            return java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in);
+        }
+    }
+
+    /** An unencrypted PKCS#8 PEM key (what the server reads too), EC or RSA. */
+    private static java.security.PrivateKey privateKey(String file)
+            throws IOException, java.security.GeneralSecurityException {
+        String pem = java.nio.file.Files.readString(Path.of(file));
+        String body = pem.replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
+        java.security.spec.PKCS8EncodedKeySpec spec = new java.security.spec.PKCS8EncodedKeySpec(
+                java.util.Base64.getDecoder().decode(body));
+        try {
+            return java.security.KeyFactory.getInstance("EC").generatePrivate(spec);
+        } catch (java.security.spec.InvalidKeySpecException notEc) {
+            return java.security.KeyFactory.getInstance("RSA").generatePrivate(spec);
+        }
     }
 
     /**
@@ -394,8 +469,12 @@ public final class ProcessCluster implements AutoCloseable {
      * body) when nothing answered — not started yet, or dead. For tests that start members themselves.
      */
     public static Reply httpGetOnPort(int port, String path) {
+        return get(HTTP, "http://127.0.0.1:" + port + path);
+    }
+
+    private static Reply get(HttpClient client, String url) {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url))
                     .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
             return new Reply(r.statusCode(), r.body());
         } catch (IOException e) {

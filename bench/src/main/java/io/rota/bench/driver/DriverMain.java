@@ -1,6 +1,8 @@
 package io.rota.bench.driver;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +16,9 @@ import java.util.Map;
  * java -cp rota-bench-etcd.jar io.rota.bench.driver.DriverMain etcd 127.0.0.1:21379,... 3000 5000 \
  *     write-1,write-64,write-256,read-lin-64,read-ser-64,lock-1x1,lock-8x1,lock-64x64,failover
  * </pre>
+ *
+ * <p>Options before the arguments, Rota only: {@code --cacert FILE [--cert FILE --key FILE]} speak TLS to a
+ * cluster started with {@code scripts/cluster.sh start --tls} (what scripts/bench.sh tls does).
  */
 public final class DriverMain {
 
@@ -40,9 +45,18 @@ public final class DriverMain {
      * @throws Exception on any failure (the orchestrator reports the exit status and the log)
      */
     public static void main(String[] args) throws Exception {
+        Map<String, Path> tls = new LinkedHashMap<>();
+        while (args.length >= 2 && List.of("--cacert", "--cert", "--key").contains(args[0])) {
+            tls.put(args[0], Path.of(args[1]));
+            args = Arrays.copyOfRange(args, 2, args.length);
+        }
         if (args.length != 5 && args.length != 7) {
-            System.err.println("usage: DriverMain SYSTEM ENDPOINTS WARMUP_MS MEASURE_MS WORKLOADS"
-                    + " [FAILOVER_BEFORE_MS FAILOVER_AFTER_MS]  (SYSTEM: " + TARGETS.keySet() + ")");
+            System.err.println("usage: DriverMain [--cacert FILE [--cert FILE --key FILE]] SYSTEM ENDPOINTS WARMUP_MS"
+                    + " MEASURE_MS WORKLOADS [FAILOVER_BEFORE_MS FAILOVER_AFTER_MS]  (SYSTEM: " + TARGETS.keySet() + ")");
+            System.exit(2);
+        }
+        if (!tls.isEmpty() && (!tls.containsKey("--cacert") || tls.containsKey("--cert") != tls.containsKey("--key"))) {
+            System.err.println("--cacert is needed for TLS, and --cert and --key go together");
             System.exit(2);
         }
         String className = TARGETS.get(args[0]);
@@ -56,6 +70,9 @@ public final class DriverMain {
         long afterMs = args.length == 7 ? Long.parseLong(args[6]) : 5_000;
         PrintStream out = System.out;
         try (Target target = (Target) Class.forName(className).getDeclaredConstructor().newInstance()) {
+            if (!tls.isEmpty()) {
+                target.tls(tls.get("--cacert"), tls.get("--cert"), tls.get("--key"));
+            }
             target.open(args[1]);
             Map<String, Object> client = new LinkedHashMap<>();
             client.put("library", target.clientLibrary());

@@ -20,6 +20,18 @@ public interface Target extends AutoCloseable {
     void open(String endpoints) throws Exception;
 
     /**
+     * Speaks TLS to the cluster with these files; called before {@link #open} when the driver is given
+     * {@code --cacert}. Only Rota's driver has TLS options (scripts/bench.sh tls measures what TLS costs).
+     *
+     * @param caCert the CA the members' certificates chain to (PEM)
+     * @param cert   the client certificate (PEM), or null for none
+     * @param key    its private key (PEM), or null
+     */
+    default void tls(java.nio.file.Path caCert, java.nio.file.Path cert, java.nio.file.Path key) {
+        throw new UnsupportedOperationException(clientLibrary() + ": this driver has no TLS options");
+    }
+
+    /**
      * The client library and its version, for the report (e.g. {@code jetcd-core 0.8.5}).
      *
      * @return a short description

@@ -4,10 +4,12 @@ import io.rota.bench.driver.Target;
 import io.rota.bench.driver.Versions;
 import io.rota.client.GetOptions;
 import io.rota.client.RotaClient;
+import io.rota.client.TlsOptions;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,7 +17,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Rota's driver: the SDK with its defaults ({@link RotaClient}) and the lock recipe
- * ({@link io.rota.client.recipes.Lock}), as an application would use them.
+ * ({@link io.rota.client.recipes.Lock}), as an application would use them; over TLS when given
+ * {@link #tls} (the SDK's {@link TlsOptions}, as an application would set them).
  */
 public final class RotaTarget implements Target {
 
@@ -23,6 +26,8 @@ public final class RotaTarget implements Target {
     private static final Duration LOCK_WAIT = Duration.ofSeconds(30);
 
     private String endpoints;
+    /** Null: plaintext. */
+    private TlsOptions tls;
     private RotaClient rota;
     private byte[][] keys;
 
@@ -31,9 +36,19 @@ public final class RotaTarget implements Target {
     }
 
     @Override
+    public void tls(Path caCert, Path cert, Path key) {
+        TlsOptions.Builder b = TlsOptions.builder().trustedCaFile(caCert);
+        tls = (cert == null ? b : b.clientCertificate(cert, key)).build();
+    }
+
+    @Override
     public void open(String endpoints) {
         this.endpoints = endpoints;
-        this.rota = RotaClient.connect(endpoints);
+        this.rota = connect();
+    }
+
+    private RotaClient connect() {
+        return RotaClient.builder().endpoints(endpoints).tls(tls).build();
     }
 
     @Override
@@ -62,7 +77,7 @@ public final class RotaTarget implements Target {
 
     @Override
     public LockClient newLockClient() {
-        RotaClient own = RotaClient.connect(endpoints);
+        RotaClient own = connect();
         return new LockClient() {
             private final Map<String, Lock> locks = new HashMap<>();
             private LockHandle held;

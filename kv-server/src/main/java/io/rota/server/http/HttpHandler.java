@@ -13,11 +13,13 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.SslHandler;
 
 import io.rota.server.fault.FaultClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLPeerUnverifiedException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -31,6 +33,8 @@ import java.util.concurrent.CompletableFuture;
  * The dashboard (docs/dashboard.md): GET / and its two assets, /dashboard/state (JSON) and
  * /dashboard/events (server-sent events). In lab mode only: POST /lab/... ({@link LabEndpoint}).
  * With {@code --unsafe-fault-injection} only: GET and POST /fault/clock (the chaos clock nemesis).
+ * Behind HTTPS with client certificates required ({@link HttpServer}), every page but /health and /metrics
+ * answers 403 to a caller without a verified client certificate.
  */
 final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
@@ -47,23 +51,34 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final FaultClock faultClock;
     private final Dashboard dashboard;
     private final DashboardFeed feed;
+    /** Pages other than /health and /metrics need a verified client certificate (HTTPS, --client-cert-auth). */
+    private final boolean clientCertRequired;
 
     HttpHandler(NodeReport report, FaultClock faultClock) {
-        this(report, faultClock, null, null);
+        this(report, faultClock, null, null, false);
     }
 
     /** @param dashboard this member's dashboard, or null for none (then {@code feed} is null too) */
-    HttpHandler(NodeReport report, FaultClock faultClock, Dashboard dashboard, DashboardFeed feed) {
+    HttpHandler(NodeReport report, FaultClock faultClock, Dashboard dashboard, DashboardFeed feed,
+                boolean clientCertRequired) {
         this.report = report;
         this.faultClock = faultClock;
         this.dashboard = dashboard;
         this.feed = feed;
+        this.clientCertRequired = clientCertRequired;
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+        if (clientCertRequired && !"/health".equals(uri.path()) && !"/metrics".equals(uri.path())
+                && !hasClientCertificate(ctx)) {
+            send(ctx, keepAlive, new NodeReport.Page(403, "text/plain", uri.path() + " needs a client certificate of"
+                    + " the cluster's CA (this member requires them: --client-cert-auth); /health and /metrics"
+                    + " answer without one. E.g. curl --cacert CA --cert CERT --key KEY https://...\n"));
+            return;
+        }
         if ("/fault/clock".equals(uri.path())) {
             send(ctx, keepAlive, faultClock(request.method(), uri));
             return;
@@ -90,6 +105,16 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         };
         page.whenComplete((p, e) -> send(ctx, keepAlive, e == null ? p
                 : new NodeReport.Page(503, "text/plain", "unavailable: " + e.getMessage() + "\n")));
+    }
+
+    /** Whether the TLS handshake verified a client certificate (the SslHandler asked for one, OPTIONAL). */
+    private static boolean hasClientCertificate(ChannelHandlerContext ctx) {
+        SslHandler tls = ctx.pipeline().get(SslHandler.class);
+        try {
+            return tls != null && tls.engine().getSession().getPeerCertificates().length > 0;
+        } catch (SSLPeerUnverifiedException none) {
+            return false;
+        }
     }
 
     /** The dashboard's GETs; false if {@code path} is none of them. */

@@ -14,12 +14,21 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 
+import io.rota.raft.transport.TlsContexts;
 import io.rota.server.fault.FaultClock;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
-/** Bootstraps the operator's HTTP port: /health, /status, /metrics, the dashboard ({@link HttpHandler}). */
+/**
+ * Bootstraps the operator's HTTP port: /health, /status, /metrics, the dashboard ({@link HttpHandler}).
+ *
+ * <p>With a TLS client port ({@code --cert-file}) it speaks HTTPS with the same certificate, reloaded with it,
+ * and refuses plaintext: probes and scrapers use scheme HTTPS and the cluster's CA. It asks for a client
+ * certificate without requiring one; when the client port requires them ({@code --client-cert-auth}), only
+ * /health and /metrics answer a caller without one, since the rest (status, dashboard: leaders, lock holders,
+ * key names) is information (design X12).
+ */
 public final class HttpServer implements AutoCloseable {
 
     /** Requests are GETs without bodies; anything bigger is refused by the aggregator. */
@@ -36,14 +45,28 @@ public final class HttpServer implements AutoCloseable {
      * @param dashboard  the dashboard to serve at /, or null for none
      */
     public HttpServer(InetSocketAddress listen, NodeReport report, FaultClock faultClock, Dashboard dashboard) {
+        this(listen, report, faultClock, dashboard, null, false);
+    }
+
+    /**
+     * @param tls                the client port's TLS contexts (HTTPS with its certificate), or null for HTTP
+     * @param clientCertRequired whether pages other than /health and /metrics need a verified client
+     *                           certificate (the client port's {@code --client-cert-auth})
+     */
+    public HttpServer(InetSocketAddress listen, NodeReport report, FaultClock faultClock, Dashboard dashboard,
+                      TlsContexts tls, boolean clientCertRequired) {
         feed = dashboard == null ? null : new DashboardFeed(dashboard, group.next());
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
+                        if (tls != null) {
+                            // Read per connection: a rotated certificate serves the next one.
+                            ch.pipeline().addLast(tls.serverOptionalClientCert().newHandler(ch.alloc()));
+                        }
                         ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                new HttpHandler(report, faultClock, dashboard, feed));
+                                new HttpHandler(report, faultClock, dashboard, feed, tls != null && clientCertRequired));
                     }
                 });
         ChannelFuture bound = b.bind(listen).awaitUninterruptibly();

@@ -1,6 +1,19 @@
 package io.rota.server.fuzz;
 
 import com.google.protobuf.ByteString;
+import io.rota.proto.AuthDisableRequest;
+import io.rota.proto.AuthEnableRequest;
+import io.rota.proto.AuthRequest;
+import io.rota.proto.AuthRoleAddRequest;
+import io.rota.proto.AuthRoleGetRequest;
+import io.rota.proto.AuthRoleGrantPermissionRequest;
+import io.rota.proto.AuthRoleListRequest;
+import io.rota.proto.AuthStatusRequest;
+import io.rota.proto.AuthUserAddRequest;
+import io.rota.proto.AuthUserGetRequest;
+import io.rota.proto.AuthUserGrantRoleRequest;
+import io.rota.proto.AuthUserListRequest;
+import io.rota.proto.AuthenticateRequest;
 import io.rota.proto.Compare;
 import io.rota.proto.DeleteRangeRequest;
 import io.rota.proto.Error;
@@ -11,6 +24,7 @@ import io.rota.proto.LeaseLeasesRequest;
 import io.rota.proto.LeaseRevokeRequest;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.Member;
+import io.rota.proto.Permission;
 import io.rota.proto.PublishMemberRequest;
 import io.rota.proto.PutRequest;
 import io.rota.proto.PutResponse;
@@ -27,7 +41,9 @@ import io.rota.proto.WatchCreateRequest;
 import io.rota.proto.WatchProgressRequest;
 import io.rota.proto.WatchRequest;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Random;
 
 /**
@@ -39,6 +55,13 @@ import java.util.Random;
  * <p>The key space of fuzzed writes is bounded ({@value #KEY_SPACE} suffixes, values of at most
  * {@value #MAX_VALUE_BYTES} bytes, rare exceptions of one oversized key or value), so a run of a million
  * frames does not fill the server's memory with legitimate data.
+ *
+ * <p>Authentication is fuzzed too: auth requests ({@code Frame.auth_request}, field 30) with garbage, huge
+ * and wrong-typed contents, and on any frame an {@code auth_token} (field 5) that is garbage, huge, a forged
+ * look-alike of a signed token (even one naming root), or sent with a wrong wire type. While auth is disabled
+ * only harmless auth calls are made (a login, user and role queries, status): any caller may manage auth
+ * then, as in etcd, and a fuzzed enable would lock the test's own clients out. With
+ * {@link #authEnabled(boolean)} every auth call is sent, and each must be refused.
  */
 public final class ClientFrames {
 
@@ -58,15 +81,28 @@ public final class ClientFrames {
     public enum Kind {
         RANGE, PUT, DELETE_RANGE, TXN, HUGE_TXN, LEASE_GRANT, LEASE_REVOKE, LEASE_KEEP_ALIVE, LEASE_TIME_TO_LIVE,
         LEASE_LEASES, WATCH_CREATE, WATCH_CANCEL, WATCH_PROGRESS, REGISTER_SESSION, SESSION_KEEP_ALIVE, STATUS,
-        PUBLISH_NON_MEMBER, RESPONSE_AS_REQUEST, EMPTY_BODY
+        PUBLISH_NON_MEMBER, RESPONSE_AS_REQUEST, AUTH, EMPTY_BODY
     }
 
-    /** A generated request: its kind, and whether the server must answer its call id at least once. */
-    public record Request(Kind kind, Frame frame, boolean answered) {
+    /**
+     * A generated request: its kind, whether the server must answer its call id at least once, and its wire
+     * bytes (the frame's, or the frame's with a field of the wrong wire type appended, which still parses).
+     */
+    public record Request(Kind kind, Frame frame, boolean answered, byte[] wire) {
+        Request(Kind kind, Frame frame, boolean answered) {
+            this(kind, frame, answered, frame.toByteArray());
+        }
     }
+
+    /** Field numbers of Frame the wrong-wire-type cases use (see rota.proto). */
+    private static final int AUTH_TOKEN_FIELD = 5;
+    private static final int AUTH_REQUEST_FIELD = 30;
+    /** Users and roles the fuzz names: a small space, and never the checks' own users (root). */
+    private static final String[] NAMES = {"", "alice", "bob", "fuzz", "x".repeat(300), "r\u00f6le", "a/b", "\u0000"};
 
     private final Random random;
     private final int members;
+    private boolean authEnabled;
 
     /**
      * @param random  the seeded source of every choice
@@ -75,6 +111,17 @@ public final class ClientFrames {
     public ClientFrames(Random random, int members) {
         this.random = random;
         this.members = members;
+    }
+
+    /**
+     * Whether the cluster under fuzz has auth enabled: then auth administration (user add, grants, enable,
+     * disable) is fuzzed as well, all of it refused to callers without root's token.
+     *
+     * @return this generator
+     */
+    public ClientFrames authEnabled(boolean enabled) {
+        this.authEnabled = enabled;
+        return this;
     }
 
     /** A well-formed frame with absurd field values, on {@code callId}. */
@@ -117,6 +164,8 @@ public final class ClientFrames {
             kind = Kind.PUBLISH_NON_MEMBER;
         } else if (roll < 966) {
             kind = Kind.RESPONSE_AS_REQUEST;
+        } else if (roll < 986) {
+            kind = Kind.AUTH;
         } else {
             kind = Kind.EMPTY_BODY;
         }
@@ -148,6 +197,7 @@ public final class ClientFrames {
                             .setClientAddress(random.nextBoolean() ? "" : "256.0.0.1:99999")
                             .setPeerAddress(text(random.nextInt(20)))));
             case RESPONSE_AS_REQUEST -> responseBody(f);
+            case AUTH -> f.setAuthRequest(auth());
             case EMPTY_BODY -> {
                 // no body: the server must say it is not a request
             }
@@ -158,9 +208,108 @@ public final class ClientFrames {
         if (random.nextInt(20) == 0) {
             f.setForwarded(true);
         }
+        // Rare huge tokens: each is tens of KiB, and a batch holds hundreds of frames (over TLS, all encrypted).
+        int token = random.nextInt(256);
+        if (token < 12) {
+            f.setAuthToken(text(1 + random.nextInt(100)));
+        } else if (token < 24) {
+            f.setAuthToken(forgedToken());
+        } else if (token == 24) {
+            f.setAuthToken(text(16 * 1024 + random.nextInt(48 * 1024)));   // huge, still under the request limit
+        }
         // Watch calls answer per watch (a cancel of an unknown id or a progress request may answer nothing).
         boolean answered = !f.hasWatchRequest();
-        return new Request(kind, f.build(), answered);
+        Frame frame = f.build();
+        if (random.nextInt(40) == 0) {
+            return new Request(kind, frame, answered, withWrongWireType(frame));
+        }
+        return new Request(kind, frame, answered);
+    }
+
+    /** An auth call with absurd contents; administration only when {@link #authEnabled} (it is refused then). */
+    private AuthRequest auth() {
+        AuthRequest.Builder a = AuthRequest.newBuilder();
+        int kinds = authEnabled ? 11 : 6;
+        switch (random.nextInt(kinds)) {
+            case 0, 1 -> a.setAuthenticate(AuthenticateRequest.newBuilder().setName(name())
+                    .setPassword(random.nextInt(4) == 0 ? text(73 + random.nextInt(10_000)) : text(random.nextInt(20))));
+            case 2 -> a.setUserGet(AuthUserGetRequest.newBuilder().setName(name()));
+            case 3 -> a.setUserList(AuthUserListRequest.getDefaultInstance());
+            case 4 -> a.setRoleGet(AuthRoleGetRequest.newBuilder().setRole(name()));
+            case 5 -> a.setStatus(AuthStatusRequest.getDefaultInstance());
+            // Below: only with auth enabled, where a caller without root's token must be refused every one.
+            case 6 -> a.setUserAdd(AuthUserAddRequest.newBuilder().setName(name()).setPassword(text(8))
+                    .setPasswordHash(random.nextBoolean() ? "" : text(60)));   // a client may not bring a hash
+            case 7 -> a.setUserGrantRole(AuthUserGrantRoleRequest.newBuilder().setUser(name()).setRole("root"));
+            case 8 -> a.setRoleAdd(AuthRoleAddRequest.newBuilder().setName(name()));
+            case 9 -> a.setRoleGrantPermission(AuthRoleGrantPermissionRequest.newBuilder().setName(name())
+                    .setPerm(Permission.newBuilder().setPermTypeValue(random.nextInt(6)).setKey(anyKey())));
+            default -> {
+                if (random.nextBoolean()) {
+                    a.setDisable(AuthDisableRequest.getDefaultInstance());
+                } else {
+                    a.setEnable(AuthEnableRequest.getDefaultInstance());
+                }
+            }
+        }
+        if (random.nextInt(20) == 0) {
+            a.setRoleList(AuthRoleListRequest.getDefaultInstance());   // the oneof's last set wins
+        }
+        return a.build();
+    }
+
+    private String name() {
+        return random.nextInt(4) == 0 ? text(random.nextInt(40)) : NAMES[random.nextInt(NAMES.length)];
+    }
+
+    /** A token in the signed format ({@code v1.<user>.<revision>.<mac>}) with a made-up signature. */
+    private String forgedToken() {
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        String user = random.nextBoolean() ? "root" : name();
+        String revision = random.nextBoolean() ? Long.toString(absurdLong()) : text(3);
+        return "v1." + b64.encodeToString(user.getBytes(StandardCharsets.UTF_8)) + "." + revision + "."
+                + b64.encodeToString(randomBytes(random.nextInt(3) == 0 ? 0 : 32));
+    }
+
+    /**
+     * {@code frame}'s bytes followed by field 5 (a string) or 30 (a message) with a wire type of a number
+     * (varint, fixed32, fixed64): the parser keeps it as an unknown field, and the frame must be answered as
+     * if it were not there.
+     */
+    private byte[] withWrongWireType(Frame frame) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(frame.toByteArray());
+        int field = random.nextBoolean() ? AUTH_TOKEN_FIELD : AUTH_REQUEST_FIELD;
+        int wireType = new int[] {0, 1, 5}[random.nextInt(3)];
+        writeVarint(out, ((long) field << 3) | wireType);
+        switch (wireType) {
+            case 0 -> writeVarint(out, absurdLong());
+            case 1 -> out.writeBytes(randomBytes(8));
+            default -> out.writeBytes(randomBytes(4));
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * A frame whose {@code auth_token} is not UTF-8: a proto3 string must be, so the frame does not parse
+     * and the member treats it as malformed (a connection's tail).
+     */
+    public byte[] invalidUtf8Token() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(request(random.nextInt(1000)).frame().toBuilder().clearAuthToken().build().toByteArray());
+        byte[] bad = {(byte) 0xC3, (byte) 0x28, (byte) 0xFF, (byte) 0xFE};
+        writeVarint(out, (AUTH_TOKEN_FIELD << 3) | 2);
+        writeVarint(out, bad.length);
+        out.writeBytes(bad);
+        return out.toByteArray();
+    }
+
+    private static void writeVarint(ByteArrayOutputStream out, long value) {
+        while ((value & ~0x7FL) != 0) {
+            out.write((int) ((value & 0x7F) | 0x80));
+            value >>>= 7;
+        }
+        out.write((int) value);
     }
 
     /** A request's bytes with 1–8 random bits flipped: it may still parse, or it may not. */

@@ -45,7 +45,9 @@ public final class ClientPortFuzzer {
         /** A length prefix of up to 2 GiB. */
         HUGE_LENGTH,
         /** A length prefix one byte over the server's frame limit. */
-        JUST_OVER_MAX;
+        JUST_OVER_MAX,
+        /** A correct length prefix around a request whose auth token is not UTF-8 (it does not parse). */
+        INVALID_UTF8_TOKEN;
 
         /** Whether the server must close on its own (the client does not half-close first). */
         boolean serverMustClose() {
@@ -155,7 +157,7 @@ public final class ClientPortFuzzer {
         long written = 1;   // the probe
         for (int i = 0; i < requests; i++) {
             ClientFrames.Request r = frames.request(base + i);
-            byte[] bytes = r.frame().toByteArray();
+            byte[] bytes = r.wire();
             if (bytes.length > maxRequestBytes - 64) {
                 tally.add("client.frames/skipped-over-limit");   // JUST_OVER_MAX covers that on purpose
                 continue;
@@ -222,6 +224,11 @@ public final class ClientPortFuzzer {
             case HUGE_LENGTH -> {
                 out.writeInt(random.nextBoolean() ? Integer.MAX_VALUE : maxRequestBytes + 1 + random.nextInt(1 << 30));
                 out.write(frames.randomBytes(random.nextInt(32)));
+            }
+            case INVALID_UTF8_TOKEN -> {
+                byte[] body = frames.invalidUtf8Token();
+                out.writeInt(body.length);
+                out.write(body);
             }
             case JUST_OVER_MAX -> {
                 out.writeInt(maxFrameBytes - 4 + 1);

@@ -72,8 +72,8 @@ public final class TlsContexts implements AutoCloseable {
     private ScheduledFuture<?> reloading;
 
     /** The contexts built from one reading of the files. */
-    private record Material(SslContext server, SslContext client, X509Certificate leaf, byte[] digest,
-                            TlsProvider provider) {
+    private record Material(SslContext server, SslContext client, SslContext optionalClientCert,
+                            X509Certificate leaf, byte[] digest, TlsProvider provider) {
     }
 
     private TlsContexts(TlsFiles files, List<Path> alsoTrusted, boolean verifyHostname, String what) {
@@ -102,6 +102,15 @@ public final class TlsContexts implements AutoCloseable {
     /** The context for connections this side accepts. */
     public SslContext server() {
         return current.server;
+    }
+
+    /**
+     * A server context with this port's certificate that asks for a client certificate chaining to the
+     * trusted CA but does not require one (ClientAuth.OPTIONAL): for the member's HTTP port, where a
+     * Kubernetes probe or a scraper without a certificate must still reach /health and /metrics (design X12).
+     */
+    public SslContext serverOptionalClientCert() {
+        return current.optionalClientCert;
     }
 
     /** The context for connections this side dials. */
@@ -203,13 +212,15 @@ public final class TlsContexts implements AutoCloseable {
             if (!trusted.isEmpty()) {
                 server.trustManager(trusted);
             }
+            server.clientAuth(trusted.isEmpty() ? ClientAuth.NONE : ClientAuth.OPTIONAL);
+            SslContext optional = server.build();
             server.clientAuth(files.requireClientCert() ? ClientAuth.REQUIRE : ClientAuth.NONE);
             SslContextBuilder client = SslContextBuilder.forClient().sslProvider(provider).keyManager(key, chain)
                     .endpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null);
             if (!clientTrust.isEmpty()) {
                 client.trustManager(clientTrust);
             }
-            return new Material(server.build(), client.build(), chain.get(0), digest, effective);
+            return new Material(server.build(), client.build(), optional, chain.get(0), digest, effective);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot build a TLS context from " + files.certFile() + " and "
                     + files.keyFile() + ": " + e.getMessage(), e);

@@ -1,6 +1,5 @@
 package io.rota.client.cli;
 
-import io.rota.client.Auth;
 import io.rota.client.RotaClient;
 import picocli.CommandLine.Command;
 
@@ -19,7 +18,7 @@ final class AuthCommand extends CommandGroup {
         @Override
         int run(RotaClient client, Printer printer) {
             client.auth().enable();
-            UserCommand.out(this).println("Authentication enabled. Every command now needs --user NAME[:PASSWORD]"
+            printer.authChanged("Authentication enabled. Every command now needs --user NAME[:PASSWORD]"
                     + " (or ROTA_USER); administration needs --user root.");
             return 0;
         }
@@ -30,7 +29,7 @@ final class AuthCommand extends CommandGroup {
         @Override
         int run(RotaClient client, Printer printer) {
             client.auth().disable();
-            UserCommand.out(this).println("Authentication disabled: calls need no user.");
+            printer.authChanged("Authentication disabled: calls need no user.");
             return 0;
         }
     }
@@ -39,9 +38,7 @@ final class AuthCommand extends CommandGroup {
     static final class Status extends ClientCommand {
         @Override
         int run(RotaClient client, Printer printer) {
-            Auth.Status s = client.auth().status();
-            UserCommand.out(this).println("Authentication Status: " + s.enabled());
-            UserCommand.out(this).println("AuthRevision: " + s.revision());
+            printer.authStatus(client.auth().status());
             return 0;
         }
     }

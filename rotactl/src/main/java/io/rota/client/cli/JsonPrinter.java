@@ -336,4 +336,46 @@ final class JsonPrinter implements Printer {
     public void compacted(long revision) {
         print(new Json().field("compact_revision", revision));
     }
+
+    @Override
+    public void authChanged(String done) {
+        print(new Json().field("done", done));
+    }
+
+    @Override
+    public void userList(List<io.rota.client.Auth.User> users) {
+        List<Json> list = new ArrayList<>();
+        users.forEach(u -> list.add(user(u.name(), u.roles())));
+        print(new Json().objects("users", list));
+    }
+
+    @Override
+    public void user(io.rota.client.Auth.User user) {
+        print(user(user.name(), user.roles()));
+    }
+
+    private static Json user(String name, List<String> roles) {
+        return new Json().field("name", name).strings("roles", roles);
+    }
+
+    @Override
+    public void roleList(List<String> roles) {
+        print(new Json().strings("roles", roles));
+    }
+
+    /** Keys and range ends in base64 as everywhere in this format; an empty range end is a single key. */
+    @Override
+    public void role(String role, List<io.rota.client.Auth.Permission> permissions) {
+        List<Json> perms = new ArrayList<>();
+        for (io.rota.client.Auth.Permission p : permissions) {
+            perms.add(new Json().field("perm_type", p.type().name()).field("key", Bytes.base64(p.key()))
+                    .field("range_end", Bytes.base64(p.rangeEnd())));
+        }
+        print(new Json().field("name", role).field("root", role.equals("root")).objects("perm", perms));
+    }
+
+    @Override
+    public void authStatus(io.rota.client.Auth.Status status) {
+        print(new Json().field("enabled", status.enabled()).field("auth_revision", status.revision()));
+    }
 }

@@ -165,4 +165,24 @@ interface Printer {
 
     /** {@code compaction REV}: the history is compacted at {@code revision}. */
     void compacted(long revision);
+
+    // ---- users, roles and auth ----------------------------------------------------------------------
+
+    /** A user, role or auth change done: one sentence saying what, and what to do next if anything. */
+    void authChanged(String done);
+
+    /** {@code user list}: the users, sorted by name, with their roles. */
+    void userList(List<io.rota.client.Auth.User> users);
+
+    /** {@code user get}: one user and its roles. */
+    void user(io.rota.client.Auth.User user);
+
+    /** {@code role list}: the roles, sorted by name. */
+    void roleList(List<String> roles);
+
+    /** {@code role get}: a role's permissions ({@code root} is built in and may do anything). */
+    void role(String role, List<io.rota.client.Auth.Permission> permissions);
+
+    /** {@code auth status}: whether auth is on, and the auth revision. */
+    void authStatus(io.rota.client.Auth.Status status);
 }

@@ -6,7 +6,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -30,7 +29,7 @@ final class RoleCommand extends CommandGroup {
         @Override
         int run(RotaClient client, Printer printer) {
             client.auth().addRole(role);
-            UserCommand.out(this).println("Role " + role + " added. Next: rotactl role grant-permission " + role
+            printer.authChanged("Role " + role + " added. Next: rotactl role grant-permission " + role
                     + " read|write|readwrite KEY [--prefix]");
             return 0;
         }
@@ -44,7 +43,7 @@ final class RoleCommand extends CommandGroup {
         @Override
         int run(RotaClient client, Printer printer) {
             client.auth().deleteRole(role);
-            UserCommand.out(this).println("Role " + role + " deleted.");
+            printer.authChanged("Role " + role + " deleted.");
             return 0;
         }
     }
@@ -53,8 +52,7 @@ final class RoleCommand extends CommandGroup {
     static final class ListRoles extends ClientCommand {
         @Override
         int run(RotaClient client, Printer printer) {
-            PrintWriter out = UserCommand.out(this);
-            client.auth().listRoles().forEach(out::println);
+            printer.roleList(client.auth().listRoles());
             return 0;
         }
     }
@@ -66,14 +64,7 @@ final class RoleCommand extends CommandGroup {
 
         @Override
         int run(RotaClient client, Printer printer) {
-            PrintWriter out = UserCommand.out(this);
-            out.println("Role " + role);
-            if (role.equals("root")) {
-                out.println("  (built in: may do anything)");
-            }
-            for (Auth.Permission p : client.auth().getRole(role)) {
-                out.println("  " + p);
-            }
+            printer.role(role, client.auth().getRole(role));
             return 0;
         }
     }
@@ -99,7 +90,7 @@ final class RoleCommand extends CommandGroup {
         int run(RotaClient client, Printer printer) {
             Auth.Permission p = permission(this, type, key, rangeEnd, prefix);
             client.auth().grantPermission(role, p);
-            UserCommand.out(this).println("Role " + role + " may now " + p + ".");
+            printer.authChanged("Role " + role + " may now " + p + ".");
             return 0;
         }
     }
@@ -121,7 +112,7 @@ final class RoleCommand extends CommandGroup {
         int run(RotaClient client, Printer printer) {
             Auth.Permission p = permission(this, Auth.PermissionType.READ, key, rangeEnd, prefix);
             client.auth().revokePermission(role, p.key(), p.rangeEnd());
-            UserCommand.out(this).println("Permission of role " + role + " on " + p.toString().substring(5) + " revoked.");
+            printer.authChanged("Permission of role " + role + " on " + p.toString().substring(5) + " revoked.");
             return 0;
         }
     }

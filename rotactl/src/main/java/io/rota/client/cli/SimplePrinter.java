@@ -328,4 +328,46 @@ class SimplePrinter implements Printer {
         out.println("compacted revision " + revision);
         out.flush();
     }
+
+    @Override
+    public void authChanged(String done) {
+        out.println(done);
+        out.flush();
+    }
+
+    @Override
+    public void userList(List<io.rota.client.Auth.User> users) {
+        users.forEach(u -> out.println(u.name()));
+        out.flush();
+    }
+
+    @Override
+    public void user(io.rota.client.Auth.User user) {
+        out.println("User: " + user.name());
+        out.println("Roles: " + String.join(" ", user.roles()));
+        out.flush();
+    }
+
+    @Override
+    public void roleList(List<String> roles) {
+        roles.forEach(out::println);
+        out.flush();
+    }
+
+    @Override
+    public void role(String role, List<io.rota.client.Auth.Permission> permissions) {
+        out.println("Role " + role);
+        if (role.equals("root")) {
+            out.println("  (built in: may do anything)");
+        }
+        permissions.forEach(p -> out.println("  " + p));
+        out.flush();
+    }
+
+    @Override
+    public void authStatus(io.rota.client.Auth.Status status) {
+        out.println("Authentication Status: " + status.enabled());
+        out.println("AuthRevision: " + status.revision());
+        out.flush();
+    }
 }

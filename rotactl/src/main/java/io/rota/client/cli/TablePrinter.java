@@ -180,4 +180,38 @@ final class TablePrinter extends SimplePrinter {
         alarms.forEach(a -> t.row(a.memberId(), a.type()));
         print(t);
     }
+
+    @Override
+    public void userList(List<io.rota.client.Auth.User> users) {
+        Table t = new Table("USER", "ROLES");
+        users.forEach(u -> t.row(u.name(), String.join(" ", u.roles())));
+        print(t);
+    }
+
+    @Override
+    public void user(io.rota.client.Auth.User user) {
+        print(new Table("USER", "ROLES").row(user.name(), String.join(" ", user.roles())));
+    }
+
+    @Override
+    public void roleList(List<String> roles) {
+        Table t = new Table("ROLE");
+        roles.forEach(t::row);
+        print(t);
+    }
+
+    @Override
+    public void role(String role, List<io.rota.client.Auth.Permission> permissions) {
+        Table t = new Table("ROLE", "PERMISSION");
+        if (role.equals("root")) {
+            t.row(role, "(built in: may do anything)");
+        }
+        permissions.forEach(p -> t.row(role, p.toString()));
+        print(t);
+    }
+
+    @Override
+    public void authStatus(io.rota.client.Auth.Status status) {
+        print(new Table("AUTH ENABLED", "AUTH REVISION").row(status.enabled(), status.revision()));
+    }
 }

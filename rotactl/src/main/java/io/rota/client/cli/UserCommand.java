@@ -1,16 +1,13 @@
 package io.rota.client.cli;
 
-import io.rota.client.Auth;
 import io.rota.client.RotaClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.PrintWriter;
-
 /**
  * {@code rotactl user add|delete|list|get|passwd|grant-role|revoke-role}, as etcdctl's. Once auth is enabled
- * these need the root user ({@code --user root}). Output is text in every {@code -w} format.
+ * these need the root user ({@code --user root}). Output follows {@code -w} (simple, json, table).
  */
 @Command(name = "user", description = "User commands: add, delete, list, get, passwd, grant-role, revoke-role.",
         subcommands = {UserCommand.Add.class, UserCommand.Delete.class, UserCommand.ListUsers.class,
@@ -37,7 +34,7 @@ final class UserCommand extends CommandGroup {
         int run(RotaClient client, Printer printer) {
             char[] pw = password != null ? password.toCharArray() : Passwords.promptNew(this, "Password of " + name);
             client.auth().addUser(name, pw);
-            out(this).println("User " + name + " added. Next: rotactl user grant-role " + name + " ROLE");
+            printer.authChanged("User " + name + " added. Next: rotactl user grant-role " + name + " ROLE");
             return 0;
         }
     }
@@ -51,7 +48,7 @@ final class UserCommand extends CommandGroup {
         @Override
         int run(RotaClient client, Printer printer) {
             client.auth().deleteUser(name);
-            out(this).println("User " + name + " deleted (its tokens are no longer valid).");
+            printer.authChanged("User " + name + " deleted (its tokens are no longer valid).");
             return 0;
         }
     }
@@ -61,10 +58,7 @@ final class UserCommand extends CommandGroup {
     static final class ListUsers extends ClientCommand {
         @Override
         int run(RotaClient client, Printer printer) {
-            PrintWriter out = out(this);
-            for (Auth.User u : client.auth().listUsers()) {
-                out.println(u.name());
-            }
+            printer.userList(client.auth().listUsers());
             return 0;
         }
     }
@@ -77,9 +71,7 @@ final class UserCommand extends CommandGroup {
 
         @Override
         int run(RotaClient client, Printer printer) {
-            Auth.User u = client.auth().getUser(name);
-            out(this).println("User: " + u.name());
-            out(this).println("Roles: " + String.join(" ", u.roles()));
+            printer.user(client.auth().getUser(name));
             return 0;
         }
     }
@@ -97,7 +89,7 @@ final class UserCommand extends CommandGroup {
         int run(RotaClient client, Printer printer) {
             char[] pw = password != null ? password.toCharArray() : Passwords.promptNew(this, "New password of " + name);
             client.auth().changePassword(name, pw);
-            out(this).println("Password of " + name + " changed (every client logs in again).");
+            printer.authChanged("Password of " + name + " changed (every client logs in again).");
             return 0;
         }
     }
@@ -113,7 +105,7 @@ final class UserCommand extends CommandGroup {
         @Override
         int run(RotaClient client, Printer printer) {
             client.auth().grantRole(name, role);
-            out(this).println("Role " + role + " granted to user " + name + ".");
+            printer.authChanged("Role " + role + " granted to user " + name + ".");
             return 0;
         }
     }
@@ -129,12 +121,8 @@ final class UserCommand extends CommandGroup {
         @Override
         int run(RotaClient client, Printer printer) {
             client.auth().revokeRole(name, role);
-            out(this).println("Role " + role + " revoked from user " + name + ".");
+            printer.authChanged("Role " + role + " revoked from user " + name + ".");
             return 0;
         }
-    }
-
-    static PrintWriter out(ClientCommand command) {
-        return command.spec.commandLine().getOut();
     }
 }

@@ -317,4 +317,44 @@ class OutputTest {
         print.accept(format.on(new PrintWriter(s), hex));
         return s.toString().replace(System.lineSeparator(), "\n");
     }
+
+    @Test
+    void usersRolesAndAuthInEachFormat() {
+        List<io.rota.client.Auth.User> users = List.of(new io.rota.client.Auth.User("alice", List.of("reader-a")),
+                new io.rota.client.Auth.User("root", List.of("root")));
+        List<io.rota.client.Auth.Permission> perms = List.of(io.rota.client.Auth.Permission.prefix(
+                io.rota.client.Auth.PermissionType.READ, "app-a/"));
+        io.rota.client.Auth.Status status = new io.rota.client.Auth.Status(true, 7);
+
+        assertEquals("alice\nroot\n", simple(p -> p.userList(users)));
+        assertEquals("User: alice\nRoles: reader-a\n", simple(p -> p.user(users.get(0))));
+        assertEquals("reader-a\nroot\n", simple(p -> p.roleList(List.of("reader-a", "root"))));
+        assertEquals("Role reader-a\n  READ app-a/ (prefix)\n", simple(p -> p.role("reader-a", perms)));
+        assertEquals("Authentication Status: true\nAuthRevision: 7\n", simple(p -> p.authStatus(status)));
+        assertEquals("Role reader-a deleted.\n", simple(p -> p.authChanged("Role reader-a deleted.")));
+
+        assertEquals("{\"users\":[{\"name\":\"alice\",\"roles\":[\"reader-a\"]},{\"name\":\"root\",\"roles\":[\"root\"]}]}\n",
+                json(p -> p.userList(users)));
+        assertEquals("{\"name\":\"alice\",\"roles\":[\"reader-a\"]}\n", json(p -> p.user(users.get(0))));
+        assertEquals("{\"roles\":[\"reader-a\",\"root\"]}\n", json(p -> p.roleList(List.of("reader-a", "root"))));
+        // "app-a/" = YXBwLWEv; the prefix's range end "app-a0" = YXBwLWEw, in base64 as keys everywhere in JSON.
+        assertEquals("{\"name\":\"reader-a\",\"root\":false,\"perm\":[{\"perm_type\":\"READ\",\"key\":\"YXBwLWEv\","
+                + "\"range_end\":\"YXBwLWEw\"}]}\n", json(p -> p.role("reader-a", perms)));
+        assertEquals("{\"name\":\"root\",\"root\":true,\"perm\":[]}\n", json(p -> p.role("root", List.of())));
+        assertEquals("{\"enabled\":true,\"auth_revision\":7}\n", json(p -> p.authStatus(status)));
+        assertEquals("{\"done\":\"Role reader-a deleted.\"}\n", json(p -> p.authChanged("Role reader-a deleted.")));
+
+        assertEquals(List.of("| alice | reader-a |", "| root  | root     |"),
+                table(p -> p.userList(users)).lines().toList().subList(3, 5));
+        assertEquals("| reader-a | READ app-a/ (prefix) |", table(p -> p.role("reader-a", perms)).lines().toList().get(3));
+        assertEquals("| root | (built in: may do anything) |", table(p -> p.role("root", List.of())).lines().toList().get(3));
+        assertEquals("""
+                +--------------+---------------+
+                | AUTH ENABLED | AUTH REVISION |
+                +--------------+---------------+
+                | true         |             7 |
+                +--------------+---------------+
+                """, table(p -> p.authStatus(status)));
+        assertEquals("Role reader-a deleted.\n", table(p -> p.authChanged("Role reader-a deleted.")));
+    }
 }
