@@ -385,7 +385,9 @@ public final class NettyPeerTransport implements PeerTransport {
 
         @Override
         public void delivered(long peerId, Message message) {
-            peer(peerId).countReceived();
+            Peer peer = peer(peerId);
+            peer.countReceived();
+            peer.noteReceived(message);
             inbound.accept(message);
         }
 

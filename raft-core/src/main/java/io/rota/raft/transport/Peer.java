@@ -39,8 +39,17 @@ final class Peer {
 
     final long id;
     private final TransportConfig config;
-    /** Told of a snapshot transfer to this peer that broke off before its last chunk. */
+    /** Told of a snapshot transfer to this peer that broke off before the peer acknowledged it. */
     private final LongConsumer snapshotFailed;
+    /**
+     * A snapshot whose last chunk was written on a connection but which the peer has not yet answered: its
+     * bytes may still sit in socket buffers, so if that connection closes now the transfer failed too.
+     */
+    private final AtomicReference<SentSnapshot> unacknowledged = new AtomicReference<>();
+
+    /** The connection a snapshot's last chunk went out on. */
+    private record SentSnapshot(Channel channel, Message.InstallSnapshot message) {
+    }
 
     private final Queue<Message> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queuedMessages = new AtomicInteger();
@@ -161,6 +170,9 @@ final class Peer {
                     break;
                 }
                 RaftMessage chunk = nextChunk(transfer);
+                if (chunk != null && !transfer.hasNext()) {
+                    unacknowledged.set(new SentSnapshot(ch, transfer.message()));
+                }
                 if (chunk == null || !transfer.hasNext()) {
                     transfer = null;
                 }
@@ -234,8 +246,9 @@ final class Peer {
     }
 
     /**
-     * {@code ch} closed: a snapshot still streaming on it is abandoned (its file closed) and reported, so
-     * the core probes the peer again instead of waiting for its retry timer. On ch's event loop.
+     * {@code ch} closed: a snapshot still streaming on it, or sent whole but not yet answered, is abandoned
+     * (its file closed) and reported, so the core probes the peer again instead of waiting for its retry
+     * timer. On ch's event loop.
      */
     void abandonSnapshot(Channel ch) {
         SnapshotChunks transfer = ch.attr(SNAPSHOT_IN_FLIGHT).getAndSet(null);
@@ -244,6 +257,22 @@ final class Peer {
             log.info("Snapshot to peer {} abandoned at byte {} of {}: the connection closed", id, transfer.offset(),
                     transfer.message().snapshot().data().size());
             snapshotFailed.accept(id);
+        }
+        SentSnapshot sent = unacknowledged.get();
+        if (sent != null && sent.channel() == ch && unacknowledged.compareAndSet(sent, null)) {
+            log.info("Snapshot {} to peer {} was sent but not acknowledged when the connection closed",
+                    sent.message().snapshot(), id);
+            snapshotFailed.accept(id);
+        }
+    }
+
+    /**
+     * A message from the peer arrived: an AppendEntriesResponse is its answer to an installed snapshot
+     * (§7: the follower replies once the snapshot is durable), after which a closed connection loses nothing.
+     */
+    void noteReceived(Message message) {
+        if (message instanceof Message.AppendEntriesResponse && unacknowledged.get() != null) {
+            unacknowledged.set(null);
         }
     }
 
