@@ -111,7 +111,7 @@ class AuthApplyTest {
         }
         byte[] imageA = a.sm.capture().serialize();
         assertArrayEquals(imageA, b.sm.capture().serialize(), "two members applying the same log hold the same state");
-        assertTrue(StoreSnapshot.parseFrom(imageA).getAuth().getEnabled());
+        assertTrue(StoreImage.read(new java.io.ByteArrayInputStream(imageA)).getAuth().getEnabled());
 
         Harness restored = new Harness();
         restored.sm.restore(imageA);
