@@ -13,7 +13,6 @@ import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
 import io.rota.proto.Permission;
-import io.rota.proto.StoreSnapshot;
 import io.rota.server.auth.AuthState;
 import io.rota.server.auth.Passwords;
 import org.junit.jupiter.api.BeforeAll;
