@@ -20,9 +20,7 @@ import io.rota.raft.core.Message;
 
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 
 /**
  * Converts between the core's {@link Message} records and the wire's {@link RaftMessage} envelope.
