@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.RaftOptions;
 import io.rota.raft.node.NodeConfig;
+import io.rota.raft.storage.StorageConfig;
 import io.rota.raft.transport.TransportConfig;
 import io.rota.server.api.ClientServer;
 
@@ -321,12 +322,14 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
     /**
      * The peer transport's configuration. A peer frame carries an AppendEntries with the largest client
      * request as one entry, so it is twice the client frame (and never below the transport's default).
+     * Received snapshots stream into the data directory's snapshot directory, where the store adopts them.
      */
     public TransportConfig transportConfig() {
         Map<Long, InetSocketAddress> peers = new HashMap<>(peersById());
         peers.remove(memberId());
         return TransportConfig.builder(clusterId, memberId(), listenPeer).peers(peers)
-                .maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES, 2 * maxFrameBytes())).build();
+                .maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES, 2 * maxFrameBytes()))
+                .snapshotDirectory(StorageConfig.defaults(dataDir()).snapshotDir()).build();
     }
 
     /**

@@ -32,6 +32,8 @@ import java.util.function.BiFunction;
 public final class ProcessCluster implements AutoCloseable {
 
     /** How long a member may take to answer /health: 60 s, or {@code -Drota.process.startSeconds} on a loaded machine. */
+    /** Each member's heap: 256m, or {@code -Drota.process.xmx} (the big-snapshot proof holds GiBs of keys). */
+    private static final String MEMBER_XMX = System.getProperty("rota.process.xmx", "256m");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(Long.getLong("rota.process.startSeconds", 60));
 
     private final Path jar;
@@ -240,7 +242,7 @@ public final class ProcessCluster implements AutoCloseable {
                         .append(j == i ? "127.0.0.1:" + peerPort[j] : peerAddress.apply(i, j));
             }
         }
-        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx256m", "-XX:+UseSerialGC", "-jar", jar.toString(),
+        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx" + MEMBER_XMX, "-XX:+UseSerialGC", "-jar", jar.toString(),
                 "server", "--name", name(i), "--data-dir", dir.resolve(name(i)).toString(),
                 "--listen-client", "127.0.0.1:" + clientPort[i], "--listen-peer", "127.0.0.1:" + peerPort[i],
                 "--http", "127.0.0.1:" + httpPort[i], "--initial-cluster", cluster.toString()));

@@ -3,6 +3,9 @@ package io.rota.server.cluster;
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Snapshot;
+import io.rota.raft.core.SnapshotData;
+import io.rota.raft.core.SnapshotMetadata;
+import io.rota.raft.storage.SnapshotStore;
 import io.rota.raft.storage.LogStore;
 
 /**
@@ -43,8 +46,8 @@ public final class FreshnessTrackingStore implements LogStore {
     }
 
     @Override
-    public void saveSnapshot(Snapshot snapshot) {
-        inner.saveSnapshot(snapshot);
+    public SnapshotData saveSnapshot(SnapshotMetadata metadata, SnapshotStore.ImageWriter image) {
+        return inner.saveSnapshot(metadata, image);
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.rota.proto.DeleteRangeRequest;
 import io.rota.proto.DeleteRangeResponse;
 import io.rota.proto.Error;
 import io.rota.proto.Event;
+import io.rota.proto.KeyValue;
 import io.rota.proto.LeaseCheckpointRequest;
 import io.rota.proto.LeaseCheckpointResponse;
 import io.rota.proto.LeaseExpireRequest;
@@ -59,6 +60,8 @@ import io.rota.server.lease.LogClock;
 import io.rota.server.session.Session;
 import io.rota.server.session.SessionTable;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -593,30 +596,36 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
      * with their remembered responses, and the watch history. Sorted, no map fields: equal states give
      * equal bytes.
      *
-     * <p>The capture is the {@link StoreSnapshot} message itself, built here on the driver thread. Building
-     * it copies references — keys, events and remembered responses are immutable protobuf messages, and the
-     * lease and session images are made now — so it costs a pointer per key, not a byte per key, and later
-     * applies cannot change it. The expensive part, {@code toByteArray}, runs on the snapshot thread
-     * (docs/design.md H7 has the measurements).
+     * <p>The capture is the image's head — everything but keys and history, a few messages per lease,
+     * session and member — and reference copies of the key and history lists, made here on the driver thread.
+     * Keys, events and remembered responses are immutable protobuf messages, so it costs a pointer per key,
+     * not a byte per key, and later applies cannot change it. The expensive part, writing the image as a
+     * stream ({@link StoreImage}), runs on the snapshot thread (docs/design.md H7 has the measurements).
      */
     @Override
     public Capture capture() {
-        return image()::toByteArray;
+        StoreSnapshot head = head();
+        List<KeyValue> kvs = new ArrayList<>(store.all());
+        List<Event> history = store.history().all();
+        return out -> StoreImage.write(out, head, kvs, history);
     }
 
     /**
-     * The whole image as a message: what {@link #capture} serializes, and what a backup streams (issue 18).
-     * Driver thread only; the same reference copy, so as cheap.
+     * The whole image as a message: what a backup streams (issue 18). Driver thread only; the same
+     * reference copy as {@link #capture}, so as cheap.
      */
     public StoreSnapshot image() {
+        return head().toBuilder().addAllKvs(store.all()).addAllHistory(store.history().all()).build();
+    }
+
+    /** The image without its two long lists, the keys and the watch history. */
+    private StoreSnapshot head() {
         StoreSnapshot.Builder out = StoreSnapshot.newBuilder()
                 .setRevision(store.revision())
                 .setLogTimeMs(clock.nowMs())
                 .setClockTerm(clock.term())
                 .setClockTermElapsedMs(clock.termElapsedMs())
-                .addAllKvs(store.all())
                 .setCompactRevision(store.history().compactRevision())
-                .addAllHistory(store.history().all())
                 .addAllMembers(members.values())
                 .addAllRegistry(registry.values())
                 .setNextMemberId(nextMemberId)
@@ -638,17 +647,16 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     }
 
     /**
-     * Replace the whole state. The image comes from {@link #capture()} through checksummed storage or
-     * transport, so a malformed one is a bug or corruption: it is refused before anything changes.
+     * Replace the whole state by an image streamed from {@link #capture()} (or, from a data directory of
+     * before streamed images, one message). It comes through checksummed storage or transport, so a
+     * malformed one is a bug or corruption: it is read whole and refused before anything changes.
      */
     @Override
-    public void restore(byte[] snapshot) {
-        StoreSnapshot image;
-        try {
-            image = StoreSnapshot.parseFrom(snapshot);
-        } catch (InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException("not a coordination state machine snapshot", e);
-        }
+    public void restore(InputStream snapshot) throws IOException {
+        restore(StoreImage.read(snapshot));
+    }
+
+    private void restore(StoreSnapshot image) {
         clock.restore(image.getLogTimeMs(), image.getClockTerm(), image.getClockTermElapsedMs());
         long nowMs = clock.nowMs();
         store.reset(image.getRevision(), image.getKvsList(), image.getCompactRevision(), image.getHistoryList());

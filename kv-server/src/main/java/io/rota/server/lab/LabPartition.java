@@ -34,6 +34,11 @@ public final class LabPartition implements PeerTransport {
 
     @Override
     public void start(Consumer<Message> inbound, LongConsumer peerDown) {
+        start(inbound, peerDown, peer -> { });
+    }
+
+    @Override
+    public void start(Consumer<Message> inbound, LongConsumer peerDown, LongConsumer snapshotFailed) {
         transport.start(m -> {
             if (!cut) {
                 inbound.accept(m);
@@ -42,7 +47,7 @@ public final class LabPartition implements PeerTransport {
             if (!cut) {
                 peerDown.accept(peer);
             }
-        });
+        }, snapshotFailed);
     }
 
     @Override

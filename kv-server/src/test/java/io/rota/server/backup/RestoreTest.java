@@ -70,7 +70,10 @@ public class RestoreTest {
             assertEquals(Set.of(1L, 2L, 3L), state.snapshot().metadata().configuration().voters());
             assertEquals(3, state.hardState().currentTerm());
             assertEquals(100, state.hardState().commitIndex());
-            StoreSnapshot restored = StoreSnapshot.parseFrom(state.snapshot().data());
+            StoreSnapshot restored;
+            try (java.io.InputStream in = io.rota.raft.storage.SnapshotFile.open(state.snapshot().data())) {
+                restored = io.rota.server.kv.StoreImage.read(in);
+            }
             assertEquals(42, restored.getRevision());
             assertEquals(image().getKvsList(), restored.getKvsList());
             assertEquals(30, restored.getCompactRevision());

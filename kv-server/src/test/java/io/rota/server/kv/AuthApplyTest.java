@@ -13,7 +13,6 @@ import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
 import io.rota.proto.Permission;
-import io.rota.proto.StoreSnapshot;
 import io.rota.server.auth.AuthState;
 import io.rota.server.auth.Passwords;
 import org.junit.jupiter.api.BeforeAll;
@@ -111,7 +110,7 @@ class AuthApplyTest {
         }
         byte[] imageA = a.sm.capture().serialize();
         assertArrayEquals(imageA, b.sm.capture().serialize(), "two members applying the same log hold the same state");
-        assertTrue(StoreSnapshot.parseFrom(imageA).getAuth().getEnabled());
+        assertTrue(StoreImage.read(new java.io.ByteArrayInputStream(imageA)).getAuth().getEnabled());
 
         Harness restored = new Harness();
         restored.sm.restore(imageA);

@@ -182,7 +182,7 @@ final class SimMember {
         }
 
         @Override
-        public void restore(byte[] snapshot) {
+        public void restore(java.io.InputStream snapshot) throws java.io.IOException {
             inner.restore(snapshot);
         }
     }

@@ -276,6 +276,11 @@ public final class RaftNode {
      * @return the log's new first index; the runtime may delete stored entries below it
      */
     public long compact(long index, byte[] data) {
+        return compact(index, new SnapshotBytes(data));
+    }
+
+    /** As {@link #compact(long, byte[])}, with the image in a file or anywhere else the runtime keeps it. */
+    public long compact(long index, SnapshotData data) {
         requireNoOutstandingReady();
         if (index > log.appliedIndex()) {
             throw new IllegalArgumentException("snapshot at " + index + " is beyond the applied index "

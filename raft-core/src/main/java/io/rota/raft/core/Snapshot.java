@@ -6,14 +6,19 @@ import java.util.Objects;
  * A state-machine image at {@link SnapshotMetadata#lastIncludedIndex()} (§7).
  *
  * @param metadata the log prefix the image replaces
- * @param data     the image, opaque to the core; the runtime may keep the bytes in a file and put only a
- *                 reference here. Never modified after construction.
+ * @param data     the image, opaque to the core: a reference to a file, or bytes in memory
+ *                 ({@link SnapshotData}); the core never reads it
  */
-public record Snapshot(SnapshotMetadata metadata, byte[] data) {
+public record Snapshot(SnapshotMetadata metadata, SnapshotData data) {
 
     public Snapshot {
         Objects.requireNonNull(metadata, "metadata");
         Objects.requireNonNull(data, "data");
+    }
+
+    /** A snapshot whose image is in memory (tests, the in-memory store). */
+    public Snapshot(SnapshotMetadata metadata, byte[] data) {
+        this(metadata, new SnapshotBytes(data));
     }
 
     public long index() {
@@ -26,6 +31,6 @@ public record Snapshot(SnapshotMetadata metadata, byte[] data) {
 
     @Override
     public String toString() {
-        return "Snapshot{" + index() + "@" + term() + ", " + data.length + "B}";
+        return "Snapshot{" + index() + "@" + term() + ", " + data.size() + "B}";
     }
 }

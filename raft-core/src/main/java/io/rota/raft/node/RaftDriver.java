@@ -13,13 +13,18 @@ import io.rota.raft.core.ReadState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Role;
 import io.rota.raft.core.Snapshot;
+import io.rota.raft.core.SnapshotData;
 import io.rota.raft.core.SnapshotMetadata;
 import io.rota.raft.core.SoftState;
 import io.rota.raft.storage.LogStore;
+import io.rota.raft.storage.SnapshotFile;
+import io.rota.raft.storage.StorageException;
 import io.rota.raft.transport.PeerTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -78,8 +83,8 @@ public final class RaftDriver<R> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RaftDriver.class);
 
     /** What the driver thread consumes. Netty handlers and callers only ever enqueue these. */
-    private sealed interface Input permits PeerMessage, PeerDown, Proposal, Read, LocalRead, Transfer, StatusQuery,
-            MembershipChange, Wakeup {
+    private sealed interface Input permits PeerMessage, PeerDown, SnapshotFailed, Proposal, Read, LocalRead,
+            Transfer, StatusQuery, MembershipChange, Wakeup {
     }
 
     /** A role listener and the executor it is told on. */
@@ -90,11 +95,15 @@ public final class RaftDriver<R> implements AutoCloseable {
      * What the snapshot thread hands back to the driver thread: the snapshot it made durable, or why it
      * could not. Passed through a slot of its own, not the inbox, which drops inputs when full.
      */
-    private record SnapshotDone(SnapshotMetadata metadata, byte[] data, long captureNanos, long persistNanos,
+    private record SnapshotDone(SnapshotMetadata metadata, SnapshotData data, long captureNanos, long persistNanos,
                                 Throwable failure) {
     }
 
     private record PeerMessage(Message message) implements Input {
+    }
+
+    /** The transport could not finish streaming a snapshot to a peer (see {@link RaftNode#reportSnapshotFailure}). */
+    private record SnapshotFailed(long peer) implements Input {
     }
 
     /** The transport found a peer's process gone (see {@link RaftNode#reportPeerDown}). */
@@ -272,7 +281,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         PersistentState state = store.load();
         long applied = 0;
         if (state.snapshot() != null) {
-            stateMachine.restore(state.snapshot().data());
+            restore(stateMachine, state.snapshot());
             applied = state.snapshot().index();
         }
         long firstReadContext = random.nextLong();
@@ -281,7 +290,7 @@ public final class RaftDriver<R> implements AutoCloseable {
                 core.currentTerm(), core.firstIndex(), core.lastIndex(), core.commitIndex(), applied);
         RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, metrics, applied,
                 firstReadContext, clock, ticker, snapshotExecutor, driverThread);
-        transport.start(driver::onPeerMessage, driver::onPeerDown);
+        transport.start(driver::onPeerMessage, driver::onPeerDown, driver::onSnapshotFailed);
         if (driver.thread != null) {
             driver.thread.start();
         }
@@ -460,6 +469,12 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
     }
 
+    private void onSnapshotFailed(long peer) {
+        if (!offer(new SnapshotFailed(peer))) {
+            log.debug("node {}: inbox full, dropped the news that a snapshot to peer {} failed", id(), peer);
+        }
+    }
+
     private void onTick() {
         pendingTicks.incrementAndGet();
         offer(WAKEUP);
@@ -554,6 +569,8 @@ public final class RaftDriver<R> implements AutoCloseable {
             } else if (in instanceof PeerDown pd) {
                 core.reportPeerDown(pd.peer());
                 noticeLeaderChange();
+            } else if (in instanceof SnapshotFailed sf) {
+                core.reportSnapshotFailure(sf.peer());
             } else if (in instanceof Proposal p) {
                 proposalBatch.add(p);
             } else if (in instanceof Read r) {
@@ -759,7 +776,7 @@ public final class RaftDriver<R> implements AutoCloseable {
 
     private void apply(Ready rd) {
         if (rd.snapshot() != null) {
-            stateMachine.restore(rd.snapshot().data());
+            restore(stateMachine, rd.snapshot());
             appliedIndex = rd.snapshot().index();
             snapshotIndex = appliedIndex;
             // Proposals at or below the snapshot were decided elsewhere; we cannot tell how.
@@ -838,8 +855,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         long start = clock.nanoTime();
         SnapshotDone done;
         try {
-            byte[] data = capture.serialize();
-            store.saveSnapshot(new Snapshot(metadata, data));
+            SnapshotData data = store.saveSnapshot(metadata, capture::writeTo);
             done = new SnapshotDone(metadata, data, captureNanos, clock.nanoTime() - start, null);
         } catch (RuntimeException e) {
             done = new SnapshotDone(metadata, null, captureNanos, clock.nanoTime() - start, e);
@@ -864,7 +880,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
         log.info("node {}: snapshot at index {} (term {}): {} bytes, captured in {} ms on the driver thread, "
                         + "serialised and written in {} ms on the snapshot thread", id(), index,
-                done.metadata().lastIncludedTerm(), done.data().length, millis(done.captureNanos()),
+                done.metadata().lastIncludedTerm(), done.data().size(), millis(done.captureNanos()),
                 millis(done.persistNanos()));
         if (index <= snapshotIndex) {
             // A snapshot from the leader was installed meanwhile; it covers this one.
@@ -885,6 +901,15 @@ public final class RaftDriver<R> implements AutoCloseable {
         metrics.snapshotted();
         log.info("node {}: log compacted to the snapshot at index {}: entries before {} dropped, in {} ms", id(),
                 index, newFirst, millis(clock.nanoTime() - start));
+    }
+
+    /** Restores the state machine from a snapshot's image, streamed from its file (or memory). */
+    private static void restore(StateMachine<?> stateMachine, Snapshot snapshot) {
+        try (InputStream image = SnapshotFile.open(snapshot.data())) {
+            stateMachine.restore(image);
+        } catch (IOException e) {
+            throw new StorageException("cannot read the image of snapshot " + snapshot, e);
+        }
     }
 
     private static String millis(long nanos) {

@@ -2,6 +2,12 @@ package io.rota.raft.node;
 
 import io.rota.raft.core.Entry;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -35,14 +41,39 @@ public interface StateMachine<R> {
      */
     Capture capture();
 
-    /** Replace the whole state by an image from {@link Capture#serialize()}, possibly taken on another replica. */
-    void restore(byte[] snapshot);
+    /**
+     * Replace the whole state by an image from {@link Capture#writeTo}, possibly taken on another replica,
+     * read from {@code image} to its end (the caller closes it).
+     *
+     * @throws IOException if the image cannot be read
+     */
+    void restore(InputStream image) throws IOException;
 
-    /** A state captured by {@link #capture()}, to be turned into bytes off the driver thread. */
+    /** {@link #restore(InputStream)} from an image in memory: small images, in tests and tools. */
+    default void restore(byte[] image) {
+        try {
+            restore(new ByteArrayInputStream(image));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A state captured by {@link #capture()}, to be written out off the driver thread. */
     @FunctionalInterface
     interface Capture {
 
-        /** The image as bytes for {@link #restore}; runs on the snapshot thread and may take long. */
-        byte[] serialize();
+        /** Writes the image for {@link #restore} to {@code out}; runs on the snapshot thread and may take long. */
+        void writeTo(OutputStream out) throws IOException;
+
+        /** The image in memory: small images, in tests and tools. */
+        default byte[] serialize() {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try {
+                writeTo(out);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return out.toByteArray();
+        }
     }
 }

@@ -3,6 +3,8 @@ package io.rota.raft.storage;
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Snapshot;
+import io.rota.raft.core.SnapshotData;
+import io.rota.raft.core.SnapshotMetadata;
 
 /**
  * Stable storage of one Raft node: the port the runtime's driver loop writes each {@link Ready} through.
@@ -35,13 +37,15 @@ public interface LogStore extends AutoCloseable {
     void persist(Ready ready);
 
     /**
-     * Writes the image of a snapshot this node took itself, durably, without referring to it yet: until
-     * {@link #compact} records it, a restart ignores it (and may delete it). Unlike every other method it
-     * is called on the driver's snapshot thread, possibly while the driver thread is inside {@link #persist}
-     * or {@link #compact}; it touches nothing of theirs but the snapshot files, whose writes are safe
-     * against each other (see {@link SnapshotStore}).
+     * Writes the image of a snapshot this node took itself, durably, as {@code image} streams it, without
+     * referring to it yet: until {@link #compact} records it, a restart ignores it (and may delete it).
+     * Unlike every other method it is called on the driver's snapshot thread, possibly while the driver
+     * thread is inside {@link #persist} or {@link #compact}; it touches nothing of theirs but the snapshot
+     * files, whose writes are safe against each other (see {@link SnapshotStore}).
+     *
+     * @return the image as the core should hold it: a reference to the file (or, in memory, the bytes)
      */
-    void saveSnapshot(Snapshot snapshot);
+    SnapshotData saveSnapshot(SnapshotMetadata metadata, SnapshotStore.ImageWriter image);
 
     /**
      * Records {@code snapshot}, taken locally by {@link io.rota.raft.core.RaftNode#compact}, then drops the

@@ -5,6 +5,12 @@ import io.rota.raft.core.HardState;
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Snapshot;
+import io.rota.raft.core.SnapshotBytes;
+import io.rota.raft.core.SnapshotData;
+import io.rota.raft.core.SnapshotMetadata;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -69,11 +75,18 @@ public final class MemoryLogStore implements LogStore {
     }
 
     /**
-     * Nothing to write ahead: the image becomes part of this "disk" when {@link #compact} records it, and a
-     * crash before that loses it — as a crash before the durable store's record would orphan its file.
+     * The image, in memory: it becomes part of this "disk" when {@link #compact} records it, and a crash
+     * before that loses it — as a crash before the durable store's record would orphan its file.
      */
     @Override
-    public void saveSnapshot(Snapshot snapshot) {
+    public SnapshotData saveSnapshot(SnapshotMetadata metadata, SnapshotStore.ImageWriter image) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            image.writeTo(out);
+        } catch (IOException e) {
+            throw new StorageException("cannot write the image of snapshot " + metadata.lastIncludedIndex(), e);
+        }
+        return new SnapshotBytes(out.toByteArray());
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.rota.raft.core.HardState;
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Snapshot;
+import io.rota.raft.core.SnapshotData;
 import io.rota.raft.core.SnapshotMetadata;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -81,7 +82,7 @@ public final class RocksDbLogStore implements LogStore {
 
     private RocksDbLogStore(StorageConfig config) throws RocksDBException {
         this.dataDir = config.dataDir();
-        this.snapshots = new SnapshotStore(dataDir.resolve("snapshots"));
+        this.snapshots = new SnapshotStore(config.snapshotDir());
         this.dbOptions = new DBOptions()
                 .setCreateIfMissing(true)
                 .setCreateMissingColumnFamilies(true)
@@ -228,8 +229,8 @@ public final class RocksDbLogStore implements LogStore {
 
     /** Only the file: the snapshot thread writes it while the driver thread goes on with the log. */
     @Override
-    public void saveSnapshot(Snapshot snapshot) {
-        snapshots.save(snapshot.metadata(), snapshot.data());
+    public SnapshotData saveSnapshot(SnapshotMetadata metadata, SnapshotStore.ImageWriter image) {
+        return snapshots.save(metadata, image);
     }
 
     @Override

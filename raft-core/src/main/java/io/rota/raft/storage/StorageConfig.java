@@ -92,4 +92,9 @@ public record StorageConfig(Path dataDir, long writeBufferBytes, long maxWalByte
             return new StorageConfig(dataDir, writeBufferBytes, maxWalBytes, keepInfoLogFiles);
         }
     }
+
+    /** Where snapshot files live: {@code <dataDir>/snapshots} (also where a follower writes received ones). */
+    public Path snapshotDir() {
+        return dataDir.resolve("snapshots");
+    }
 }

@@ -20,9 +20,7 @@ import io.rota.raft.core.Message;
 
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 
 /**
  * Converts between the core's {@link Message} records and the wire's {@link RaftMessage} envelope.
@@ -216,44 +214,12 @@ public final class MessageCodec {
     }
 
     /**
-     * Splits a snapshot into frames of at most {@code chunkBytes} data each, lazily (so a large snapshot
-     * is not turned into frames all at once). Every chunk carries the metadata; the last has {@code done}.
-     * An empty snapshot is one chunk.
+     * The frames of a snapshot, at most {@code chunkBytes} data each, read lazily from the snapshot's file (so
+     * a large snapshot is never in memory). Every chunk carries the metadata; the last has {@code done}. An
+     * empty snapshot is one chunk. The caller closes it if it stops before the last chunk.
      */
-    public static Iterator<RaftMessage> snapshotChunks(Message.InstallSnapshot message, int chunkBytes) {
-        if (chunkBytes <= 0) {
-            throw new IllegalArgumentException("chunkBytes must be positive, got " + chunkBytes);
-        }
-        io.rota.proto.SnapshotMetadata metadata = toProto(message.snapshot().metadata());
-        byte[] data = message.snapshot().data();
-        return new Iterator<>() {
-            private int offset;
-            private boolean finished;
-
-            @Override
-            public boolean hasNext() {
-                return !finished;
-            }
-
-            @Override
-            public RaftMessage next() {
-                if (finished) {
-                    throw new NoSuchElementException();
-                }
-                int length = Math.min(chunkBytes, data.length - offset);
-                boolean done = offset + length == data.length;
-                InstallSnapshot chunk = InstallSnapshot.newBuilder()
-                        .setTerm(message.term()).setFrom(message.from()).setTo(message.to())
-                        .setMetadata(metadata)
-                        .setOffset(offset)
-                        .setData(UnsafeByteOperations.unsafeWrap(data, offset, length))
-                        .setDone(done)
-                        .build();
-                offset += length;
-                finished = done;
-                return RaftMessage.newBuilder().setInstallSnapshot(chunk).build();
-            }
-        };
+    static SnapshotChunks snapshotChunks(Message.InstallSnapshot message, int chunkBytes) {
+        return new SnapshotChunks(message, chunkBytes);
     }
 
     /** Bytes a message is charged in the per-peer queue's byte budget (an estimate, not its frame size). */
@@ -277,7 +243,8 @@ public final class MessageCodec {
 
         @Override
         public Long visit(Message.InstallSnapshot m) {
-            return MESSAGE_OVERHEAD_BYTES + m.snapshot().data().length;
+            // The queue holds a reference to the image (a file, or bytes the core holds anyway), not a copy.
+            return MESSAGE_OVERHEAD_BYTES;
         }
 
         @Override

@@ -59,6 +59,8 @@ public final class NettyPeerTransport implements PeerTransport {
 
     private volatile Consumer<Message> inbound;
     private volatile LongConsumer peerDown;
+    /** Hears of snapshot transfers that broke off (see {@link PeerTransport#start(Consumer, LongConsumer, LongConsumer)}). */
+    private volatile LongConsumer snapshotFailed = peer -> { };
     private volatile boolean closed;
     private EventLoopGroup group;
     private Channel serverChannel;
@@ -129,6 +131,12 @@ public final class NettyPeerTransport implements PeerTransport {
     /** The peers this transport knows now, by id. */
     public Map<Long, InetSocketAddress> knownPeers() {
         return Map.copyOf(config.peers());
+    }
+
+    @Override
+    public synchronized void start(Consumer<Message> inbound, LongConsumer peerDown, LongConsumer snapshotFailed) {
+        this.snapshotFailed = Objects.requireNonNull(snapshotFailed, "snapshotFailed");
+        start(inbound, peerDown);
     }
 
     @Override
@@ -231,7 +239,7 @@ public final class NettyPeerTransport implements PeerTransport {
     }
 
     private Peer peer(long id) {
-        return peers.computeIfAbsent(id, i -> new Peer(i, config));
+        return peers.computeIfAbsent(id, i -> new Peer(i, config, peer -> snapshotFailed.accept(peer)));
     }
 
     private void dialKnownPeers() {
@@ -362,6 +370,7 @@ public final class NettyPeerTransport implements PeerTransport {
 
         @Override
         public void disconnected(long peerId, Channel channel) {
+            peer(peerId).abandonSnapshot(channel);
             if (peer(peerId).detach(channel) && !closed) {
                 linkChanges.info("Node {} lost its connection to peer {} ({})", config.selfId(), peerId,
                         channel.remoteAddress());
@@ -376,7 +385,9 @@ public final class NettyPeerTransport implements PeerTransport {
 
         @Override
         public void delivered(long peerId, Message message) {
-            peer(peerId).countReceived();
+            Peer peer = peer(peerId);
+            peer.countReceived();
+            peer.noteReceived(message);
             inbound.accept(message);
         }
 

@@ -7,7 +7,7 @@ import io.rota.raft.core.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.Iterator;
+import java.io.UncheckedIOException;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
 
 /**
  * The transport's view of one peer: its bounded outbound queue, its current connection and its counters.
@@ -29,8 +30,8 @@ final class Peer {
 
     private static final Logger log = LoggerFactory.getLogger(Peer.class);
 
-    /** Chunks of a snapshot being written on a connection; confined to that connection's event loop. */
-    private static final AttributeKey<Iterator<RaftMessage>> SNAPSHOT_IN_FLIGHT =
+    /** The snapshot being streamed on a connection; confined to that connection's event loop. */
+    private static final AttributeKey<SnapshotChunks> SNAPSHOT_IN_FLIGHT =
             AttributeKey.valueOf(Peer.class, "snapshotInFlight");
 
     /** Flush at least this often within one drain, so the first bytes of a long batch leave early. */
@@ -38,6 +39,17 @@ final class Peer {
 
     final long id;
     private final TransportConfig config;
+    /** Told of a snapshot transfer to this peer that broke off before the peer acknowledged it. */
+    private final LongConsumer snapshotFailed;
+    /**
+     * A snapshot whose last chunk was written on a connection but which the peer has not yet answered: its
+     * bytes may still sit in socket buffers, so if that connection closes now the transfer failed too.
+     */
+    private final AtomicReference<SentSnapshot> unacknowledged = new AtomicReference<>();
+
+    /** The connection a snapshot's last chunk went out on. */
+    private record SentSnapshot(Channel channel, Message.InstallSnapshot message) {
+    }
 
     private final Queue<Message> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queuedMessages = new AtomicInteger();
@@ -59,9 +71,10 @@ final class Peer {
     private final LongAdder dialAttempts = new LongAdder();
     private final LongAdder rejected = new LongAdder();
 
-    Peer(long id, TransportConfig config) {
+    Peer(long id, TransportConfig config, LongConsumer snapshotFailed) {
         this.id = id;
         this.config = config;
+        this.snapshotFailed = snapshotFailed;
     }
 
     /** Queues a message unless the queue is at its message or byte limit (then the newest is dropped). */
@@ -134,34 +147,53 @@ final class Peer {
      * Writes queued messages while {@code ch} is writable, flushing every {@value #MAX_WRITES_PER_FLUSH}
      * writes and at the end, so a burst of messages shares a few syscalls. Runs on ch's event loop. While
      * it runs, {@code drainScheduled} stays set, so senders add to the batch instead of scheduling more tasks.
+     *
+     * <p>A snapshot streams beside the queue, not in it: its next chunk is read from the file only when the
+     * queue is empty and the connection writable. So heartbeats and AppendEntries never wait behind more
+     * than the write buffer's high water mark of chunks, and the sender holds one chunk in memory at a time.
      */
     private void drain(Channel ch) {
         if (ch != channel.get() || !ch.isActive()) {
             drainScheduled.set(false);
             return;
         }
-        Iterator<RaftMessage> chunks = ch.attr(SNAPSHOT_IN_FLIGHT).get();
+        SnapshotChunks transfer = ch.attr(SNAPSHOT_IN_FLIGHT).get();
         int unflushed = 0;
         while (ch.isWritable()) {
             if (unflushed >= MAX_WRITES_PER_FLUSH) {
                 ch.flush();
                 unflushed = 0;
             }
-            if (chunks != null && chunks.hasNext()) {
-                ch.write(chunks.next(), ch.voidPromise());
-                unflushed++;
-                continue;
-            }
-            chunks = null;
             Message message = queue.poll();
             if (message == null) {
-                break;
+                if (transfer == null) {
+                    break;
+                }
+                RaftMessage chunk = nextChunk(transfer);
+                if (chunk != null && !transfer.hasNext()) {
+                    unacknowledged.set(new SentSnapshot(ch, transfer.message()));
+                }
+                if (chunk == null || !transfer.hasNext()) {
+                    transfer = null;
+                }
+                if (chunk != null) {
+                    ch.write(chunk, ch.voidPromise());
+                    unflushed++;
+                }
+                continue;
             }
             queuedMessages.decrementAndGet();
             queuedBytes.addAndGet(-MessageCodec.estimatedBytes(message));
             if (message instanceof Message.InstallSnapshot snapshot) {
-                chunks = MessageCodec.snapshotChunks(snapshot, config.snapshotChunkBytes());
-                sent.increment();
+                if (transfer != null && transfer.sends(snapshot)) {
+                    // The core asked again (its retry timer) while this very snapshot is still streaming:
+                    // restarting it would never let a transfer longer than the timer finish.
+                    continue;
+                }
+                if (transfer != null) {
+                    transfer.close(); // superseded by a newer snapshot or term; the receiver restarts at offset 0
+                }
+                transfer = startTransfer(snapshot);
                 continue;
             }
             RaftMessage frame = MessageCodec.toProto(message);
@@ -175,15 +207,72 @@ final class Peer {
             sent.increment();
             unflushed++;
         }
-        ch.attr(SNAPSHOT_IN_FLIGHT).set(chunks);
+        ch.attr(SNAPSHOT_IN_FLIGHT).set(transfer);
         if (unflushed > 0) {
             ch.flush();
         }
         drainScheduled.set(false);
         // A message offered between our last poll and the line above found the flag set and did not schedule
         // a drain; pick it up. If the channel is unwritable, the writability event will.
-        if (!queue.isEmpty() && ch.isWritable()) {
+        if ((!queue.isEmpty() || transfer != null) && ch.isWritable()) {
             scheduleDrain();
+        }
+    }
+
+    private SnapshotChunks startTransfer(Message.InstallSnapshot snapshot) {
+        try {
+            SnapshotChunks transfer = MessageCodec.snapshotChunks(snapshot, config.snapshotChunkBytes());
+            sent.increment();
+            log.info("Streaming {} to peer {} in chunks of {} bytes", snapshot.snapshot(), id,
+                    config.snapshotChunkBytes());
+            return transfer;
+        } catch (UncheckedIOException e) {
+            log.warn("Cannot send {} to peer {}: {}", snapshot.snapshot(), id, e.getMessage());
+            snapshotFailed.accept(id);
+            return null;
+        }
+    }
+
+    /** The transfer's next chunk, or null if its file failed (the transfer is then over and reported). */
+    private RaftMessage nextChunk(SnapshotChunks transfer) {
+        try {
+            return transfer.next();
+        } catch (UncheckedIOException e) {
+            transfer.close();
+            log.warn("Snapshot to peer {} broke off at byte {}: {}", id, transfer.offset(), e.getMessage());
+            snapshotFailed.accept(id);
+            return null;
+        }
+    }
+
+    /**
+     * {@code ch} closed: a snapshot still streaming on it, or sent whole but not yet answered, is abandoned
+     * (its file closed) and reported, so the core probes the peer again instead of waiting for its retry
+     * timer. On ch's event loop.
+     */
+    void abandonSnapshot(Channel ch) {
+        SnapshotChunks transfer = ch.attr(SNAPSHOT_IN_FLIGHT).getAndSet(null);
+        if (transfer != null) {
+            transfer.close();
+            log.info("Snapshot to peer {} abandoned at byte {} of {}: the connection closed", id, transfer.offset(),
+                    transfer.message().snapshot().data().size());
+            snapshotFailed.accept(id);
+        }
+        SentSnapshot sent = unacknowledged.get();
+        if (sent != null && sent.channel() == ch && unacknowledged.compareAndSet(sent, null)) {
+            log.info("Snapshot {} to peer {} was sent but not acknowledged when the connection closed",
+                    sent.message().snapshot(), id);
+            snapshotFailed.accept(id);
+        }
+    }
+
+    /**
+     * A message from the peer arrived: an AppendEntriesResponse is its answer to an installed snapshot
+     * (§7: the follower replies once the snapshot is durable), after which a closed connection loses nothing.
+     */
+    void noteReceived(Message message) {
+        if (message instanceof Message.AppendEntriesResponse && unacknowledged.get() != null) {
+            unacknowledged.set(null);
         }
     }
 

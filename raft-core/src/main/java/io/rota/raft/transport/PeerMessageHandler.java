@@ -34,7 +34,7 @@ final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
     PeerMessageHandler(TransportConfig config, ConnectionEvents events) {
         this.config = config;
         this.events = events;
-        this.snapshots = new SnapshotAssembler(config.maxSnapshotBytes());
+        this.snapshots = new SnapshotAssembler(config.receivedSnapshotDirectory(), config.maxSnapshotBytes());
     }
 
     @Override
@@ -63,7 +63,9 @@ final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
         if (frame.hasInstallSnapshot()) {
             SnapshotAssembler.Outcome outcome = snapshots.accept(frame.getInstallSnapshot());
             if (outcome instanceof SnapshotAssembler.Rejected rejected) {
-                log.warn("Dropping snapshot from peer {}: {}", peerId, rejected.reason());
+                // Closing tells the leader's transport the transfer failed, so its core probes this node again.
+                log.warn("Dropping snapshot from peer {} and closing the connection: {}", peerId, rejected.reason());
+                ctx.close();
                 return;
             }
             if (!(outcome instanceof SnapshotAssembler.Complete complete)) {

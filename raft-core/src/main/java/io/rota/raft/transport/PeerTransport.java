@@ -24,6 +24,16 @@ public interface PeerTransport extends AutoCloseable {
      */
     void start(Consumer<Message> inbound, LongConsumer peerDown);
 
+    /**
+     * As {@link #start(Consumer, LongConsumer)}; {@code snapshotFailed} also hears, on I/O threads, of a
+     * peer to which an InstallSnapshot transfer broke off before its last chunk (§7): the runtime tells the
+     * core ({@code RaftNode.reportSnapshotFailure}), which probes that follower again. A transport that
+     * hands over a snapshot as one message never loses one half-way, and may ignore it.
+     */
+    default void start(Consumer<Message> inbound, LongConsumer peerDown, LongConsumer snapshotFailed) {
+        start(inbound, peerDown);
+    }
+
     /** The bound address (useful when configured with port 0). */
     InetSocketAddress localAddress();
 

@@ -1,6 +1,7 @@
 package io.rota.raft.transport;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -21,7 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param perPeerQueueBytes    estimated bytes queued per peer before new ones are dropped (a single
  *                             message larger than this is still accepted into an empty queue)
  * @param snapshotChunkBytes   snapshot bytes per InstallSnapshot frame
- * @param maxSnapshotBytes     largest snapshot a receiver reassembles; larger ones are rejected
+ * @param maxSnapshotBytes     largest snapshot a receiver accepts; larger ones are rejected. A sanity bound:
+ *                             snapshots stream to disk, and the receiver checks the disk has room first
  * @param reconnectBackoffMin  first reconnect delay; doubles per failed attempt, with jitter
  * @param reconnectBackoffMax  cap of the reconnect delay
  * @param connectTimeout       TCP connect timeout, and the time a peer has to complete the handshake
@@ -29,12 +31,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param writeBufferHighBytes a connection stops taking writes above this many unsent bytes; messages
  *                             wait in the per-peer queue meanwhile
  * @param ioThreads            Netty event-loop threads
+ * @param snapshotDirectory    where received snapshots are written: the node's snapshot directory, so that
+ *                             the finished file is adopted where it lies; null: the system's temporary
+ *                             directory (tests), from which the store copies it when installing it
  */
 public record TransportConfig(String clusterId, long selfId, InetSocketAddress listenAddress,
                               Map<Long, InetSocketAddress> peers, int maxFrameBytes, int perPeerQueueLimit,
                               long perPeerQueueBytes, int snapshotChunkBytes, long maxSnapshotBytes,
                               Duration reconnectBackoffMin, Duration reconnectBackoffMax, Duration connectTimeout,
-                              int writeBufferLowBytes, int writeBufferHighBytes, int ioThreads) {
+                              int writeBufferLowBytes, int writeBufferHighBytes, int ioThreads,
+                              Path snapshotDirectory) {
 
     /** 8 MiB: an AppendEntries of 1 MiB of entries, or one large entry, with room to spare. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 8 << 20;
@@ -44,8 +50,8 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
     public static final long DEFAULT_PER_PEER_QUEUE_BYTES = 64L << 20;
     /** 1 MiB per InstallSnapshot frame: far below the frame limit, so heartbeats interleave with it. */
     public static final int DEFAULT_SNAPSHOT_CHUNK_BYTES = 1 << 20;
-    /** 1 GiB: a core snapshot is one {@code byte[]}, so it cannot exceed 2 GiB anyway. */
-    public static final long DEFAULT_MAX_SNAPSHOT_BYTES = 1L << 30;
+    /** 1 TiB: snapshots stream from disk to disk, so the bound is the receiver's free space, checked first. */
+    public static final long DEFAULT_MAX_SNAPSHOT_BYTES = 1L << 40;
     /** 50 ms first reconnect delay: a restarted peer is back within a heartbeat or two. */
     public static final Duration DEFAULT_RECONNECT_BACKOFF_MIN = Duration.ofMillis(50);
     /** 2 s at most between dials: a dead peer costs little, a returning one waits at most one election. */
@@ -84,8 +90,7 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
         require(snapshotChunkBytes <= maxFrameBytes - CHUNK_HEADER_ALLOWANCE, "snapshotChunkBytes ("
                 + snapshotChunkBytes + ") must be at most maxFrameBytes (" + maxFrameBytes + ") - "
                 + CHUNK_HEADER_ALLOWANCE + ": a chunk and its message fields travel in one frame");
-        require(maxSnapshotBytes > 0 && maxSnapshotBytes <= Integer.MAX_VALUE - 8,
-                "maxSnapshotBytes must be in (0, 2 GiB) (a core snapshot is one byte[]), got " + maxSnapshotBytes);
+        require(maxSnapshotBytes > 0, "maxSnapshotBytes must be positive, got " + maxSnapshotBytes);
         require(!reconnectBackoffMin.isNegative() && !reconnectBackoffMin.isZero(),
                 "reconnectBackoffMin must be positive, got " + reconnectBackoffMin);
         require(reconnectBackoffMax.compareTo(reconnectBackoffMin) >= 0, "reconnectBackoffMax ("
@@ -116,7 +121,13 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
                 .perPeerQueueLimit(perPeerQueueLimit).perPeerQueueBytes(perPeerQueueBytes)
                 .snapshotChunkBytes(snapshotChunkBytes).maxSnapshotBytes(maxSnapshotBytes)
                 .reconnectBackoff(reconnectBackoffMin, reconnectBackoffMax).connectTimeout(connectTimeout)
-                .writeBufferWaterMarks(writeBufferLowBytes, writeBufferHighBytes).ioThreads(ioThreads);
+                .writeBufferWaterMarks(writeBufferLowBytes, writeBufferHighBytes).ioThreads(ioThreads)
+                .snapshotDirectory(snapshotDirectory);
+    }
+
+    /** Where received snapshots are written: {@link #snapshotDirectory}, or the system's temporary directory. */
+    public Path receivedSnapshotDirectory() {
+        return snapshotDirectory != null ? snapshotDirectory : Path.of(System.getProperty("java.io.tmpdir"));
     }
 
     /** Builds a {@link TransportConfig}; starts from the defaults. */
@@ -136,6 +147,7 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
         private int writeBufferLowBytes = DEFAULT_WRITE_BUFFER_LOW_BYTES;
         private int writeBufferHighBytes = DEFAULT_WRITE_BUFFER_HIGH_BYTES;
         private int ioThreads = DEFAULT_IO_THREADS;
+        private Path snapshotDirectory;
 
         private Builder(String clusterId, long selfId, InetSocketAddress listenAddress) {
             this.clusterId = clusterId;
@@ -195,11 +207,17 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
             return this;
         }
 
+        public Builder snapshotDirectory(Path snapshotDirectory) {
+            this.snapshotDirectory = snapshotDirectory;
+            return this;
+        }
+
         /** The configuration; throws {@link IllegalArgumentException} naming the field when it is invalid. */
         public TransportConfig build() {
             return new TransportConfig(clusterId, selfId, listenAddress, peers, maxFrameBytes, perPeerQueueLimit,
                     perPeerQueueBytes, snapshotChunkBytes, maxSnapshotBytes, reconnectBackoffMin,
-                    reconnectBackoffMax, connectTimeout, writeBufferLowBytes, writeBufferHighBytes, ioThreads);
+                    reconnectBackoffMax, connectTimeout, writeBufferLowBytes, writeBufferHighBytes, ioThreads,
+                    snapshotDirectory);
         }
     }
 }

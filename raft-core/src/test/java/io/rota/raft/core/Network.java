@@ -112,7 +112,7 @@ final class Network {
         Server s = servers.get(id);
         PersistentState onDisk = s.disk.load();
         s.node = new RaftNode(options(id), onDisk, new SplittableRandom(31L * id + restarts));
-        s.stateMachine = onDisk.snapshot() == null ? new TreeMap<>() : decode(onDisk.snapshot().data());
+        s.stateMachine = onDisk.snapshot() == null ? new TreeMap<>() : decode(((SnapshotBytes) onDisk.snapshot().data()).bytes());
         s.applied = new ArrayList<>();
         s.readStates = new ArrayList<>();
         s.events = new ArrayList<>();
@@ -256,7 +256,7 @@ final class Network {
     private void apply(long id, Ready r) {
         Server s = servers.get(id);
         if (r.snapshot() != null) {
-            s.stateMachine = decode(r.snapshot().data());
+            s.stateMachine = decode(((SnapshotBytes) r.snapshot().data()).bytes());
         }
         for (Entry e : r.committedEntries()) {
             Entry other = appliedAnywhere.putIfAbsent(e.index(), e);

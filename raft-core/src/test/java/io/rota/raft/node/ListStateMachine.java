@@ -34,11 +34,12 @@ class ListStateMachine implements StateMachine<Long> {
     @Override
     public Capture capture() {
         List<String> image = List.copyOf(commands);
-        return () -> String.join("\n", image).getBytes(StandardCharsets.UTF_8);
+        return out -> out.write(String.join("\n", image).getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
-    public void restore(byte[] snapshot) {
+    public void restore(java.io.InputStream image) throws java.io.IOException {
+        byte[] snapshot = image.readAllBytes();
         commands.clear();
         if (snapshot.length > 0) {
             commands.addAll(Arrays.asList(new String(snapshot, StandardCharsets.UTF_8).split("\n", -1)));

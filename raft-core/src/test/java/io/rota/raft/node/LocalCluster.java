@@ -102,7 +102,8 @@ final class LocalCluster implements AutoCloseable {
         }
         InetSocketAddress listen = addresses.getOrDefault(id, new InetSocketAddress("127.0.0.1", 0));
         TransportConfig tc = TransportConfig.builder(clusterId, id, listen)
-                .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
+                .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
+                .snapshotDirectory(StorageConfig.defaults(dataDir(id)).snapshotDir()).build();
         addresses.forEach((peer, address) -> {
             if (peer != id) {
                 tc.peers().put(peer, address);

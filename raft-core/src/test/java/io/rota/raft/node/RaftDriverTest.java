@@ -159,7 +159,7 @@ class RaftDriverTest {
         public Capture capture() {
             captures.incrementAndGet();
             Capture image = super.capture();
-            return () -> {
+            return out -> {
                 serialising.countDown();
                 try {
                     gate.await();
@@ -171,7 +171,7 @@ class RaftDriverTest {
                     failed.incrementAndGet();
                     throw new UncheckedIOException(new IOException("no space left on device (simulated)"));
                 }
-                return image.serialize();
+                image.writeTo(out);
             };
         }
     }

@@ -405,7 +405,7 @@ final class InvariantChecker {
 
     /** A snapshot must hold exactly the state reached by applying its log prefix. */
     void onRestore(long id, Snapshot s) {
-        ByteBuffer b = ByteBuffer.wrap(s.data());
+        ByteBuffer b = ByteBuffer.wrap(((io.rota.raft.core.SnapshotBytes) s.data()).bytes());
         long index = b.getLong();
         long hash = b.getLong();
         Long expected = stateHashAt.get(index);

@@ -126,7 +126,7 @@ public final class SimCluster {
                 new SplittableRandom(seed * 1_000_003L + i * 7919L + incarnations[i]));
         machines[i] = new SimStateMachine();
         if (onDisk.snapshot() != null) {
-            machines[i].restore(onDisk.snapshot().data());
+            machines[i].restore(((io.rota.raft.core.SnapshotBytes) onDisk.snapshot().data()).bytes());
         }
     }
 
@@ -486,7 +486,7 @@ public final class SimCluster {
         SimStateMachine sm = machines[i];
         if (rd.snapshot() != null) {
             checker.onRestore(node.id(), rd.snapshot());
-            sm.restore(rd.snapshot().data());
+            sm.restore(((io.rota.raft.core.SnapshotBytes) rd.snapshot().data()).bytes());
         }
         for (Entry e : rd.committedEntries()) {
             sm.apply(e);

@@ -90,7 +90,7 @@ class RocksDbLogStoreTest {
             assertEquals(5, loaded.compactedIndex());
             assertEquals(2, loaded.compactedTerm());
             assertEquals(List.of(6L, 7L, 8L, 9L, 10L), loaded.entries().stream().map(Entry::index).toList());
-            assertEquals("state at 8", new String(loaded.snapshot().data()));
+            assertEquals("state at 8", new String(StorageFixtures.bytes(loaded.snapshot().data())));
             assertEquals(snap.metadata(), loaded.snapshot().metadata());
         }
         try (var raw = new StorageFixtures.RawDb(dir)) {
@@ -109,22 +109,23 @@ class RocksDbLogStoreTest {
         try (RocksDbLogStore store = open()) {
             store.persist(ready(new HardState(2, 1, 10), entries(1, 4, 1)));
             store.persist(ready(null, entries(5, 10, 2)));
-            store.saveSnapshot(first);
+            store.saveSnapshot(first.metadata(), out -> out.write(StorageFixtures.bytes(first.data())));
             store.compact(first, 3);
-            store.saveSnapshot(second); // the process dies before the driver thread records it
+            // The process dies before the driver thread records the second.
+            store.saveSnapshot(second.metadata(), out -> out.write(StorageFixtures.bytes(second.data())));
         }
         try (RocksDbLogStore store = open()) {
             PersistentState loaded = store.load();
             assertEquals(first.metadata(), loaded.snapshot().metadata());
-            assertEquals("state at 4", new String(loaded.snapshot().data()));
+            assertEquals("state at 4", new String(StorageFixtures.bytes(loaded.snapshot().data())));
             assertEquals(2, loaded.compactedIndex());
-            store.saveSnapshot(second);
+            store.saveSnapshot(second.metadata(), out -> out.write(StorageFixtures.bytes(second.data())));
             store.compact(second, 6);
         }
         try (RocksDbLogStore store = open()) {
             PersistentState loaded = store.load();
             assertEquals(second.metadata(), loaded.snapshot().metadata());
-            assertEquals("state at 8", new String(loaded.snapshot().data()));
+            assertEquals("state at 8", new String(StorageFixtures.bytes(loaded.snapshot().data())));
             assertEquals(5, loaded.compactedIndex());
         }
     }

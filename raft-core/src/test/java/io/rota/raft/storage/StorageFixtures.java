@@ -50,13 +50,22 @@ final class StorageFixtures {
         return new Snapshot(new SnapshotMetadata(index, term, CONFIG), data.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** A snapshot image's bytes, from memory or its file. */
+    static byte[] bytes(io.rota.raft.core.SnapshotData data) {
+        try (java.io.InputStream in = SnapshotFile.open(data)) {
+            return in.readAllBytes();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Records compare byte arrays by identity; this compares everything by content. */
     static String render(PersistentState s) {
         StringBuilder b = new StringBuilder();
         b.append(s.hardState()).append('\n');
         if (s.snapshot() != null) {
             b.append("snapshot ").append(s.snapshot().metadata()).append(' ')
-                    .append(HexFormat.of().formatHex(s.snapshot().data())).append('\n');
+                    .append(HexFormat.of().formatHex(bytes(s.snapshot().data()))).append('\n');
         }
         b.append("compacted ").append(s.compactedIndex()).append('@').append(s.compactedTerm()).append('\n');
         for (Entry e : s.entries()) {

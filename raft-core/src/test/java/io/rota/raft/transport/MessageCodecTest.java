@@ -29,6 +29,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The codec is lossless for every core message, and snapshots survive chunking. */
 class MessageCodecTest {
 
+    /** Where received snapshots are written, as a member's snapshot directory. */
+    @org.junit.jupiter.api.io.TempDir
+    static java.nio.file.Path receiveDir;
+
     private static final long SEED = 20261129L;
 
     @Test
@@ -78,7 +82,7 @@ class MessageCodecTest {
 
         for (Message sent : samples.values()) {
             if (sent instanceof Message.InstallSnapshot snapshot) {
-                SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+                SnapshotAssembler assembler = new SnapshotAssembler(receiveDir, 1 << 20);
                 SnapshotAssembler.Outcome outcome = null;
                 for (RaftMessage frame : chunks(snapshot, 1000)) {
                     outcome = assembler.accept(reparse(frame).getInstallSnapshot());
@@ -151,7 +155,7 @@ class MessageCodecTest {
 
         Message.InstallSnapshot snapshot = new Message.InstallSnapshot(5, 1, 4,
                 new Snapshot(new SnapshotMetadata(100, 4, withLearners), randomBytes(new Random(SEED), 2500)));
-        SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+        SnapshotAssembler assembler = new SnapshotAssembler(receiveDir, 1 << 20);
         SnapshotAssembler.Outcome outcome = null;
         for (RaftMessage frame : chunks(snapshot, 1000)) {
             outcome = assembler.accept(reparse(frame).getInstallSnapshot());
@@ -171,7 +175,7 @@ class MessageCodecTest {
 
         List<RaftMessage> frames = chunks(sent, chunk);
         assertEquals(4, frames.size());
-        SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+        SnapshotAssembler assembler = new SnapshotAssembler(receiveDir, 1 << 20);
         for (int i = 0; i < 3; i++) {
             assertFalse(frames.get(i).getInstallSnapshot().getDone());
             assertInstanceOf(SnapshotAssembler.Pending.class, assembler.accept(reparse(frames.get(i)).getInstallSnapshot()));
@@ -188,14 +192,14 @@ class MessageCodecTest {
         Message.InstallSnapshot sent = installSnapshot(new byte[0]);
         List<RaftMessage> frames = chunks(sent, 1024);
         assertEquals(1, frames.size());
-        SnapshotAssembler.Outcome outcome = new SnapshotAssembler(1024).accept(frames.get(0).getInstallSnapshot());
+        SnapshotAssembler.Outcome outcome = new SnapshotAssembler(receiveDir, 1024).accept(frames.get(0).getInstallSnapshot());
         assertSameInstallSnapshot(sent, assertInstanceOf(SnapshotAssembler.Complete.class, outcome).message());
     }
 
     @Test
     void missingChunkIsRejectedAndThePartialSnapshotDiscarded() {
         List<RaftMessage> frames = chunks(installSnapshot(new byte[4000]), 1000);
-        SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+        SnapshotAssembler assembler = new SnapshotAssembler(receiveDir, 1 << 20);
         assembler.accept(frames.get(0).getInstallSnapshot());
 
         SnapshotAssembler.Outcome outcome = assembler.accept(frames.get(2).getInstallSnapshot());
@@ -210,13 +214,13 @@ class MessageCodecTest {
     @Test
     void chunkWithoutItsBeginningIsRejected() {
         List<RaftMessage> frames = chunks(installSnapshot(new byte[3000]), 1000);
-        SnapshotAssembler.Outcome outcome = new SnapshotAssembler(1 << 20).accept(frames.get(1).getInstallSnapshot());
+        SnapshotAssembler.Outcome outcome = new SnapshotAssembler(receiveDir, 1 << 20).accept(frames.get(1).getInstallSnapshot());
         assertInstanceOf(SnapshotAssembler.Rejected.class, outcome);
     }
 
     @Test
     void newSnapshotReplacesAPartialOne() {
-        SnapshotAssembler assembler = new SnapshotAssembler(1 << 20);
+        SnapshotAssembler assembler = new SnapshotAssembler(receiveDir, 1 << 20);
         List<RaftMessage> older = chunks(installSnapshot(new byte[3000]), 1000);
         assembler.accept(older.get(0).getInstallSnapshot());
 
@@ -229,17 +233,19 @@ class MessageCodecTest {
         assertSameInstallSnapshot(newer, assertInstanceOf(SnapshotAssembler.Complete.class, outcome).message());
     }
 
+    /** The announced total is checked before the first byte is written; nothing is left on disk. */
     @Test
-    void snapshotLargerThanTheMaximumIsRejected() {
-        SnapshotAssembler assembler = new SnapshotAssembler(2500);
+    void snapshotLargerThanTheMaximumIsRejected() throws Exception {
+        SnapshotAssembler assembler = new SnapshotAssembler(receiveDir, 2500);
         List<RaftMessage> frames = chunks(installSnapshot(new byte[3000]), 1000);
-        assembler.accept(frames.get(0).getInstallSnapshot());
-        assembler.accept(frames.get(1).getInstallSnapshot());
 
-        SnapshotAssembler.Outcome outcome = assembler.accept(frames.get(2).getInstallSnapshot());
+        SnapshotAssembler.Outcome outcome = assembler.accept(frames.get(0).getInstallSnapshot());
 
         assertTrue(assertInstanceOf(SnapshotAssembler.Rejected.class, outcome).reason().contains("maximum snapshot size"));
         assertFalse(assembler.inProgress());
+        try (var files = java.nio.file.Files.list(receiveDir)) {
+            assertEquals(List.of(), files.filter(f -> f.toString().endsWith(".tmp")).toList());
+        }
     }
 
     @Test
@@ -315,6 +321,16 @@ class MessageCodecTest {
         assertEquals(expected.from(), actual.from());
         assertEquals(expected.to(), actual.to());
         assertEquals(expected.snapshot().metadata(), actual.snapshot().metadata());
-        assertTrue(Arrays.equals(expected.snapshot().data(), actual.snapshot().data()), "snapshot bytes differ");
+        assertTrue(Arrays.equals(bytes(expected.snapshot().data()), bytes(actual.snapshot().data())),
+                "snapshot bytes differ");
+    }
+
+    /** A snapshot image's bytes, from memory or its file. */
+    static byte[] bytes(io.rota.raft.core.SnapshotData data) {
+        try (java.io.InputStream in = io.rota.raft.storage.SnapshotFile.open(data)) {
+            return in.readAllBytes();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

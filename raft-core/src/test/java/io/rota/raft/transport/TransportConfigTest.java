@@ -20,7 +20,7 @@ class TransportConfigTest {
         assertEquals(8 << 20, config.maxFrameBytes());
         assertEquals(4096, config.perPeerQueueLimit());
         assertEquals(1 << 20, config.snapshotChunkBytes());
-        assertEquals(1L << 30, config.maxSnapshotBytes());
+        assertEquals(1L << 40, config.maxSnapshotBytes());
         assertEquals(Duration.ofMillis(50), config.reconnectBackoffMin());
         assertEquals(Duration.ofSeconds(2), config.reconnectBackoffMax());
         assertTrue(config.peers().isEmpty());
@@ -44,7 +44,7 @@ class TransportConfigTest {
         assertThrows(IllegalArgumentException.class,
                 () -> TransportConfig.builder("c", 1, ANY_PORT).maxFrameBytes(1 << 20).snapshotChunkBytes(1 << 20).build());
         assertThrows(IllegalArgumentException.class,
-                () -> TransportConfig.builder("c", 1, ANY_PORT).maxSnapshotBytes(4L << 30).build());
+                () -> TransportConfig.builder("c", 1, ANY_PORT).maxSnapshotBytes(0).build());
         assertThrows(IllegalArgumentException.class, () -> TransportConfig.builder("c", 1, ANY_PORT)
                 .reconnectBackoff(Duration.ofSeconds(2), Duration.ofMillis(50)).build());
         assertThrows(IllegalArgumentException.class,
