@@ -50,7 +50,9 @@ class BigSnapshotProcessTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
     private static final long BYTES = Long.getLong("rota.bigsnap.bytes", 2L << 30);
     private static final String[] FLAGS = {"--heartbeat-ms", "100", "--election-ms", "1000",
-            "--snapshot-count", "2000", "--quota-backend-bytes", Long.toString(4 * BYTES + (1L << 30))};
+            "--snapshot-count", "2000", "--quota-backend-bytes",
+            // Room for the values and their history, within the server's 8 GiB maximum (MaintenanceConfig).
+            Long.toString(Math.min(4 * BYTES + (1L << 30), MaintenanceConfig.MAX_QUOTA_BACKEND_BYTES))};
 
     @TempDir
     Path dir;
