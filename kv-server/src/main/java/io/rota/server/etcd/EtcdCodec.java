@@ -99,7 +99,11 @@ final class EtcdCodec {
                 || r.getMaxCreateRevision() != 0;
     }
 
-    /** etcd's Txn as Rota's; a nested txn (etcd 3.3+) is refused: Rota's store has none. */
+    /**
+     * etcd's Txn as Rota's, nested txns (etcd 3.3+) included: Rota's RequestOp carries one at etcd's field
+     * number. The depth is bounded by gRPC's parse of etcd's message (protobuf's recursion limit), the state
+     * machine refuses more than its own limit (design Y40).
+     */
     static io.rota.proto.TxnRequest txn(io.rota.etcd.api.TxnRequest t) {
         io.rota.proto.TxnRequest.Builder out = io.rota.proto.TxnRequest.newBuilder();
         t.getCompareList().forEach(c -> out.addCompare(recode(c, io.rota.proto.Compare.getDefaultInstance())));
@@ -121,8 +125,7 @@ final class EtcdCodec {
             case REQUEST_PUT -> out.setRequestPut(recode(op.getRequestPut(), io.rota.proto.PutRequest.getDefaultInstance()));
             case REQUEST_DELETE_RANGE -> out.setRequestDeleteRange(
                     recode(op.getRequestDeleteRange(), io.rota.proto.DeleteRangeRequest.getDefaultInstance()));
-            case REQUEST_TXN -> throw EtcdErrors.unimplemented("etcdserver: nested txn is not supported by Rota;"
-                    + " flatten the operations into one txn");
+            case REQUEST_TXN -> out.setRequestTxn(txn(op.getRequestTxn()));
             case REQUEST_NOT_SET -> throw EtcdErrors.invalid("etcdserver: txn op without a request");
         }
         return out.build();
@@ -140,6 +143,7 @@ final class EtcdCodec {
                         recode(r.getResponsePut(), io.rota.etcd.api.PutResponse.getDefaultInstance(), clusterId));
                 case RESPONSE_DELETE_RANGE -> op.setResponseDeleteRange(recode(r.getResponseDeleteRange(),
                         io.rota.etcd.api.DeleteRangeResponse.getDefaultInstance(), clusterId));
+                case RESPONSE_TXN -> op.setResponseTxn(txn(r.getResponseTxn(), clusterId));
                 case RESPONSE_NOT_SET -> {
                 }
             }
