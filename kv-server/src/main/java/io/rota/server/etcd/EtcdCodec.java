@@ -85,18 +85,15 @@ final class EtcdCodec {
         return out;
     }
 
-    /** etcd's RangeRequest as Rota's (the min/max revision filters are applied by the caller, see {@link KvService}). */
+    /** etcd's RangeRequest as Rota's, the min/max mod/create revision filters included (the store applies them). */
     static io.rota.proto.RangeRequest range(io.rota.etcd.api.RangeRequest r) {
         return io.rota.proto.RangeRequest.newBuilder().setKey(r.getKey()).setRangeEnd(r.getRangeEnd())
                 .setLimit(r.getLimit()).setRevision(r.getRevision()).setSerializable(r.getSerializable())
                 .setKeysOnly(r.getKeysOnly()).setCountOnly(r.getCountOnly())
-                .setSortOrderValue(r.getSortOrderValue()).setSortTargetValue(r.getSortTargetValue()).build();
-    }
-
-    /** Whether etcd's request filters by mod or create revision (Rota's store has no such filter). */
-    static boolean filtersRevisions(io.rota.etcd.api.RangeRequest r) {
-        return r.getMinModRevision() != 0 || r.getMaxModRevision() != 0 || r.getMinCreateRevision() != 0
-                || r.getMaxCreateRevision() != 0;
+                .setSortOrderValue(r.getSortOrderValue()).setSortTargetValue(r.getSortTargetValue())
+                .setMinModRevision(r.getMinModRevision()).setMaxModRevision(r.getMaxModRevision())
+                .setMinCreateRevision(r.getMinCreateRevision()).setMaxCreateRevision(r.getMaxCreateRevision())
+                .build();
     }
 
     /**
@@ -115,13 +112,7 @@ final class EtcdCodec {
     private static io.rota.proto.RequestOp op(io.rota.etcd.api.RequestOp op) {
         io.rota.proto.RequestOp.Builder out = io.rota.proto.RequestOp.newBuilder();
         switch (op.getRequestCase()) {
-            case REQUEST_RANGE -> {
-                if (filtersRevisions(op.getRequestRange())) {
-                    throw EtcdErrors.invalid("etcdserver: min/max mod/create revision filters are not supported"
-                            + " inside a txn by Rota; filter the range outside the txn");
-                }
-                out.setRequestRange(range(op.getRequestRange()));
-            }
+            case REQUEST_RANGE -> out.setRequestRange(range(op.getRequestRange()));
             case REQUEST_PUT -> out.setRequestPut(recode(op.getRequestPut(), io.rota.proto.PutRequest.getDefaultInstance()));
             case REQUEST_DELETE_RANGE -> out.setRequestDeleteRange(
                     recode(op.getRequestDeleteRange(), io.rota.proto.DeleteRangeRequest.getDefaultInstance()));

@@ -204,6 +204,10 @@ class EtcdApiTest {
         assertEquals(List.of("opt/b"), keys(filtered));
         assertFalse(filtered.getMore());
         assertEquals(3, filtered.getCount());
+        // A range in a txn is filtered the same way: etcd's applier filters every range (design Y44).
+        TxnResponse inTxn = kv().txn(TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder()
+                .setRequestRange(all.toBuilder().setMinCreateRevision(revB))).build());
+        assertEquals(List.of("opt/b", "opt/c"), keys(inTxn.getResponses(0).getResponseRange()));
 
         assertEquals(List.of("opt/a", "opt/b", "opt/c"), keys(kv().range(all.toBuilder().setSerializable(true).build())));
     }
@@ -302,6 +306,30 @@ class EtcdApiTest {
         StatusRuntimeException refused = assertThrows(StatusRuntimeException.class, () -> kv().txn(tooDeep));
         assertEquals(Status.Code.INVALID_ARGUMENT, refused.getStatus().getCode());
         assertTrue(refused.getStatus().getDescription().contains("deeper than 32 levels"), refused::toString);
+    }
+
+    /** etcd's checkIntervals at the door (design Y43): a put that a delete of the same txn covers is a duplicate. */
+    @Test
+    void txnPutUnderADeleteOfTheSameTxnIsADuplicateAsInEtcd() {
+        RequestOp putK = RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("dup/k"))).build();
+        RequestOp deletePrefix = RequestOp.newBuilder().setRequestDeleteRange(DeleteRangeRequest.newBuilder()
+                .setKey(b("dup/")).setRangeEnd(prefixEnd("dup/"))).build();
+        for (TxnRequest refused : List.of(
+                TxnRequest.newBuilder().addSuccess(deletePrefix).addSuccess(putK).build(),
+                TxnRequest.newBuilder().addFailure(putK).addFailure(deletePrefix).build(),
+                TxnRequest.newBuilder().addSuccess(deletePrefix).addSuccess(RequestOp.newBuilder().setRequestTxn(
+                        TxnRequest.newBuilder().addFailure(putK))).build())) {
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> kv().txn(refused));
+            assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+            assertEquals(EtcdErrors.DUPLICATE_KEY, e.getStatus().getDescription());
+        }
+        // etcd's check reads range_end "\0" literally, so a delete "from key" covers no put: it passes, as there.
+        // ("~" sorts after every other test's keys, so the delete from it reaches none of theirs.)
+        TxnResponse fromKey = kv().txn(TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder()
+                .setRequestDeleteRange(DeleteRangeRequest.newBuilder().setKey(b("~dup/")).setRangeEnd(b("\0"))))
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("~dup/k"))))
+                .build());
+        assertTrue(fromKey.getSucceeded());
     }
 
     @Test
