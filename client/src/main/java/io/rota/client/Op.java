@@ -111,6 +111,26 @@ public final class Op {
         return new Op(RequestOp.newBuilder().setRequestPut(Kv.putRequest(utf8(key), utf8(value), lease)).build());
     }
 
+    /**
+     * A nested transaction (etcd 3.3's nested txn): its comparisons are evaluated with every other one of
+     * the outer transaction, on the state before the outer transaction's first write, and its branch's
+     * writes share the outer revision. Its result is a {@link TxnResult} among the outer results. At most 32
+     * transactions deep; a key may not be put twice anywhere in the whole transaction (only the two branches
+     * of one transaction may put the same key).
+     *
+     * <pre>{@code
+     * kv.txn().then(Op.put("job/a", "1"),
+     *         Op.txn(kv.txn().ifVersion("job/b", CompareOp.EQUAL, 0).then(Op.put("job/b", "1"))))
+     *     .commit();
+     * }</pre>
+     *
+     * @param nested a transaction built with {@code kv.txn()} and not committed itself
+     * @return the operation
+     */
+    public static Op txn(Txn nested) {
+        return new Op(RequestOp.newBuilder().setRequestTxn(nested.proto()).build());
+    }
+
     static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

@@ -1,7 +1,10 @@
 package io.rota.client;
 
-/** The result of one operation: of a get, a put or a delete (also inside a transaction). */
-public sealed interface OpResult permits GetResult, PutResult, DeleteResult {
+/**
+ * The result of one operation: of a get, a put or a delete (also inside a transaction), or of a transaction
+ * nested in another ({@link Op#txn}).
+ */
+public sealed interface OpResult permits GetResult, PutResult, DeleteResult, TxnResult {
 
     /**
      * The store revision the operation observed or wrote.

@@ -153,6 +153,11 @@ public final class Txn {
         return Errors.await(commitAsync());
     }
 
+    /** The request as built so far (for {@link Op#txn}, which nests it). */
+    TxnRequest proto() {
+        return request.build();
+    }
+
     private static TxnResult result(TxnResponse r) {
         List<OpResult> results = new ArrayList<>();
         for (ResponseOp op : r.getResponsesList()) {
@@ -160,6 +165,7 @@ public final class Txn {
                 case RESPONSE_RANGE -> results.add(GetResult.of(op.getResponseRange()));
                 case RESPONSE_PUT -> results.add(PutResult.of(op.getResponsePut()));
                 case RESPONSE_DELETE_RANGE -> results.add(DeleteResult.of(op.getResponseDeleteRange()));
+                case RESPONSE_TXN -> results.add(result(op.getResponseTxn()));
                 default -> throw new RotaException(RotaException.Code.INVALID_ARGUMENT,
                         "unexpected transaction response " + op.getResponseCase());
             }

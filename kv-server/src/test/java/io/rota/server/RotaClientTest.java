@@ -106,6 +106,18 @@ class RotaClientTest {
                     .commit();
             assertTrue(byValue.succeeded());
             assertTrue(rota.kv().get("txn/owner").kvs().isEmpty());
+
+            // A nested txn: its compare sees the state before the outer put, its result is a TxnResult.
+            TxnResult outer = rota.kv().txn()
+                    .then(Op.put("txn/first", "1"), Op.txn(rota.kv().txn()
+                            .ifVersion("txn/first", CompareOp.EQUAL, 0)
+                            .then(Op.put("txn/second", "2"), Op.get("txn/first"))))
+                    .commit();
+            TxnResult inner = (TxnResult) outer.responses().get(1);
+            assertTrue(inner.succeeded());
+            assertEquals("1", ((GetResult) inner.responses().get(1)).first().orElseThrow().valueString());
+            assertEquals(outer.revision(), inner.revision());
+            assertEquals(outer.revision(), rota.kv().get("txn/second").first().orElseThrow().modRevision());
         }
     }
 

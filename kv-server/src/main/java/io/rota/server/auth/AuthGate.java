@@ -168,6 +168,11 @@ public final class AuthGate implements AutoCloseable {
                 ? "may not read " + range(r.getKey(), r.getRangeEnd()) + " (asked for prev_kv)" : null;
     }
 
+    /**
+     * Every compare (a read) and every op of both branches, nested txns' too: as etcd's auth check, the
+     * whole request is authorised before it is known which branches will run. A nested txn's depth was
+     * bounded by the frame's parse (protobuf's recursion limit), so the recursion is shallow.
+     */
     private static String txn(Permissions p, TxnRequest t) {
         for (Compare c : t.getCompareList()) {
             if (!p.canRead(c.getKey(), c.getRangeEnd())) {
@@ -184,10 +189,11 @@ public final class AuthGate implements AutoCloseable {
                 case REQUEST_RANGE -> read(p, op.getRequestRange());
                 case REQUEST_PUT -> put(p, op.getRequestPut());
                 case REQUEST_DELETE_RANGE -> delete(p, op.getRequestDeleteRange());
+                case REQUEST_TXN -> txn(p, op.getRequestTxn());
                 case REQUEST_NOT_SET -> null;
             };
             if (refusal != null) {
-                return refusal + " (an op of the transaction)";
+                return op.hasRequestTxn() ? refusal : refusal + " (an op of the transaction)";
             }
         }
         return null;

@@ -85,21 +85,22 @@ final class EtcdCodec {
         return out;
     }
 
-    /** etcd's RangeRequest as Rota's (the min/max revision filters are applied by the caller, see {@link KvService}). */
+    /** etcd's RangeRequest as Rota's, the min/max mod/create revision filters included (the store applies them). */
     static io.rota.proto.RangeRequest range(io.rota.etcd.api.RangeRequest r) {
         return io.rota.proto.RangeRequest.newBuilder().setKey(r.getKey()).setRangeEnd(r.getRangeEnd())
                 .setLimit(r.getLimit()).setRevision(r.getRevision()).setSerializable(r.getSerializable())
                 .setKeysOnly(r.getKeysOnly()).setCountOnly(r.getCountOnly())
-                .setSortOrderValue(r.getSortOrderValue()).setSortTargetValue(r.getSortTargetValue()).build();
+                .setSortOrderValue(r.getSortOrderValue()).setSortTargetValue(r.getSortTargetValue())
+                .setMinModRevision(r.getMinModRevision()).setMaxModRevision(r.getMaxModRevision())
+                .setMinCreateRevision(r.getMinCreateRevision()).setMaxCreateRevision(r.getMaxCreateRevision())
+                .build();
     }
 
-    /** Whether etcd's request filters by mod or create revision (Rota's store has no such filter). */
-    static boolean filtersRevisions(io.rota.etcd.api.RangeRequest r) {
-        return r.getMinModRevision() != 0 || r.getMaxModRevision() != 0 || r.getMinCreateRevision() != 0
-                || r.getMaxCreateRevision() != 0;
-    }
-
-    /** etcd's Txn as Rota's; a nested txn (etcd 3.3+) is refused: Rota's store has none. */
+    /**
+     * etcd's Txn as Rota's, nested txns (etcd 3.3+) included: Rota's RequestOp carries one at etcd's field
+     * number. The depth is bounded by gRPC's parse of etcd's message (protobuf's recursion limit), the state
+     * machine refuses more than its own limit (design Y40).
+     */
     static io.rota.proto.TxnRequest txn(io.rota.etcd.api.TxnRequest t) {
         io.rota.proto.TxnRequest.Builder out = io.rota.proto.TxnRequest.newBuilder();
         t.getCompareList().forEach(c -> out.addCompare(recode(c, io.rota.proto.Compare.getDefaultInstance())));
@@ -111,18 +112,11 @@ final class EtcdCodec {
     private static io.rota.proto.RequestOp op(io.rota.etcd.api.RequestOp op) {
         io.rota.proto.RequestOp.Builder out = io.rota.proto.RequestOp.newBuilder();
         switch (op.getRequestCase()) {
-            case REQUEST_RANGE -> {
-                if (filtersRevisions(op.getRequestRange())) {
-                    throw EtcdErrors.invalid("etcdserver: min/max mod/create revision filters are not supported"
-                            + " inside a txn by Rota; filter the range outside the txn");
-                }
-                out.setRequestRange(range(op.getRequestRange()));
-            }
+            case REQUEST_RANGE -> out.setRequestRange(range(op.getRequestRange()));
             case REQUEST_PUT -> out.setRequestPut(recode(op.getRequestPut(), io.rota.proto.PutRequest.getDefaultInstance()));
             case REQUEST_DELETE_RANGE -> out.setRequestDeleteRange(
                     recode(op.getRequestDeleteRange(), io.rota.proto.DeleteRangeRequest.getDefaultInstance()));
-            case REQUEST_TXN -> throw EtcdErrors.unimplemented("etcdserver: nested txn is not supported by Rota;"
-                    + " flatten the operations into one txn");
+            case REQUEST_TXN -> out.setRequestTxn(txn(op.getRequestTxn()));
             case REQUEST_NOT_SET -> throw EtcdErrors.invalid("etcdserver: txn op without a request");
         }
         return out.build();
@@ -140,6 +134,7 @@ final class EtcdCodec {
                         recode(r.getResponsePut(), io.rota.etcd.api.PutResponse.getDefaultInstance(), clusterId));
                 case RESPONSE_DELETE_RANGE -> op.setResponseDeleteRange(recode(r.getResponseDeleteRange(),
                         io.rota.etcd.api.DeleteRangeResponse.getDefaultInstance(), clusterId));
+                case RESPONSE_TXN -> op.setResponseTxn(txn(r.getResponseTxn(), clusterId));
                 case RESPONSE_NOT_SET -> {
                 }
             }

@@ -6,7 +6,6 @@ import io.rota.etcd.api.CompactionResponse;
 import io.rota.etcd.api.DeleteRangeRequest;
 import io.rota.etcd.api.DeleteRangeResponse;
 import io.rota.etcd.api.KVGrpc;
-import io.rota.etcd.api.KeyValue;
 import io.rota.etcd.api.PutRequest;
 import io.rota.etcd.api.PutResponse;
 import io.rota.etcd.api.RangeRequest;
@@ -15,12 +14,9 @@ import io.rota.etcd.api.TxnRequest;
 import io.rota.etcd.api.TxnResponse;
 import io.rota.proto.Frame;
 
-import java.util.List;
-
 /**
  * etcd's KV service: Range, Put, DeleteRange, Txn and Compact as Rota's requests. Range's min/max mod/create
- * revision filters, which Rota's store does not have, are applied here after the read, as etcd applies
- * them: over every key of the range, before the limit; count stays the range's size (etcd's too).
+ * revision filters travel in Rota's RangeRequest and are applied by the store, inside a txn too (design Y44).
  */
 final class KvService extends KVGrpc.KVImplBase {
 
@@ -32,30 +28,8 @@ final class KvService extends KVGrpc.KVImplBase {
 
     @Override
     public void range(RangeRequest request, StreamObserver<RangeResponse> out) {
-        boolean filter = EtcdCodec.filtersRevisions(request) && !request.getCountOnly();
-        io.rota.proto.RangeRequest rota = EtcdCodec.range(request);
-        if (filter) {
-            rota = rota.toBuilder().setLimit(0).build();   // the filters come first, then the limit
-        }
-        io.rota.proto.RangeRequest read = rota;
-        calls.unary(() -> Frame.newBuilder().setRangeRequest(read).build(), f -> {
-            RangeResponse r = EtcdCodec.recode(f.getRangeResponse(), RangeResponse.getDefaultInstance(), calls.clusterId);
-            return filter ? filtered(r, request) : r;
-        }, out);
-    }
-
-    private static RangeResponse filtered(RangeResponse r, RangeRequest req) {
-        List<KeyValue> kept = r.getKvsList().stream().filter(kv -> within(kv.getModRevision(),
-                req.getMinModRevision(), req.getMaxModRevision()) && within(kv.getCreateRevision(),
-                req.getMinCreateRevision(), req.getMaxCreateRevision())).toList();
-        long limit = req.getLimit() <= 0 ? Long.MAX_VALUE : req.getLimit();
-        List<KeyValue> page = kept.size() > limit ? kept.subList(0, (int) limit) : kept;
-        return r.toBuilder().clearKvs().addAllKvs(page).setMore(kept.size() > limit).build();
-    }
-
-    /** etcd's bounds: 0 means none; both ends inclusive. */
-    private static boolean within(long revision, long min, long max) {
-        return (min == 0 || revision >= min) && (max == 0 || revision <= max);
+        calls.unary(() -> Frame.newBuilder().setRangeRequest(EtcdCodec.range(request)).build(),
+                f -> EtcdCodec.recode(f.getRangeResponse(), RangeResponse.getDefaultInstance(), calls.clusterId), out);
     }
 
     @Override
@@ -75,7 +49,10 @@ final class KvService extends KVGrpc.KVImplBase {
 
     @Override
     public void txn(TxnRequest request, StreamObserver<TxnResponse> out) {
-        calls.unary(() -> Frame.newBuilder().setTxnRequest(EtcdCodec.txn(request)).build(),
+        calls.unary(() -> {
+            TxnIntervals.check(request);
+            return Frame.newBuilder().setTxnRequest(EtcdCodec.txn(request)).build();
+        },
                 f -> EtcdCodec.txn(f.getTxnResponse(), calls.clusterId), out);
     }
 

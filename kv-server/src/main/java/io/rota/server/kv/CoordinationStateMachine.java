@@ -41,9 +41,7 @@ import io.rota.proto.RegisterMemberResponse;
 import io.rota.proto.RegisterSessionResponse;
 import io.rota.proto.RegisteredMember;
 import io.rota.proto.RetireMemberResponse;
-import io.rota.proto.RequestOp;
 import io.rota.proto.ResponseHeader;
-import io.rota.proto.ResponseOp;
 import io.rota.proto.SessionKeepAliveResponse;
 import io.rota.proto.SessionRef;
 import io.rota.proto.StoreSnapshot;
@@ -256,42 +254,24 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return out.setHeader(header()).build();
     }
 
-    /** etcd's Txn: compares on the state before the txn, then one branch, atomically, at one revision. */
+    /**
+     * etcd's Txn, nested txns included (see {@link TxnTree}): every compare of the tree on the state before the
+     * txn, then the chosen branches, atomically, at one revision.
+     */
     private TxnResponse txn(TxnRequest req) {
-        if (req.getCompareCount() + req.getSuccessCount() + req.getFailureCount() > limits.maxTxnOps()) {
-            throw StoreException.tooLarge("more than " + limits.maxTxnOps() + " compares and ops in a txn");
-        }
-        boolean succeeded = req.getCompareList().stream().allMatch(store::holds);
-        List<RequestOp> ops = succeeded ? req.getSuccessList() : req.getFailureList();
+        TxnTree.check(req, limits);
+        TxnTree.Path path = TxnTree.path(store, req);
         WriteTxn txn = store.begin(leases::contains);
-        List<ResponseOp.Builder> responses = new ArrayList<>(ops.size());
+        TxnResponse.Builder out;
         try {
-            for (RequestOp op : ops) {
-                responses.add(switch (op.getRequestCase()) {
-                    case REQUEST_RANGE -> ResponseOp.newBuilder().setResponseRange(txn.range(op.getRequestRange()));
-                    case REQUEST_PUT -> ResponseOp.newBuilder().setResponsePut(txn.put(op.getRequestPut()));
-                    case REQUEST_DELETE_RANGE ->
-                            ResponseOp.newBuilder().setResponseDeleteRange(txn.delete(op.getRequestDeleteRange()));
-                    case REQUEST_NOT_SET -> throw StoreException.invalid("txn op without a request");
-                });
-            }
+            out = TxnTree.apply(txn, req, path);
         } catch (StoreException e) {
             txn.rollback();
             throw e;
         }
         commit(txn);
         // Like etcd, every response of the txn carries the header of the txn's final revision.
-        ResponseHeader header = header();
-        TxnResponse.Builder out = TxnResponse.newBuilder().setHeader(header).setSucceeded(succeeded);
-        for (ResponseOp.Builder r : responses) {
-            switch (r.getResponseCase()) {
-                case RESPONSE_RANGE -> r.getResponseRangeBuilder().setHeader(header);
-                case RESPONSE_PUT -> r.getResponsePutBuilder().setHeader(header);
-                case RESPONSE_DELETE_RANGE -> r.getResponseDeleteRangeBuilder().setHeader(header);
-                case RESPONSE_NOT_SET -> throw new IllegalStateException("unreachable: every op has a response");
-            }
-            out.addResponses(r);
-        }
+        TxnTree.stamp(out, header());
         return out.build();
     }
 
@@ -491,24 +471,15 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     /**
      * Whether {@code cmd} is refused while NOSPACE is armed: what makes the state bigger — a put, a txn with a
-     * put in either branch, a lease grant (etcd's quota applies to the same three). Deletes, revokes,
+     * put in any branch, a lease grant (etcd's quota applies to the same three). Deletes, revokes,
      * keep-alives, compaction, sessions and membership still work, so an operator can free space.
      */
     private static boolean growsState(Command cmd) {
         return switch (cmd.getOpCase()) {
             case PUT, LEASE_GRANT -> true;
-            case TXN -> hasPut(cmd.getTxn().getSuccessList()) || hasPut(cmd.getTxn().getFailureList());
+            case TXN -> TxnTree.hasPut(cmd.getTxn());
             default -> false;
         };
-    }
-
-    private static boolean hasPut(List<RequestOp> ops) {
-        for (RequestOp op : ops) {
-            if (op.hasRequestPut()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private StoreException noSpaceError() {

@@ -164,15 +164,34 @@ public final class KvStore {
                 .setHeader(ResponseHeader.newBuilder().setRevision(revision))
                 .setCount(view.size());
         long limit = req.getLimit() == 0 ? Long.MAX_VALUE : req.getLimit();
-        out.setMore(view.size() > limit);
+        Collection<KeyValue> kvs = req.getCountOnly() ? view.values() : filtered(view.values(), req);
+        out.setMore(kvs.size() > limit);
         if (!req.getCountOnly()) {
-            Iterator<KeyValue> it = sorted(view.values(), req).iterator();
+            Iterator<KeyValue> it = sorted(kvs, req).iterator();
             for (long n = 0; n < limit && it.hasNext(); n++) {
                 KeyValue kv = it.next();
                 out.addKvs(req.getKeysOnly() ? kv.toBuilder().clearValue().build() : kv);
             }
         }
         return out.build();
+    }
+
+    /**
+     * The keys within the request's min/max mod/create revision bounds (0: no bound; inclusive), as etcd
+     * filters them: over the whole range, before the limit (design Y44).
+     */
+    private static Collection<KeyValue> filtered(Collection<KeyValue> byKey, RangeRequest req) {
+        if (req.getMinModRevision() == 0 && req.getMaxModRevision() == 0 && req.getMinCreateRevision() == 0
+                && req.getMaxCreateRevision() == 0) {
+            return byKey;
+        }
+        return byKey.stream().filter(kv -> within(kv.getModRevision(), req.getMinModRevision(),
+                req.getMaxModRevision()) && within(kv.getCreateRevision(), req.getMinCreateRevision(),
+                req.getMaxCreateRevision())).toList();
+    }
+
+    private static boolean within(long revision, long min, long max) {
+        return (min == 0 || revision >= min) && (max == 0 || revision <= max);
     }
 
     /**

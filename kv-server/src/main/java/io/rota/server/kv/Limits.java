@@ -45,6 +45,14 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxK
     public static final long DEFAULT_SESSION_TTL_MS = 10 * 60_000L;
     /** 256 responses per session: a client's window of pipelined writes, announced to it (design C3). */
     public static final int DEFAULT_REMEMBERED_RESPONSES_PER_SESSION = 256;
+    /**
+     * 32 levels of nested txns (the outer txn is level 1), not configurable: a safety bound, not a policy
+     * (design Y40). etcd has none but its request size; Rota's is set by protobuf-java, which refuses a message
+     * nested more than 100 deep: each level costs two (RequestOp, TxnRequest), and a remembered answer sits
+     * three deeper in a snapshot (StoreSnapshot, SessionImage, CommandResult), so 32 levels keep every
+     * command, answer and snapshot readable on every replica, and the apply thread's recursion shallow.
+     */
+    public static final int MAX_TXN_DEPTH = 32;
 
     /**
      * Checks every field; throws {@link IllegalArgumentException} naming the field. The bounds are

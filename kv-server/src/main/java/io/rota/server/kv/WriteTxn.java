@@ -12,13 +12,12 @@ import io.rota.proto.RangeResponse;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.LongPredicate;
 
 /**
  * One write transaction on a {@link KvStore}: ops apply in place, in order (later ops see earlier ones),
+ * each key put at most once (a txn's puts are checked for that before, by {@link TxnTree#check}),
  * all with the same revision, and each remembers what it overwrote so {@link #rollback()} can undo the lot
  * when a later op fails — the all-or-nothing of etcd's Txn without copying the store.
  */
@@ -34,7 +33,6 @@ final class WriteTxn {
     private final LongPredicate leaseExists;
     private final List<Event> events = new ArrayList<>();
     private final ArrayDeque<Undo> undo = new ArrayDeque<>();
-    private final Set<ByteString> putKeys = new HashSet<>();
 
     WriteTxn(KvStore store, long revision, Limits limits, LongPredicate leaseExists) {
         this.store = store;
@@ -73,10 +71,6 @@ final class WriteTxn {
         }
         if (prev == null && store.size() >= limits.maxKeys()) {
             throw StoreException.full("store full (" + limits.maxKeys() + " keys)");
-        }
-        if (!putKeys.add(key)) {
-            // Two puts of one key in one revision would give watchers two events for the same (key, revision).
-            throw StoreException.invalid("duplicate key given in txn request");
         }
         KeyValue kv = KeyValue.newBuilder()
                 .setKey(key)

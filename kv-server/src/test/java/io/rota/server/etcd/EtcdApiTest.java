@@ -204,6 +204,10 @@ class EtcdApiTest {
         assertEquals(List.of("opt/b"), keys(filtered));
         assertFalse(filtered.getMore());
         assertEquals(3, filtered.getCount());
+        // A range in a txn is filtered the same way: etcd's applier filters every range (design Y44).
+        TxnResponse inTxn = kv().txn(TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder()
+                .setRequestRange(all.toBuilder().setMinCreateRevision(revB))).build());
+        assertEquals(List.of("opt/b", "opt/c"), keys(inTxn.getResponses(0).getResponseRange()));
 
         assertEquals(List.of("opt/a", "opt/b", "opt/c"), keys(kv().range(all.toBuilder().setSerializable(true).build())));
     }
@@ -244,10 +248,88 @@ class EtcdApiTest {
         TxnResponse lost = kv().txn(cas);   // the mod revision moved on
         assertFalse(lost.getSucceeded());
         assertEquals("v2", lost.getResponses(0).getResponseRange().getKvs(0).getValue().toStringUtf8());
+    }
 
-        StatusRuntimeException nested = assertThrows(StatusRuntimeException.class, () -> kv().txn(TxnRequest.newBuilder()
-                .addSuccess(RequestOp.newBuilder().setRequestTxn(TxnRequest.getDefaultInstance())).build()));
-        assertEquals(Status.Code.UNIMPLEMENTED, nested.getStatus().getCode());
+    /**
+     * etcd 3.3's nested txn (design Y40-Y42): the whole tree at one revision, its compares on the state before
+     * the outer txn's writes, response_txn answers, one watch response with every event; a key put twice
+     * across levels is etcd's duplicate-key error; deeper than the limit is refused naming it.
+     */
+    @Test
+    void nestedTxnAppliesAtOneRevisionAndWatchersSeeItsEvents() throws InterruptedException {
+        put("ntx/old", "x");
+        BlockingQueue<WatchResponse> got = new LinkedBlockingQueue<>();
+        StreamObserver<WatchRequest> watch = WatchGrpc.newStub(channel).watch(collect(got));
+        watch.onNext(WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder().setKey(b("ntx/"))
+                .setRangeEnd(prefixEnd("ntx/"))).build());
+        assertTrue(next(got).getCreated());
+
+        Compare oldMissing = Compare.newBuilder().setKey(b("ntx/old")).setTarget(Compare.CompareTarget.VERSION)
+                .setResult(Compare.CompareResult.EQUAL).setVersion(0).build();
+        TxnRequest inner = TxnRequest.newBuilder().addCompare(oldMissing)
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("ntx/then"))))
+                .addFailure(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("ntx/else"))
+                        .setValue(b("e"))))
+                .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(b("ntx/a"))))
+                .build();
+        TxnResponse r = kv().txn(TxnRequest.newBuilder()
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("ntx/a"))
+                        .setValue(b("1"))))
+                .addSuccess(RequestOp.newBuilder().setRequestDeleteRange(DeleteRangeRequest.newBuilder()
+                        .setKey(b("ntx/old"))))
+                .addSuccess(RequestOp.newBuilder().setRequestTxn(inner)).build());
+        assertTrue(r.getSucceeded());
+        TxnResponse nested = r.getResponses(2).getResponseTxn();
+        assertFalse(nested.getSucceeded(), "its compare saw ntx/old before the outer delete");
+        assertEquals("1", nested.getResponses(1).getResponseRange().getKvs(0).getValue().toStringUtf8());
+        long revision = r.getHeader().getRevision();
+        assertEquals(revision, nested.getResponses(0).getResponsePut().getHeader().getRevision());
+        assertEquals(EtcdCodec.clusterId("etcd-api-test"), nested.getHeader().getClusterId());
+
+        WatchResponse events = next(got);
+        assertEquals(List.of("ntx/a", "ntx/old", "ntx/else"), events.getEventsList().stream()
+                .map(e -> e.getKv().getKey().toStringUtf8()).toList());
+        assertTrue(events.getEventsList().stream().allMatch(e -> e.getKv().getModRevision() == revision));
+        watch.onCompleted();
+
+        StatusRuntimeException duplicate = assertThrows(StatusRuntimeException.class, () -> kv().txn(TxnRequest
+                .newBuilder().addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
+                        .setKey(b("ntx/else")))).addSuccess(RequestOp.newBuilder().setRequestTxn(inner)).build()));
+        assertEquals(Status.Code.INVALID_ARGUMENT, duplicate.getStatus().getCode());
+        assertEquals(EtcdErrors.DUPLICATE_KEY, duplicate.getStatus().getDescription());
+
+        TxnRequest deep = TxnRequest.getDefaultInstance();
+        for (int i = 0; i < io.rota.server.kv.Limits.MAX_TXN_DEPTH; i++) {
+            deep = TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder().setRequestTxn(deep)).build();
+        }
+        TxnRequest tooDeep = deep;
+        StatusRuntimeException refused = assertThrows(StatusRuntimeException.class, () -> kv().txn(tooDeep));
+        assertEquals(Status.Code.INVALID_ARGUMENT, refused.getStatus().getCode());
+        assertTrue(refused.getStatus().getDescription().contains("deeper than 32 levels"), refused::toString);
+    }
+
+    /** etcd's checkIntervals at the door (design Y43): a put that a delete of the same txn covers is a duplicate. */
+    @Test
+    void txnPutUnderADeleteOfTheSameTxnIsADuplicateAsInEtcd() {
+        RequestOp putK = RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("dup/k"))).build();
+        RequestOp deletePrefix = RequestOp.newBuilder().setRequestDeleteRange(DeleteRangeRequest.newBuilder()
+                .setKey(b("dup/")).setRangeEnd(prefixEnd("dup/"))).build();
+        for (TxnRequest refused : List.of(
+                TxnRequest.newBuilder().addSuccess(deletePrefix).addSuccess(putK).build(),
+                TxnRequest.newBuilder().addFailure(putK).addFailure(deletePrefix).build(),
+                TxnRequest.newBuilder().addSuccess(deletePrefix).addSuccess(RequestOp.newBuilder().setRequestTxn(
+                        TxnRequest.newBuilder().addFailure(putK))).build())) {
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> kv().txn(refused));
+            assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+            assertEquals(EtcdErrors.DUPLICATE_KEY, e.getStatus().getDescription());
+        }
+        // etcd's check reads range_end "\0" literally, so a delete "from key" covers no put: it passes, as there.
+        // ("~" sorts after every other test's keys, so the delete from it reaches none of theirs.)
+        TxnResponse fromKey = kv().txn(TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder()
+                .setRequestDeleteRange(DeleteRangeRequest.newBuilder().setKey(b("~dup/")).setRangeEnd(b("\0"))))
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("~dup/k"))))
+                .build());
+        assertTrue(fromKey.getSucceeded());
     }
 
     @Test

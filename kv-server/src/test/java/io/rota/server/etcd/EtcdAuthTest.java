@@ -170,6 +170,29 @@ class EtcdAuthTest {
     }
 
     @Test
+    @DisplayName("a nested txn is authorised whole, as etcd does: a forbidden key in any op or compare of any branch refuses it")
+    void nestedTxnIsCheckedAtEveryLevel() {
+        String bob = login("bob", "bob-pw");
+        RequestOp putA = RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("app-a/n"))
+                .setValue(b("1"))).build();
+        TxnRequest allowed = TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder().setRequestTxn(
+                TxnRequest.newBuilder().addSuccess(putA))).build();
+        assertTrue(kv(bob).txn(allowed).getResponses(0).getResponseTxn().getSucceeded());
+
+        // The forbidden put sits in a failure branch that will not run: refused all the same.
+        TxnRequest forbiddenOp = TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder().setRequestTxn(
+                TxnRequest.newBuilder().addSuccess(putA).addFailure(RequestOp.newBuilder().setRequestPut(
+                        PutRequest.newBuilder().setKey(b("app-b/n")).setValue(b("x")))))).build();
+        denied(() -> kv(bob).txn(forbiddenOp));
+        TxnRequest forbiddenCompare = TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder().setRequestTxn(
+                TxnRequest.newBuilder().addCompare(Compare.newBuilder().setKey(b("app-b/k"))
+                        .setTarget(Compare.CompareTarget.VERSION).setResult(Compare.CompareResult.GREATER)
+                        .setVersion(0)))).build();
+        denied(() -> kv(bob).txn(forbiddenCompare));
+        assertEquals(0, kv(rootToken).range(RangeRequest.newBuilder().setKey(b("app-b/n")).build()).getCount());
+    }
+
+    @Test
     @DisplayName("a reader of app-a/ reads it, and may not write it, read app-b/, compare on app-b/ in a txn, or watch app-b/")
     void readerIsHeldToItsPrefix() throws Exception {
         kv(rootToken).put(PutRequest.newBuilder().setKey(b("app-a/k")).setValue(b("1")).build());

@@ -124,15 +124,11 @@ class StateMachineModelTest {
         }
 
         /** A put at {@code rev} (the revision of the write in progress). */
-        PutResponse.Builder put(PutRequest req, long rev, List<ByteString> putKeys) {
+        PutResponse.Builder put(PutRequest req, long rev) {
             checkKey(req.getKey());
             if (req.getLease() != 0 && !leaseTtl.containsKey(req.getLease())) {
                 throw new Refused(Error.Code.LEASE_NOT_FOUND);
             }
-            if (putKeys.contains(req.getKey())) {
-                throw new Refused(Error.Code.INVALID_ARGUMENT);
-            }
-            putKeys.add(req.getKey());
             Kv prev = kvs.get(req.getKey());
             write(req.getKey(), new Kv(req.getValue(), prev == null ? rev : prev.create(), rev,
                     prev == null ? 1 : prev.version() + 1, req.getLease()));
@@ -228,7 +224,7 @@ class StateMachineModelTest {
             long next = revision + 1;
             switch (cmd.getOpCase()) {
                 case PUT -> {
-                    PutResponse.Builder r = put(cmd.getPut(), next, new ArrayList<>());
+                    PutResponse.Builder r = put(cmd.getPut(), next);
                     revision = next;
                     out.setPut(r.setHeader(header(revision)));
                 }
@@ -251,8 +247,14 @@ class StateMachineModelTest {
             if (req.getCompareCount() + req.getSuccessCount() + req.getFailureCount() > LIMITS.maxTxnOps()) {
                 throw new Refused(Error.Code.REQUEST_TOO_LARGE);
             }
+            // A key put twice in either branch is refused before anything runs, whichever branch would (etcd).
+            for (List<RequestOp> branch : List.of(req.getSuccessList(), req.getFailureList())) {
+                if (branch.stream().filter(RequestOp::hasRequestPut).map(op -> op.getRequestPut().getKey())
+                        .distinct().count() < branch.stream().filter(RequestOp::hasRequestPut).count()) {
+                    throw new Refused(Error.Code.INVALID_ARGUMENT);
+                }
+            }
             boolean succeeded = req.getCompareList().stream().allMatch(this::holds);
-            List<ByteString> putKeys = new ArrayList<>();
             List<ResponseOp.Builder> responses = new ArrayList<>();
             boolean wrote = false;
             for (RequestOp op : succeeded ? req.getSuccessList() : req.getFailureList()) {
@@ -260,7 +262,7 @@ class StateMachineModelTest {
                     case REQUEST_RANGE -> responses.add(ResponseOp.newBuilder()
                             .setResponseRange(range(op.getRequestRange()).toBuilder()));
                     case REQUEST_PUT -> {
-                        responses.add(ResponseOp.newBuilder().setResponsePut(put(op.getRequestPut(), next, putKeys)));
+                        responses.add(ResponseOp.newBuilder().setResponsePut(put(op.getRequestPut(), next)));
                         wrote = true;
                     }
                     case REQUEST_DELETE_RANGE -> {

@@ -163,6 +163,29 @@ class TxnTest {
         assertEquals("1", r.getResponses(1).getResponseRange().getKvs(0).getValue().toStringUtf8());
     }
 
+    /** etcd's min/max mod/create revision filters, on a range in a txn as on a plain one (design Y44). */
+    @Test
+    void revisionFiltersApplyToARangeInsideATxn() {
+        h.put("f/a", "1");                                        // rev 2
+        h.put("f/b", "1");                                        // rev 3
+        h.put("f/a", "2");                                        // rev 4: a created 2, modified 4
+        RangeRequest.Builder all = RangeRequest.newBuilder().setKey(b("f/")).setRangeEnd(b("f0"));
+        TxnResponse r = txn(TxnRequest.newBuilder()
+                .addSuccess(RequestOp.newBuilder().setRequestRange(all.clone().setMinCreateRevision(3)))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(all.clone().setMaxModRevision(3).setLimit(1)))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(all.clone().setMinModRevision(4)
+                        .setMaxCreateRevision(2)))).getTxn();
+        assertEquals(List.of("f/b"), keys(r.getResponses(0).getResponseRange()));
+        assertEquals(List.of("f/b"), keys(r.getResponses(1).getResponseRange()));
+        assertFalse(r.getResponses(1).getResponseRange().getMore(), "the limit applies after the filters");
+        assertEquals(2, r.getResponses(1).getResponseRange().getCount(), "count stays the range's size");
+        assertEquals(List.of("f/a"), keys(r.getResponses(2).getResponseRange()));
+    }
+
+    private static List<String> keys(io.rota.proto.RangeResponse r) {
+        return r.getKvsList().stream().map(kv -> kv.getKey().toStringUtf8()).toList();
+    }
+
     @Test
     void duplicatePutsAndOversizedTxnsAreRefused() {
         assertError(Error.Code.INVALID_ARGUMENT, txn(TxnRequest.newBuilder().addSuccess(put("a", "1")).addSuccess(put("a", "2"))));
