@@ -182,9 +182,11 @@ class MembershipChangeTest {
     }
 
     /**
-     * `member update` (etcd's MemberUpdate): n3 (the highest id, so the others dial it) is stopped, its peer
-     * address updated, and it restarts at the new port on its old data dir. Only the new address is listened
-     * on, so its catching up on what was written meanwhile, and a write through it, prove the others dial there.
+     * `member update` (etcd's MemberUpdate), in etcd's order: n3 (the highest id, so the others dial it) is
+     * updated while it runs, and must not publish its old address back once it has seen the update (design
+     * Y31); then it is stopped and restarts at the new port on its old data dir. Only the new address is
+     * listened on, so its catching up on what was written meanwhile, and a write through it, prove the others
+     * dial there.
      */
     @Test
     void aMemberMovedToANewPeerAddressRejoinsThere() {
@@ -194,15 +196,14 @@ class MembershipChangeTest {
             Await.until(TIMEOUT, () -> three.get(0).view().members().size() == 3, "all three published");
             RotaServer n3 = three.get(2);
             ServerConfig n3Config = n3.config();
-            stop(n3);
-            for (int i = 0; i < 300; i++) {   // past a snapshot (snapshotCount 200) while n3 is away
-                rota.kv().put("away" + i, "v" + i);
-            }
 
             InetSocketAddress moved = new InetSocketAddress("127.0.0.1", freePort());
-            rota.cluster().updateMember(3, "127.0.0.1:" + moved.getPort());
-            assertEquals("127.0.0.1:" + moved.getPort(), rota.cluster().memberList().stream()
-                    .filter(m -> m.id() == 3).findFirst().orElseThrow().peerAddress());
+            String movedAddress = "127.0.0.1:" + moved.getPort();
+            rota.cluster().updateMember(3, movedAddress);
+            assertEquals(movedAddress, peerOf(rota, 3), "member list shows the update at once");
+            Await.until(TIMEOUT, () -> n3.view().members().containsKey(3L)
+                            && movedAddress.equals(n3.view().members().get(3L).getPeerAddress()),
+                    "n3 has seen its own update (its publisher had its chance to put the old address back)");
             RotaException unknown = assertThrows(RotaException.class, () -> rota.cluster().updateMember(9, "127.0.0.1:1"));
             assertEquals("NOT_A_MEMBER", unknown.membershipRefusal());
             RotaException bad = assertThrows(RotaException.class, () -> rota.cluster().updateMember(3, "nowhere"));
@@ -211,6 +212,12 @@ class MembershipChangeTest {
             RotaException taken = assertThrows(RotaException.class, () -> rota.cluster().updateMember(3,
                     "127.0.0.1:" + bootstrap.get("n1").getPort()));
             assertEquals("NAME_TAKEN", taken.membershipRefusal());
+
+            stop(n3);
+            for (int i = 0; i < 300; i++) {   // past a snapshot (snapshotCount 200) while n3 is away
+                rota.kv().put("away" + i, "v" + i);
+            }
+            assertEquals(movedAddress, peerOf(rota, 3), "the running n3 did not publish its old address back");
 
             Map<String, InetSocketAddress> cluster = new LinkedHashMap<>(bootstrap);
             cluster.put("n3", moved);
@@ -222,9 +229,13 @@ class MembershipChangeTest {
                 assertEquals("v299", viaN3.kv().get("away299").first().orElseThrow().valueString());
             }
             assertEquals("yes", rota.kv().get("through-n3").first().orElseThrow().valueString());
-            assertEquals("127.0.0.1:" + moved.getPort(), again.view().members().get(3L).getPeerAddress(),
+            assertEquals(movedAddress, again.view().members().get(3L).getPeerAddress(),
                     "its own publication agrees with the update");
         }
+    }
+
+    private static String peerOf(RotaClient rota, long id) {
+        return rota.cluster().memberList().stream().filter(m -> m.id() == id).findFirst().orElseThrow().peerAddress();
     }
 
     static void deleteRecursively(Path dir) throws IOException {
