@@ -5,6 +5,7 @@ import io.rota.proto.Frame;
 import io.rota.proto.MemberAddRequest;
 import io.rota.proto.MemberListRequest;
 import io.rota.proto.MemberPromoteRequest;
+import io.rota.proto.MemberUpdateRequest;
 import io.rota.proto.MemberRemoveRequest;
 import io.rota.proto.MoveLeaderRequest;
 import io.rota.proto.RangeRequest;
@@ -218,6 +219,33 @@ public final class Cluster {
      */
     public void promoteMember(long id) {
         Errors.await(promoteMemberAsync(id));
+    }
+
+    /**
+     * Changes the peer address of member {@code id} (etcd's {@code member update}): every member dials it there
+     * from now on. Restart the member listening at the new address ({@code --listen-peer}, and
+     * {@code --advertise-peer} if it advertises one) on its own data directory; until then the others cannot
+     * reach it. No configuration change: a member's identity is its id.
+     *
+     * @param id          the member's id
+     * @param peerAddress its new {@code host:port} (unique among the members)
+     * @return completes once the change is applied
+     */
+    public CompletableFuture<Void> updateMemberAsync(long id, String peerAddress) {
+        return calls.execute(Frame.newBuilder().setMemberUpdateRequest(MemberUpdateRequest.newBuilder().setId(id)
+                .setPeerAddress(peerAddress)), false).thenApply(f -> null);
+    }
+
+    /**
+     * {@link #updateMemberAsync} and waits.
+     *
+     * @param id          the member's id
+     * @param peerAddress its new {@code host:port}
+     * @throws RotaException MEMBERSHIP_REFUSED (NOT_A_MEMBER for an unknown or removed id, NAME_TAKEN for an
+     *                       address another member has), INVALID_ARGUMENT (not host:port), or as any call
+     */
+    public void updateMember(long id, String peerAddress) {
+        Errors.await(updateMemberAsync(id, peerAddress));
     }
 
     /**

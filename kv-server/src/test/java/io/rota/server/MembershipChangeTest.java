@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Membership changes end to end, in one JVM (issue 13): a member added as a learner joins with
  * --initial-cluster-state existing, catches up, is promoted and removed; a member restarted on an empty data
- * directory under its old id is refused with the way to replace it; the replacement (remove, add) works.
+ * directory under its old id is refused with the way to replace it; the replacement (remove, add) works; a
+ * member moved to a new peer address (update, restart there) rejoins.
  */
 class MembershipChangeTest {
 
@@ -178,6 +179,63 @@ class MembershipChangeTest {
             assertFalse(rota.cluster().memberList().stream().anyMatch(m -> m.id() == 3));
             assertTrue(n5.view().members().containsKey(4L), "n5 published itself");
         }
+    }
+
+    /**
+     * `member update` (etcd's MemberUpdate), in etcd's order: n3 (the highest id, so the others dial it) is
+     * updated while it runs, and must not publish its old address back once it has seen the update (design
+     * Y31); then it is stopped and restarts at the new port on its old data dir. Only the new address is
+     * listened on, so its catching up on what was written meanwhile, and a write through it, prove the others
+     * dial there.
+     */
+    @Test
+    void aMemberMovedToANewPeerAddressRejoinsThere() {
+        List<RotaServer> three = startThree();
+        try (RotaClient rota = RotaClient.builder().endpoints(endpoints()).callTimeout(Duration.ofSeconds(10)).build()) {
+            rota.kv().put("before", "1");
+            Await.until(TIMEOUT, () -> three.get(0).view().members().size() == 3, "all three published");
+            RotaServer n3 = three.get(2);
+            ServerConfig n3Config = n3.config();
+
+            InetSocketAddress moved = new InetSocketAddress("127.0.0.1", freePort());
+            String movedAddress = "127.0.0.1:" + moved.getPort();
+            rota.cluster().updateMember(3, movedAddress);
+            assertEquals(movedAddress, peerOf(rota, 3), "member list shows the update at once");
+            Await.until(TIMEOUT, () -> n3.view().members().containsKey(3L)
+                            && movedAddress.equals(n3.view().members().get(3L).getPeerAddress()),
+                    "n3 has seen its own update (its publisher had its chance to put the old address back)");
+            RotaException unknown = assertThrows(RotaException.class, () -> rota.cluster().updateMember(9, "127.0.0.1:1"));
+            assertEquals("NOT_A_MEMBER", unknown.membershipRefusal());
+            RotaException bad = assertThrows(RotaException.class, () -> rota.cluster().updateMember(3, "nowhere"));
+            assertEquals(RotaException.Code.INVALID_ARGUMENT, bad.code());
+            assertTrue(bad.getMessage().contains("'nowhere'"), bad.getMessage());
+            RotaException taken = assertThrows(RotaException.class, () -> rota.cluster().updateMember(3,
+                    "127.0.0.1:" + bootstrap.get("n1").getPort()));
+            assertEquals("NAME_TAKEN", taken.membershipRefusal());
+
+            stop(n3);
+            for (int i = 0; i < 300; i++) {   // past a snapshot (snapshotCount 200) while n3 is away
+                rota.kv().put("away" + i, "v" + i);
+            }
+            assertEquals(movedAddress, peerOf(rota, 3), "the running n3 did not publish its old address back");
+
+            Map<String, InetSocketAddress> cluster = new LinkedHashMap<>(bootstrap);
+            cluster.put("n3", moved);
+            RotaServer again = start(n3Config.toBuilder().listenPeer(moved).initialCluster(cluster).build());
+            Await.until(TIMEOUT, () -> rota.cluster().memberList().stream()
+                    .anyMatch(m -> m.id() == 3 && m.caughtUp() && m.lag() == 0), "n3 caught up at its new address");
+            try (RotaClient viaN3 = RotaClient.connect("127.0.0.1:" + again.clientAddress().getPort())) {
+                viaN3.kv().put("through-n3", "yes");
+                assertEquals("v299", viaN3.kv().get("away299").first().orElseThrow().valueString());
+            }
+            assertEquals("yes", rota.kv().get("through-n3").first().orElseThrow().valueString());
+            assertEquals(movedAddress, again.view().members().get(3L).getPeerAddress(),
+                    "its own publication agrees with the update");
+        }
+    }
+
+    private static String peerOf(RotaClient rota, long id) {
+        return rota.cluster().memberList().stream().filter(m -> m.id() == id).findFirst().orElseThrow().peerAddress();
     }
 
     static void deleteRecursively(Path dir) throws IOException {

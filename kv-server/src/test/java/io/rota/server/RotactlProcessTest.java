@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
 import static io.rota.server.RotactlRunner.assertOk;
 import static io.rota.server.RotactlRunner.revision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -207,6 +208,19 @@ class RotactlProcessTest {
         }
         assertEquals(expected, members.lines());
         assertTrue(rotactl("member", "list", "-w", "json").out().contains("{\"id\":2,\"name\":\"n2\","));
+
+        // member update to the address n3 has: harmless on the shared cluster, the list unchanged.
+        String n3Peer = "127.0.0.1:" + CLUSTER.get().peerPort(2);
+        Run update = rotactl("member", "update", "3", "--peer", n3Peer);
+        assertEquals(0, update.exitCode(), update.toString());
+        assertEquals("Member 3 updated: peer " + n3Peer, update.lines().get(0), update.out());
+        assertEquals(expected, rotactl("member", "list").lines());
+        Run unknown = rotactl("member", "update", "99", "--peer", "127.0.0.1:1");
+        assertNotEquals(0, unknown.exitCode(), unknown.toString());
+        assertTrue(unknown.err().contains("no member 99 in the cluster"), unknown.err());
+        Run bad = rotactl("member", "update", "3", "--peer", "nowhere");
+        assertNotEquals(0, bad.exitCode(), bad.toString());
+        assertTrue(bad.err().contains("'nowhere'"), bad.err());
     }
 
     @Test

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * etcd's "publish": once a leader is known, this member proposes its own attributes (name, client and
  * peer address) through Raft, so every member can look up where the leader takes client calls. Retried
- * (at most one attempt in flight, one per second) until the replicated member table shows it.
+ * (at most one attempt in flight, one per second) until the replicated member table shows it; not again
+ * when only its peer address changed there afterwards (a `member update`).
  */
 public final class MemberPublisher implements ClusterView.Listener {
 
@@ -30,6 +31,12 @@ public final class MemberPublisher implements ClusterView.Listener {
     private volatile boolean inFlight;
     private long lastAttempt;
     private boolean attempted;
+    /**
+     * The table has shown this process's publication. After that, an entry that differs only in the peer
+     * address was moved by `member update` (the operator's word, applied later than ours): publishing the
+     * old address again would undo it (design Y31). This member restarts at the new address to agree.
+     */
+    private boolean shown;
 
     public MemberPublisher(ClusterView view, RequestRouter router, Member self, Clock clock) {
         this(view, router, self, clock, () -> { });
@@ -51,7 +58,13 @@ public final class MemberPublisher implements ClusterView.Listener {
     /** Timer thread. */
     @Override
     public void onRefresh(NodeStatus previous, NodeStatus current) {
-        if (inFlight || current.leaderId() == RaftNode.NONE || self.equals(view.members().get(self.getId()))) {
+        Member inTable = view.members().get(self.getId());
+        if (self.equals(inTable)) {
+            shown = true;
+        }
+        if (inFlight || current.leaderId() == RaftNode.NONE || self.equals(inTable)
+                || (shown && inTable != null && self.toBuilder().setPeerAddress(inTable.getPeerAddress()).build()
+                        .equals(inTable))) {
             return;
         }
         long now = clock.nanoTime();

@@ -10,11 +10,13 @@ import io.rota.proto.MemberInfo;
 import io.rota.proto.MemberListResponse;
 import io.rota.proto.MemberPromoteResponse;
 import io.rota.proto.MemberRemoveResponse;
+import io.rota.proto.MemberUpdateRequest;
 import io.rota.proto.MoveLeaderResponse;
 import io.rota.proto.RegisterMemberRequest;
 import io.rota.proto.RegisteredMember;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.RetireMemberRequest;
+import io.rota.proto.UpdateMemberRequest;
 import io.rota.raft.core.ConfChange;
 import io.rota.raft.core.ConfChangeResult;
 import io.rota.raft.core.Configuration;
@@ -48,6 +50,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>Remove: the configuration change first (§4.2.2: a removed leader steps down once it commits), then
  *       the registry entry is marked removed, which makes every member forget the peer.</li>
  *   <li>Promote: PROMOTE, which the core refuses while the learner is behind (LEARNER_BEHIND).</li>
+ *   <li>Update (etcd's MemberUpdate): one replicated entry rewrites the member's peer address; no
+ *       configuration change, since a member's identity in Raft is its id, not its address (design Y31).</li>
  *   <li>Move leader: leadership transfer (§3.10), answered once the target leads.</li>
  *   <li>List: the leader's configuration with each member's matchIndex and lag.</li>
  * </ul>
@@ -74,8 +78,8 @@ final class MembershipRequests {
     /** Whether the frame is a membership request (leader-only, forwarded like a write). */
     static boolean isMembership(Frame f) {
         return switch (f.getBodyCase()) {
-            case MEMBER_ADD_REQUEST, MEMBER_REMOVE_REQUEST, MEMBER_PROMOTE_REQUEST, MOVE_LEADER_REQUEST,
-                 MEMBER_LIST_REQUEST -> true;
+            case MEMBER_ADD_REQUEST, MEMBER_REMOVE_REQUEST, MEMBER_PROMOTE_REQUEST, MEMBER_UPDATE_REQUEST,
+                 MOVE_LEADER_REQUEST, MEMBER_LIST_REQUEST -> true;
             default -> false;
         };
     }
@@ -89,6 +93,7 @@ final class MembershipRequests {
                     ConfChange.promote(request.getMemberPromoteRequest().getId()), remaining(deadline))
                     .thenApply(c -> Frame.newBuilder().setMemberPromoteResponse(MemberPromoteResponse.newBuilder()
                             .setHeader(ResponseHeader.getDefaultInstance())).build());
+            case MEMBER_UPDATE_REQUEST -> update(request.getMemberUpdateRequest(), deadline);
             case MOVE_LEADER_REQUEST -> moveLeader(request.getMoveLeaderRequest().getTargetId(), deadline);
             case MEMBER_LIST_REQUEST -> list();
             default -> throw new IllegalArgumentException("not a membership request: " + request.getBodyCase());
@@ -141,6 +146,31 @@ final class MembershipRequests {
                     return Frame.newBuilder().setMemberRemoveResponse(MemberRemoveResponse.newBuilder()
                             .setHeader(ResponseHeader.getDefaultInstance())).build();
                 });
+    }
+
+    /**
+     * The configuration is the leader's to check (apply has none): an id outside it is NOT_A_MEMBER here, as
+     * for move-leader; the replicated entry then rewrites the address, or refuses a removed id, a bad address
+     * or one another member has.
+     */
+    private CompletableFuture<Frame> update(MemberUpdateRequest req, long deadline) {
+        return driver.status().thenCompose(status -> {
+            if (!status.configuration().members().contains(req.getId())) {
+                return CompletableFuture.failedFuture(new ApplyError(io.rota.proto.Error.newBuilder()
+                        .setCode(io.rota.proto.Error.Code.MEMBERSHIP_REFUSED).setMembershipRefusal("NOT_A_MEMBER")
+                        .setMessage("member " + req.getId() + " is not a member of the cluster").build()));
+            }
+            Command update = Command.newBuilder()
+                    .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime()))
+                    .setUpdateMember(UpdateMemberRequest.newBuilder().setId(req.getId())
+                            .setPeerAddress(req.getPeerAddress()).setInConfiguration(true)).build();
+            return driver.propose(update.toByteArray(), remaining(deadline));
+        }).thenApply(result -> {
+            if (result.hasError()) {
+                throw new ApplyError(result.getError());
+            }
+            return Frame.newBuilder().setMemberUpdateResponse(result.getUpdateMember()).build();
+        });
     }
 
     /** A refusal for {@code reason} means a retried request's change is already in place: carry on. */
@@ -196,8 +226,7 @@ final class MembershipRequests {
     }
 
     private CompletableFuture<Frame> list() {
-        return driver.status().thenCombine(driver.readLocal(stateMachine::registry), (status, registry) -> {
-            Map<Long, RegisteredMember> known = describe(registry, view.members());
+        return driver.status().thenCombine(driver.readLocal(this::known), (status, known) -> {
             MemberListResponse.Builder out = MemberListResponse.newBuilder()
                     .setHeader(ResponseHeader.getDefaultInstance()).setLeader(status.leaderId())
                     .setLastIndex(status.lastIndex());
@@ -222,13 +251,22 @@ final class MembershipRequests {
 
     /** The configuration's members with what the registry and the published table say of them. */
     private CompletableFuture<List<RegisteredMember>> members() {
-        return driver.status().thenCombine(driver.readLocal(stateMachine::registry), (status, registry) -> {
-            Map<Long, RegisteredMember> known = describe(registry, view.members());
+        return driver.status().thenCombine(driver.readLocal(this::known), (status, known) -> {
             return status.configuration().members().stream().sorted()
                     .map(id -> known.getOrDefault(id, RegisteredMember.newBuilder().setId(id).build())
                             .toBuilder().setLearner(status.configuration().isLearner(id)).build())
                     .toList();
         });
+    }
+
+    /**
+     * Both member tables as the state machine has them now (driver thread). Not the cluster view's published
+     * table: that is refreshed on a timer, and would show a `member update` late, with the old address.
+     */
+    private Map<Long, RegisteredMember> known() {
+        Map<Long, Member> published = new TreeMap<>();
+        stateMachine.members().forEach(m -> published.put(m.getId(), m));
+        return describe(stateMachine.registry(), published);
     }
 
     /** Registry entries, completed (or supplied) by the published table: the latest addresses win. */

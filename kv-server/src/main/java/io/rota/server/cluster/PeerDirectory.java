@@ -19,7 +19,9 @@ import java.util.concurrent.CompletableFuture;
  * The server's side of a changing membership (issue 13), kept from the replicated member tables:
  * <ul>
  *   <li>the peer transport's table: a member registered or published is dialled and admitted at its peer
- *       address, a removed one is forgotten and its connection closed;</li>
+ *       address, a removed one is forgotten and its connection closed. The registry is read first, then the
+ *       publications; they never disagree after a `member update`, which rewrites both (design Y31), so the
+ *       order only matters for a member that republished a new address itself (its own word wins);</li>
  *   <li>who has joined: published members and removed ones. A fresh process (an empty data directory) under
  *       such an id, and any process under a removed id, is refused in the handshake ({@link PeerAdmission})
  *       with what happened and how to replace the member; this member, refused so, stops ({@link #fatal()});</li>
@@ -82,7 +84,8 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
         Set<Long> joinedNow = new HashSet<>();
         Set<Long> removedNow = new HashSet<>();
         java.util.Map<Long, String> namesNow = new java.util.HashMap<>(names);
-        registry.forEach(r -> namesNow.put(r.getId(), r.getName()));
+        // A registry entry `member update` made for a bootstrap member that never published has no name.
+        registry.stream().filter(r -> !r.getName().isEmpty()).forEach(r -> namesNow.put(r.getId(), r.getName()));
         published.forEach(m -> namesNow.putIfAbsent(m.getId(), m.getName()));
         names = java.util.Map.copyOf(namesNow);
         for (RegisteredMember r : registry) {

@@ -30,8 +30,8 @@ import java.util.function.Supplier;
  * carried out by the leader): MemberAdd registers the member and changes the configuration (a learner as a
  * Rota learner), MemberRemove and MemberPromote change it, MemberList lists the leader's configuration.
  * A member's clientURLs are its etcd URL, as it published it with its other addresses (a member without
- * {@code --listen-etcd}, or not started yet, has none). MemberUpdate is refused: a Rota member keeps the peer
- * address it was added with.
+ * {@code --listen-etcd}, or not started yet, has none). MemberUpdate changes the member's peer address, as
+ * {@code rotactl member update} does.
  */
 final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
@@ -95,10 +95,18 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
                         .addAllMembers(members(f)).build(), out);
     }
 
+    /**
+     * etcd's MemberUpdate: the member's one peer URL (Rota keeps one peer address: more than one URL is
+     * INVALID_ARGUMENT) as host:port, carried out as {@code rotactl member update}; the answer lists the
+     * members after it, as etcd's does. Unknown or removed ids: etcd's "member not found".
+     */
     @Override
     public void memberUpdate(MemberUpdateRequest request, StreamObserver<MemberUpdateResponse> out) {
-        out.onError(EtcdErrors.unimplemented("etcdserver: Rota does not change a member's peer URL: a member keeps"
-                + " the peer address it was added with; remove the member and add it at its new address"));
+        calls.unary(() -> Frame.newBuilder().setMemberUpdateRequest(io.rota.proto.MemberUpdateRequest.newBuilder()
+                        .setId(request.getID()).setPeerAddress(peerAddress(request.getPeerURLsList()))).build(),
+                this::thenList,
+                f -> MemberUpdateResponse.newBuilder().setHeader(EtcdCodec.header(header(f), calls.clusterId))
+                        .addAllMembers(members(f)).build(), out);
     }
 
     /**
@@ -139,6 +147,9 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
     private static io.rota.proto.ResponseHeader header(Frame f) {
         if (f.hasMemberListResponse()) {
             return f.getMemberListResponse().getHeader();
+        }
+        if (f.hasMemberUpdateResponse()) {
+            return f.getMemberUpdateResponse().getHeader();
         }
         return f.hasMemberRemoveResponse() ? f.getMemberRemoveResponse().getHeader()
                 : f.getMemberPromoteResponse().getHeader();

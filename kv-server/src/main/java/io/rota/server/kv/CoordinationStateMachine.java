@@ -31,6 +31,7 @@ import io.rota.proto.LeaseStatus;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.LeaseTimeToLiveResponse;
 import io.rota.proto.Member;
+import io.rota.proto.MemberUpdateResponse;
 import io.rota.proto.PutRequest;
 import io.rota.proto.PublishMemberResponse;
 import io.rota.proto.PutResponse;
@@ -41,6 +42,8 @@ import io.rota.proto.RegisterMemberResponse;
 import io.rota.proto.RegisterSessionResponse;
 import io.rota.proto.RegisteredMember;
 import io.rota.proto.RetireMemberResponse;
+import io.rota.proto.UpdateMemberRequest;
+import io.rota.proto.RequestOp;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.SessionKeepAliveResponse;
 import io.rota.proto.SessionRef;
@@ -209,6 +212,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case PUBLISH_MEMBER -> out.setPublishMember(publish(cmd.getPublishMember().getMember()));
                 case REGISTER_MEMBER -> out.setRegisterMember(registerMember(cmd.getRegisterMember()));
                 case RETIRE_MEMBER -> out.setRetireMember(retireMember(cmd.getRetireMember().getId()));
+                case UPDATE_MEMBER -> out.setUpdateMember(updateMember(cmd.getUpdateMember()));
                 case ALARM -> out.setAlarm(alarm(cmd.getAlarm()));
                 case COMPACTION -> out.setCompaction(compact(cmd.getCompaction()));
 
@@ -438,6 +442,66 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         nextMemberId = Math.max(nextMemberId, id + 1);
         registryChanged();
         return RetireMemberResponse.newBuilder().setHeader(header()).build();
+    }
+
+    /**
+     * `member update` (etcd's MemberUpdate): member {@code id} is dialled at a new peer address from now on.
+     * Both tables are rewritten, the registry entry (made from the publication, or from the id alone for a
+     * bootstrap member that never published) and the publication, so that they agree: the peer directory
+     * reads both, and an older publication must not put the old address back (design Y31). The member's name
+     * and client address stay. Refused: a removed id, an id neither table knows unless the proposing leader's
+     * configuration has it, an address that is not host:port, one another member has.
+     */
+    private MemberUpdateResponse updateMember(UpdateMemberRequest req) {
+        long id = req.getId();
+        String peer = req.getPeerAddress();
+        if (!isHostPort(peer)) {
+            throw StoreException.invalid("a member's peer address must be host:port, got '" + peer + "'");
+        }
+        RegisteredMember entry = registry.get(id);
+        Member published = members.get(id);
+        if (id == 0 || (entry != null && entry.getRemoved())
+                || (entry == null && published == null && !req.getInConfiguration())) {
+            throw new StoreException(Error.newBuilder().setCode(Error.Code.MEMBERSHIP_REFUSED)
+                    .setMembershipRefusal("NOT_A_MEMBER").setMessage("member " + id + (entry != null
+                            ? " was removed from the cluster" : " is not a member of the cluster")).build());
+        }
+        for (RegisteredMember r : registry.values()) {
+            if (r.getId() != id && !r.getRemoved() && r.getPeerAddress().equals(peer)) {
+                throw nameTaken("member " + r.getId() + " (" + r.getName() + ") already has peer address " + peer);
+            }
+        }
+        for (Member m : members.values()) {
+            if (m.getId() != id && m.getPeerAddress().equals(peer)) {
+                throw nameTaken("member " + m.getId() + " (" + m.getName() + ") already has peer address " + peer);
+            }
+        }
+        RegisteredMember.Builder updated = entry != null ? entry.toBuilder() : RegisteredMember.newBuilder().setId(id);
+        if (entry == null && published != null) {
+            updated.setName(published.getName()).setClientAddress(published.getClientAddress());
+        }
+        RegisteredMember after = updated.setPeerAddress(peer).build();
+        registry.put(id, after);
+        if (published != null) {
+            members.put(id, published.toBuilder().setPeerAddress(peer).build());
+        }
+        nextMemberId = Math.max(nextMemberId, id + 1);
+        registryChanged();
+        return MemberUpdateResponse.newBuilder().setHeader(header()).setMember(after).build();
+    }
+
+    /** host:port with a port in 1..65535 (the host is looked up when dialled, not here: apply does no I/O). */
+    static boolean isHostPort(String address) {
+        int colon = address.lastIndexOf(':');
+        if (colon <= 0 || colon == address.length() - 1 || address.chars().anyMatch(c -> c == ',' || c <= ' ')) {
+            return false;
+        }
+        String port = address.substring(colon + 1);
+        if (!port.chars().allMatch(Character::isDigit) || port.length() > 5) {
+            return false;
+        }
+        int p = Integer.parseInt(port);
+        return p >= 1 && p <= 65535;
     }
 
     private static StoreException nameTaken(String message) {

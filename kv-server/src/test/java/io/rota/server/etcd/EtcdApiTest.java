@@ -22,6 +22,7 @@ import io.rota.etcd.api.MemberPromoteRequest;
 import io.rota.etcd.api.MemberRemoveRequest;
 import io.rota.etcd.api.MemberRemoveResponse;
 import io.rota.etcd.api.MemberUpdateRequest;
+import io.rota.etcd.api.MemberUpdateResponse;
 import io.rota.etcd.api.ProclaimRequest;
 import io.rota.etcd.api.ResignRequest;
 import io.rota.etcd.api.SnapshotRequest;
@@ -453,7 +454,7 @@ class EtcdApiTest {
     }
 
     @Test
-    @DisplayName("MemberAdd/Promote/Remove are Rota's membership changes, refused with etcd's membership errors")
+    @DisplayName("MemberAdd/Promote/Update/Remove are Rota's membership changes, refused with etcd's membership errors")
     void memberAddPromoteRemove() {
         MemberAddResponse added = cluster().memberAdd(MemberAddRequest.newBuilder()
                 .addPeerURLs("http://127.0.0.1:" + freePort()).setIsLearner(true).build());
@@ -466,9 +467,11 @@ class EtcdApiTest {
                 MemberPromoteRequest.newBuilder().setID(id).build()));
         assertEquals(Status.Code.FAILED_PRECONDITION, behind.getStatus().getCode());
         assertEquals(EtcdErrors.LEARNER_NOT_READY, behind.getStatus().getDescription());
-        StatusRuntimeException update = assertThrows(StatusRuntimeException.class, () -> cluster().memberUpdate(
-                MemberUpdateRequest.newBuilder().setID(id).addPeerURLs("http://127.0.0.1:1").build()));
-        assertEquals(Status.Code.UNIMPLEMENTED, update.getStatus().getCode());
+        String moved = "http://127.0.0.1:" + freePort();
+        MemberUpdateResponse update = cluster().memberUpdate(MemberUpdateRequest.newBuilder().setID(id)
+                .addPeerURLs(moved).build());
+        assertEquals(List.of(moved), update.getMembersList().stream().filter(m -> m.getID() == id)
+                .findFirst().orElseThrow().getPeerURLsList(), update.toString());
 
         MemberRemoveResponse removed = cluster().memberRemove(MemberRemoveRequest.newBuilder().setID(id).build());
         assertEquals(1, removed.getMembersCount(), removed.toString());
@@ -480,6 +483,28 @@ class EtcdApiTest {
                 MemberAddRequest.newBuilder().addPeerURLs("not a url").build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, bad.getStatus().getCode());
         assertTrue(bad.getStatus().getDescription().startsWith(EtcdErrors.BAD_MEMBER_URLS));
+    }
+
+    @Test
+    @DisplayName("MemberUpdate changes a member's one peer URL; an unknown id is etcd's 'member not found'")
+    void memberUpdate() {
+        MemberListResponse before = cluster().memberList(MemberListRequest.getDefaultInstance());
+        io.rota.etcd.api.Member self = before.getMembers(0);
+        MemberUpdateResponse same = cluster().memberUpdate(MemberUpdateRequest.newBuilder().setID(self.getID())
+                .addAllPeerURLs(self.getPeerURLsList()).build());
+        assertEquals(before.getHeader().getClusterId(), same.getHeader().getClusterId());
+        assertEquals(before.getMembersList(), same.getMembersList(), "the same address again changes nothing");
+
+        StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class, () -> cluster().memberUpdate(
+                MemberUpdateRequest.newBuilder().setID(0xbadcafeL).addPeerURLs("http://127.0.0.1:1").build()));
+        assertEquals(Status.Code.NOT_FOUND, unknown.getStatus().getCode());
+        assertEquals(EtcdErrors.MEMBER_NOT_FOUND, unknown.getStatus().getDescription());
+        StatusRuntimeException two = assertThrows(StatusRuntimeException.class, () -> cluster().memberUpdate(
+                MemberUpdateRequest.newBuilder().setID(self.getID()).addPeerURLs("http://127.0.0.1:1")
+                        .addPeerURLs("http://127.0.0.1:2").build()));
+        assertEquals(Status.Code.INVALID_ARGUMENT, two.getStatus().getCode());
+        assertTrue(two.getStatus().getDescription().startsWith(EtcdErrors.BAD_MEMBER_URLS),
+                two.getStatus().getDescription());
     }
 
     @Test

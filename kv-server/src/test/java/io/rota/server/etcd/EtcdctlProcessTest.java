@@ -49,7 +49,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code --listen-etcd} on every member: put/get with prefixes, ranges and options, del, txn from standard
  * input, watch from a revision with prev-kv, leases, lock and elect (etcdctl's client-side recipes on KV,
  * Lease and Watch; elect with a second candidate taking over), compaction, snapshot save, endpoint
- * status/health, alarm list/disarm and member list. Each etcdctl test is skipped, saying so, where etcdctl is not installed
+ * status/health, alarm list/disarm, member list and member update. Each etcdctl test is skipped, saying so, where etcdctl is not installed
  * ({@code apt-get install etcd-client}). Two checks through generated stubs share the three members and
  * run everywhere: a put on a follower's etcd port is forwarded and applied once, and every member's member
  * list names every member's etcd URL. A failsafe test: it runs etcdctl processes.
@@ -315,6 +315,28 @@ class EtcdctlProcessTest {
                     l.contains(", " + s.config().name() + ", ") && l.contains("http://127.0.0.1:"
                             + s.etcdAddress().getPort())));
         }, "every member with its etcd URL as client URL in etcdctl member list");
+    }
+
+    /**
+     * etcdctl's {@code member update}: to the address the member has (harmless on the shared members: nobody
+     * redials), answered as etcd answers it, the list unchanged; an unknown id is etcd's "member not found".
+     */
+    @Test
+    void memberUpdateToTheSameAddressAndAnUnknownId() throws Exception {
+        String name = servers.get(2).config().name();
+        Await.until(Duration.ofSeconds(20), () -> polled("member", "list").lines()
+                .filter(l -> l.contains(", started, ")).count() == 3, "every member published itself");
+        String before = ok(null, "member", "list");
+        String line = before.lines().filter(l -> l.contains(", " + name + ", ")).findFirst().orElseThrow();
+        String[] fields = line.split(", ");   // ID, status, name, peer URLs, client URLs, is learner
+        String updated = ok(null, "member", "update", fields[0], "--peer-urls=" + fields[3]);
+        // etcdctl pads the id to 16 characters (%16x): "Member                3 updated in cluster 9b2a...".
+        assertTrue(updated.strip().matches("Member +" + fields[0] + " updated in cluster [0-9a-f]+"), updated);
+        assertEquals(before, ok(null, "member", "list"), "the same address: the same list");
+
+        Run unknown = run(null, "member", "update", "badcafe", "--peer-urls=http://127.0.0.1:1");
+        assertNotEquals(0, unknown.exit(), unknown.output());
+        assertTrue(unknown.output().contains("etcdserver: member not found"), unknown.output());
     }
 
     // ---- through generated stubs: no etcdctl needed -------------------------------------------------------

@@ -7,6 +7,7 @@ import io.rota.proto.PublishMemberRequest;
 import io.rota.proto.RegisterMemberRequest;
 import io.rota.proto.RegisteredMember;
 import io.rota.proto.RetireMemberRequest;
+import io.rota.proto.UpdateMemberRequest;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -14,7 +15,10 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** PublishMember (etcd's publish): the latest announcement wins, no revision, and snapshots keep it. */
+/**
+ * PublishMember (etcd's publish): the latest announcement wins, no revision, and snapshots keep it; the member
+ * registry; UpdateMember (etcd's MemberUpdate) rewrites a member's peer address in both tables.
+ */
 class MembersTest {
 
     private static Member member(long id, String client) {
@@ -76,5 +80,62 @@ class MembersTest {
         assertEquals(h.sm.registry(), copy.sm.registry());
         assertEquals(6, copy.run(register("n6", "127.0.0.1:7106", 0)).getRegisterMember().getMember().getId(),
                 "the next id survives a snapshot");
+    }
+
+    private static Command.Builder update(long id, String peer, boolean inConfiguration) {
+        return Command.newBuilder().setUpdateMember(UpdateMemberRequest.newBuilder().setId(id).setPeerAddress(peer)
+                .setInConfiguration(inConfiguration));
+    }
+
+    @Test
+    void anUpdateRewritesTheRegistryAndThePublicationAndSurvivesASnapshot() {
+        Harness h = new Harness();
+        h.run(publish(member(1, "127.0.0.1:7001")));
+        h.run(publish(member(2, "127.0.0.1:7002")));
+        long revision = h.sm.revision();
+
+        RegisteredMember moved = h.run(update(2, "127.0.0.1:9102", true)).getUpdateMember().getMember();
+        assertEquals(RegisteredMember.newBuilder().setId(2).setName("n2").setPeerAddress("127.0.0.1:9102")
+                .setClientAddress("127.0.0.1:7002").build(), moved, "the entry is made from the publication");
+        assertEquals(List.of(moved), h.sm.registry());
+        assertEquals("127.0.0.1:9102", h.sm.members().get(1).getPeerAddress(),
+                "the publication agrees, so an older one cannot put the old address back");
+        assertEquals("127.0.0.1:7002", h.sm.members().get(1).getClientAddress());
+        assertEquals(revision, h.sm.revision(), "an update writes no revision");
+
+        // A bootstrap member that never published: the leader's configuration vouches for it.
+        RegisteredMember three = h.run(update(3, "127.0.0.1:9103", true)).getUpdateMember().getMember();
+        assertEquals(RegisteredMember.newBuilder().setId(3).setPeerAddress("127.0.0.1:9103").build(), three);
+
+        Harness copy = new Harness();
+        copy.sm.restore(h.sm.capture().serialize());
+        assertEquals(h.sm.registry(), copy.sm.registry());
+        assertEquals(h.sm.members(), copy.sm.members());
+        assertEquals(4, copy.run(register("n4", "127.0.0.1:7104", 0)).getRegisterMember().getMember().getId(),
+                "the updated ids count as used");
+    }
+
+    @Test
+    void anUnknownOrRemovedIdABadAddressOrATakenOneIsRefused() {
+        Harness h = new Harness();
+        h.run(publish(member(1, "127.0.0.1:7001")));
+        h.run(publish(member(2, "127.0.0.1:7002")));
+        assertEquals("NOT_A_MEMBER", h.run(update(9, "127.0.0.1:9109", false)).getError().getMembershipRefusal());
+        assertEquals("NOT_A_MEMBER", h.run(update(0, "127.0.0.1:9100", true)).getError().getMembershipRefusal());
+        h.run(Command.newBuilder().setRetireMember(RetireMemberRequest.newBuilder().setId(2)));
+        Error removed = h.run(update(2, "127.0.0.1:9102", true)).getError();
+        assertEquals("NOT_A_MEMBER", removed.getMembershipRefusal());
+        assertTrue(removed.getMessage().contains("was removed"), removed.getMessage());
+        for (String bad : List.of("", "127.0.0.1", "127.0.0.1:", ":7001", "127.0.0.1:0", "127.0.0.1:70000",
+                "host:port", "a:1,b:2", "h st:1")) {
+            Error e = h.run(update(1, bad, true)).getError();
+            assertEquals(Error.Code.INVALID_ARGUMENT, e.getCode(), bad);
+            assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
+        }
+        h.run(register("n5", "127.0.0.1:7105", 2));
+        assertEquals("NAME_TAKEN", h.run(update(1, "127.0.0.1:7105", true)).getError().getMembershipRefusal());
+        assertEquals("127.0.0.1:7101", h.sm.members().get(0).getPeerAddress(), "nothing changed");
+        assertEquals("127.0.0.1:7101", h.run(update(1, "127.0.0.1:7101", true)).getUpdateMember().getMember()
+                .getPeerAddress(), "its own address again is no conflict");
     }
 }

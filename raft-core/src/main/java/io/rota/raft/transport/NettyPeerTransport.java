@@ -98,7 +98,10 @@ public final class NettyPeerTransport implements PeerTransport {
 
     /**
      * Learn (or change) the address of peer {@code id} while running (issue 13: a member added to the
-     * cluster). The handshake admits ids of the peers table, so this also admits it.
+     * cluster; `member update`: a member moved). The handshake admits ids of the peers table, so this also
+     * admits it. A changed address closes the connection the peer has now: a dialler's next dial reads the
+     * table, so it goes to the new address at once instead of keeping a link to where the member no longer
+     * is meant to be (etcd's transport likewise redials a peer whose URLs were updated).
      */
     public void addPeer(long id, InetSocketAddress address) {
         if (id == config.selfId()) {
@@ -107,6 +110,9 @@ public final class NettyPeerTransport implements PeerTransport {
         InetSocketAddress before = config.peers().put(id, address);
         if (!address.equals(before)) {
             log.info("Node {} knows peer {} at {}", config.selfId(), id, address);
+            if (before != null) {
+                closeConnection(id);
+            }
         }
     }
 
@@ -119,6 +125,10 @@ public final class NettyPeerTransport implements PeerTransport {
             return;
         }
         log.info("Node {} forgets peer {} (removed from the cluster)", config.selfId(), id);
+        closeConnection(id);
+    }
+
+    private void closeConnection(long id) {
         Peer peer = peers.get(id);
         if (peer != null) {
             Channel ch = peer.channel();

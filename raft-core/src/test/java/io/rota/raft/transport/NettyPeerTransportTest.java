@@ -216,6 +216,27 @@ class NettyPeerTransportTest {
         assertEquals(0, restarted.transport.stats().get(1L).dialAttempts(), "the higher id does not dial");
     }
 
+    /**
+     * A peer's address changed while its old connection is up (`member update` of a running member): the
+     * dialler drops the link to the old address and dials the new one at once.
+     */
+    @Test
+    void aChangedAddressClosesTheOldConnectionAndDialsTheNewOne() {
+        List<Node> cluster = List.of(start(1), start(2));
+        introduce(cluster);
+        awaitFullMesh(cluster);
+        Node one = cluster.get(0);
+        Node oldTwo = cluster.get(1);
+
+        Node movedTwo = start(CLUSTER, 2, 0, b -> b.peers(Map.of(1L, one.transport.localAddress())));
+        one.transport.addPeer(2, movedTwo.transport.localAddress());
+        Await.until(TIMEOUT, () -> !oldTwo.transport.connectedPeers().contains(1L), "the old link is closed");
+        Await.until(TIMEOUT, () -> movedTwo.transport.connectedPeers().contains(1L), "node 1 dialled the new address");
+        assertTrue(one.transport.send(append(1, 2, 0)));
+        Await.until(TIMEOUT, () -> movedTwo.appendsFrom(1) == 1, "1->2 arrives at the new address");
+        assertEquals(0, oldTwo.appendsFrom(1), "nothing went to the old address");
+    }
+
     @Test
     void nodeOfAnotherClusterIsRefusedAndNeverDelivers() {
         Logger handshakeLog = (Logger) LoggerFactory.getLogger(HandshakeHandler.class);

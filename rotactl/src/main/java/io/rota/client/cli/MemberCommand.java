@@ -13,17 +13,18 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * {@code rotactl member add|remove|promote|list}, as etcdctl has them (issue 13). Each change goes to the
+ * {@code rotactl member add|remove|promote|update|list}, as etcdctl has them (issue 13). Each change goes to the
  * leader, one server at a time; the output says what was done and what to do next. docs/operations.md has
  * the runbooks that string them together.
  */
-@Command(name = "member", description = "Member commands: add, remove, promote, list.",
+@Command(name = "member", description = "Member commands: add, remove, promote, update, list.",
         subcommands = {MemberCommand.AddCommand.class, MemberCommand.RemoveCommand.class,
-                MemberCommand.PromoteCommand.class, MemberCommand.ListCommand.class})
+                MemberCommand.PromoteCommand.class, MemberCommand.UpdateCommand.class,
+                MemberCommand.ListCommand.class})
 final class MemberCommand extends CommandGroup {
 
     MemberCommand() {
-        super("name a member command: add, remove, promote, list");
+        super("name a member command: add, remove, promote, update, list");
     }
 
     /** {@code member add NAME --peer-urls HOST:PORT [--client-urls HOST:PORT] [--learner]}. */
@@ -114,6 +115,40 @@ final class MemberCommand extends CommandGroup {
                 throw e;
             }
             printer.memberChanged("Member " + id + " promoted to voter", id, List.of());
+            return 0;
+        }
+    }
+
+    /** {@code member update ID --peer HOST:PORT} (etcdctl's {@code member update ID --peer-urls URL}). */
+    @Command(name = "update", description = {"Changes a member's peer address: every member dials it there from now"
+            + " on. Then restart that member listening there (--listen-peer, --advertise-peer) on its own data dir.",
+            "No configuration change: the member keeps its id, its vote and its log."})
+    static final class UpdateCommand extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "ID", description = "The member's id (see 'member list').")
+        long id;
+
+        @Option(names = {"--peer", "--peer-urls"}, required = true, paramLabel = "HOST:PORT",
+                description = "Its new peer address. A scheme (http://) is ignored.")
+        String peerUrls;
+
+        @Override
+        int run(RotaClient client, Printer printer) {
+            String peer = stripScheme(peerUrls);
+            if (!peer.matches("[^:,\\s]+:\\d{1,5}")) {
+                throw usage("--peer must be one HOST:PORT, got '" + peerUrls + "'");
+            }
+            try {
+                client.cluster().updateMember(id, peer);
+            } catch (RotaException e) {
+                if ("NOT_A_MEMBER".equals(e.membershipRefusal())) {
+                    throw new CommandFailure("no member " + id + " in the cluster (it was never added, or was"
+                            + " removed); nothing updated (rotactl member list)");
+                }
+                throw e;
+            }
+            printer.memberChanged("Member " + id + " updated: peer " + peer, id, List.of(
+                    "Restart member " + id + " with --listen-peer " + peer + " (and --advertise-peer, if it has one)"
+                            + " on its own data dir; the others dial it there now."));
             return 0;
         }
     }
