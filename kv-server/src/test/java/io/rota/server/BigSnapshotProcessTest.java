@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <pre>
  *   ./mvnw -B -o verify -pl kv-server -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
  *       -Dfailsafe.failIfNoSpecifiedTests=false -Dit.test=BigSnapshotProcessTest -Drota.bigsnap=true \
- *       -Drota.bigsnap.bytes=2147483648 -Drota.process.xmx=6g
+ *       -Drota.bigsnap.bytes=2147483648 -Drota.process.xmx=6g -Drota.test.timeout="2 h"
  * </pre>
  *
  * "Caught up" is the leader's view: the new member acknowledged the installed snapshot (its file written,
