@@ -85,16 +85,23 @@ class TlsProcessTest {
 
             // Impostors on the peer port, as real processes (§ mutual TLS, docs/security.md): a member process
             // whose peer certificate comes from another CA, and one whose certificate is the cluster CA's but
-            // names n4 while it claims to be member 2 (it is second in its --initial-cluster). n1 refuses both
-            // and says why; the cluster keeps serving.
+            // names the impostor itself (n5) while it claims to be member 2 (it is second in its --initial-cluster).
+            // Both are refused with a line that says why; the cluster keeps serving.
             TestCertificates.Pair strangerPeer = other.issue("stranger-peer", "n4", List.of("n4", "localhost"),
                     List.of("127.0.0.1"));
             int stranger = impostor(cluster, impostorFlags, strangerPeer, other.cert());
-            awaitLog(cluster, "TLS handshake failed");
+            // Of two members the lower id dials, so an impostor claiming id 2 dials n3: n3 refuses it and says why.
+            awaitLog(cluster, 2, "Refusing peer connection", "TLS handshake failed", "the dialler's certificate was refused");
             cluster.kill(stranger);
-            TestCertificates.Pair n4 = certs.ca.issue("n4", "n4", List.of("n4", "localhost"), List.of("127.0.0.1"));
-            int claimant = impostor(cluster, impostorFlags, n4, certs.ca.cert());
-            awaitLog(cluster, "claims to be member 2", "(n2)", "CN=n4");
+            String own = ProcessCluster.name(cluster.size());   // the name the next member process starts under
+            TestCertificates.Pair ownCert = certs.ca.issue(own, own, List.of(own, "localhost"), List.of("127.0.0.1"));
+            int claimant = impostor(cluster, impostorFlags, ownCert, certs.ca.cert());
+            try {
+                awaitLog(cluster, 2, "Refusing peer connection", "claims to be member 2", "(n2)", "CN=" + own);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; the impostor's log:\n"
+                        + String.join("\n", Files.readAllLines(cluster.logFile(claimant), StandardCharsets.UTF_8)), e);
+            }
             cluster.kill(claimant);
             try (RotaClient viaN1 = RotaClient.builder().endpoints(cluster.endpoint(0)).tls(certs.clientOptions())
                     .callTimeout(DEADLINE).build()) {
@@ -163,14 +170,19 @@ class TlsProcessTest {
 
     /** Waits until member n1's log has a line holding every one of {@code parts}. */
     private static void awaitLog(ProcessCluster cluster, String... parts) {
-        Await.until(DEADLINE, () -> logLines(cluster).stream()
-                .anyMatch(l -> java.util.Arrays.stream(parts).allMatch(l::contains)),
-                "n1's log has a line with " + List.of(parts));
+        awaitLog(cluster, 0, parts);
     }
 
-    private static List<String> logLines(ProcessCluster cluster) {
+    /** Waits until member {@code i}'s log has a line holding every one of {@code parts}. */
+    private static void awaitLog(ProcessCluster cluster, int i, String... parts) {
+        Await.until(DEADLINE, () -> logLines(cluster, i).stream()
+                .anyMatch(l -> java.util.Arrays.stream(parts).allMatch(l::contains)),
+                ProcessCluster.name(i) + "'s log has a line with " + List.of(parts));
+    }
+
+    private static List<String> logLines(ProcessCluster cluster, int i) {
         try {
-            return Files.readAllLines(cluster.logFile(0), StandardCharsets.UTF_8);
+            return Files.readAllLines(cluster.logFile(i), StandardCharsets.UTF_8);
         } catch (java.io.IOException e) {
             return List.of();
         }
