@@ -243,6 +243,14 @@ public final class RotaServer implements AutoCloseable {
         return peerDirectory.fatal();
     }
 
+    /**
+     * Completes with the error when this member's Raft node stopped itself (storage failure, a state machine that
+     * cannot apply or restore, out of memory): it serves nothing more, and the process should exit.
+     */
+    public java.util.concurrent.CompletableFuture<Throwable> failStopped() {
+        return driver.failStopped();
+    }
+
     private long term() {
         return view == null ? 0 : view.term();
     }

@@ -193,6 +193,18 @@ final class ServerCommand implements Callable<Integer> {
             exit[0] = 1;
             stopped.countDown();
         });
+        // A member whose Raft node stopped itself would linger: alive to a process check, useless to clients.
+        // Exit instead (status 1), so systemd or Kubernetes restarts it from its fsync'd log and snapshot.
+        server.failStopped().thenAccept(cause -> {
+            spec.commandLine().getErr().println("rota server " + config.name() + " (id " + config.memberId()
+                    + ") stopped: its Raft node failed with " + cause + "; exiting so a supervisor can restart it"
+                    + (cause instanceof OutOfMemoryError
+                    ? ". The heap was too small for this member's state: raise -Xmx (docs/operations.md, Large state:"
+                    + " about three times the data stored)" : " (the cause is in the log above)"));
+            spec.commandLine().getErr().flush();
+            exit[0] = 1;
+            stopped.countDown();
+        });
         out.printf("rota server %s (id %d) started%n", config.name(), config.memberId());
         out.printf("  data dir  %s%n", config.dataDir().toAbsolutePath());
         out.printf("  client    %s%s%s%n", ServerConfig.format(server.clientAddress()),
@@ -219,7 +231,11 @@ final class ServerCommand implements Callable<Integer> {
         stopped.await();
         if (exit[0] != 0) {
             Runtime.getRuntime().removeShutdownHook(hook);
-            server.close();
+            try {
+                server.close();
+            } catch (Throwable t) {   // e.g. still out of memory: exit all the same
+                spec.commandLine().getErr().println("rota server " + config.name() + ": while stopping: " + t);
+            }
         }
         return exit[0];
     }

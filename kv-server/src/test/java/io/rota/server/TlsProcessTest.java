@@ -29,8 +29,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code --cacert --cert --key}, a client without a certificate and one with a certificate of another CA
  * refused (and logged), the HTTP port speaking HTTPS (/health and /metrics to anyone with the CA, the rest
  * only with a client certificate, plaintext refused), and a client port certificate rotated without a
- * restart. Peer refusals (another CA,
- * another member's name) are PeerTlsTest's, in raft-core.
+ * restart; and two impostor member processes on the peer port (a certificate of another CA, and one of the
+ * cluster CA claiming another member's id) refused with a log line, as PeerTlsTest shows on bare transports.
  */
 class TlsProcessTest {
 
@@ -44,7 +44,10 @@ class TlsProcessTest {
         String missing = TlsCluster.unavailable();
         assumeTrue(missing == null, () -> "SKIPPED: TLS process tests need openssl to make certificates: " + missing);
         TlsCluster certs = new TlsCluster(dir.resolve("tls"));
-        try (ProcessCluster cluster = ProcessCluster.prepare(dir, 3, null).memberArgs(certs::memberFlags)) {
+        // Members 0-2 are the cluster; members added later are the impostors below, with their own flags.
+        Map<Integer, List<String>> impostorFlags = new java.util.concurrent.ConcurrentHashMap<>();
+        try (ProcessCluster cluster = ProcessCluster.prepare(dir, 3, null)
+                .memberArgs(i -> i < 3 ? certs.memberFlags(i) : impostorFlags.get(i))) {
             cluster.startAll();
             cluster.awaitLeader();
 
@@ -80,6 +83,32 @@ class TlsProcessTest {
             assertThrows(RotaException.class, () -> call(cluster, TlsOptions.builder().trustedCaFile(certs.ca.cert())
                     .clientCertificate(intruder.cert(), intruder.key()).build()));
 
+            // Impostors on the peer port, as real processes (§ mutual TLS, docs/security.md): a member process
+            // whose peer certificate comes from another CA, and one whose certificate is the cluster CA's but
+            // names the impostor itself (n5) while it claims to be member 2 (it is second in its --initial-cluster).
+            // Both are refused with a line that says why; the cluster keeps serving.
+            TestCertificates.Pair strangerPeer = other.issue("stranger-peer", "n4", List.of("n4", "localhost"),
+                    List.of("127.0.0.1"));
+            int stranger = impostor(cluster, impostorFlags, strangerPeer, other.cert());
+            // Of two members the lower id dials, so an impostor claiming id 2 dials n3: n3 refuses it and says why.
+            awaitLog(cluster, 2, "Refusing peer connection", "TLS handshake failed", "the dialler's certificate was refused");
+            cluster.kill(stranger);
+            String own = ProcessCluster.name(cluster.size());   // the name the next member process starts under
+            TestCertificates.Pair ownCert = certs.ca.issue(own, own, List.of(own, "localhost"), List.of("127.0.0.1"));
+            int claimant = impostor(cluster, impostorFlags, ownCert, certs.ca.cert());
+            try {
+                awaitLog(cluster, 2, "Refusing peer connection", "claims to be member 2", "(n2)", "CN=" + own);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; the impostor's log:\n"
+                        + String.join("\n", Files.readAllLines(cluster.logFile(claimant), StandardCharsets.UTF_8)), e);
+            }
+            cluster.kill(claimant);
+            try (RotaClient viaN1 = RotaClient.builder().endpoints(cluster.endpoint(0)).tls(certs.clientOptions())
+                    .callTimeout(DEADLINE).build()) {
+                viaN1.kv().put("tls/after-impostors", "ok");
+                assertEquals("ok", viaN1.kv().get("tls/after-impostors").first().orElseThrow().valueString());
+            }
+
             // The HTTP port is HTTPS with the member's client-port certificate: probes need only the CA for
             // /health and /metrics; status and the dashboard need a client certificate; plaintext gets nothing.
             int http = cluster.httpPort(0);
@@ -109,6 +138,21 @@ class TlsProcessTest {
         }
     }
 
+    /**
+     * Starts one more member process that dials n1 and n3 as member 2 (its --initial-cluster lists it second)
+     * with {@code peer} as its peer certificate, trusting {@code trusted}; its index, to kill it by PID.
+     */
+    private static int impostor(ProcessCluster cluster, Map<Integer, List<String>> flags, TestCertificates.Pair peer,
+                                 Path trusted) {
+        int i = cluster.addMember();
+        flags.put(i, List.of("--peer-cert-file", peer.cert().toString(), "--peer-key-file", peer.key().toString(),
+                "--peer-trusted-ca-file", trusted.toString()));
+        String initial = "n1=127.0.0.1:" + cluster.peerPort(0) + "," + ProcessCluster.name(i) + "=127.0.0.1:"
+                + cluster.peerPort(i) + ",n3=127.0.0.1:" + cluster.peerPort(2);
+        cluster.startMember(i, initial);
+        return i;
+    }
+
     private static void call(ProcessCluster cluster, TlsOptions options) {
         try (RotaClient c = RotaClient.builder().endpoints(cluster.endpoint(0)).tls(options)
                 .callTimeout(Duration.ofSeconds(10)).build()) {
@@ -126,14 +170,19 @@ class TlsProcessTest {
 
     /** Waits until member n1's log has a line holding every one of {@code parts}. */
     private static void awaitLog(ProcessCluster cluster, String... parts) {
-        Await.until(DEADLINE, () -> logLines(cluster).stream()
-                .anyMatch(l -> java.util.Arrays.stream(parts).allMatch(l::contains)),
-                "n1's log has a line with " + List.of(parts));
+        awaitLog(cluster, 0, parts);
     }
 
-    private static List<String> logLines(ProcessCluster cluster) {
+    /** Waits until member {@code i}'s log has a line holding every one of {@code parts}. */
+    private static void awaitLog(ProcessCluster cluster, int i, String... parts) {
+        Await.until(DEADLINE, () -> logLines(cluster, i).stream()
+                .anyMatch(l -> java.util.Arrays.stream(parts).allMatch(l::contains)),
+                ProcessCluster.name(i) + "'s log has a line with " + List.of(parts));
+    }
+
+    private static List<String> logLines(ProcessCluster cluster, int i) {
         try {
-            return Files.readAllLines(cluster.logFile(0), StandardCharsets.UTF_8);
+            return Files.readAllLines(cluster.logFile(i), StandardCharsets.UTF_8);
         } catch (java.io.IOException e) {
             return List.of();
         }

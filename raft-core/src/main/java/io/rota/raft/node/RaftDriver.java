@@ -162,6 +162,8 @@ public final class RaftDriver<R> implements AutoCloseable {
     private ScheduledFuture<?> tickTask;
     private volatile boolean running = true;
     private volatile Throwable failure;
+    /** Completes with {@link #failure} when the node stops itself; a process hosting it should exit. */
+    private final CompletableFuture<Throwable> failStopped = new CompletableFuture<>();
     /** This member's current leadership, or null while it does not lead. Written on the driver thread. */
     private volatile Leadership leadership;
 
@@ -416,6 +418,16 @@ public final class RaftDriver<R> implements AutoCloseable {
         return failure;
     }
 
+    /**
+     * Completes with the error when the node stops itself (a storage failure, a broken invariant, a state
+     * machine that cannot apply or restore, an OutOfMemoryError), on the driver's thread; never completes on a
+     * normal {@link #close()}. A node that stopped serves nothing more, so the process hosting it should exit
+     * and let its supervisor restart it from its durable log and snapshot, rather than linger half alive.
+     */
+    public CompletableFuture<Throwable> failStopped() {
+        return failStopped;
+    }
+
     /** Stop the driver, fail what is pending with STOPPED, close the transport and the store. */
     @Override
     public void close() {
@@ -548,6 +560,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         failure = t;
         leadership = null;
         log.error("node {} stopped: {}", id(), t.toString(), t);
+        failStopped.complete(t);
     }
 
     private void turn(List<Input> batch) {

@@ -98,9 +98,17 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             refusedBy(ctx, handshake.getNodeId(), handshake.getRefusal());
             return;
         }
+        // Authentication first: with mutual TLS the certificate must name the member the peer claims to be,
+        // before anything else is said to it (an impostor learns nothing about the cluster's members).
+        String impostor = identity == null ? null : checkCertificate(ctx, handshake.getNodeId());
+        if (impostor != null) {
+            refuse(ctx, impostor);
+            return;
+        }
         // Issue 13: a removed id, or a fresh node under an id the cluster knows as joined (it has lost its
         // votes and the entries it acknowledged), is told why (it stops) before the connection closes. Asked
-        // first: a removed id is no longer a known peer, and would otherwise be refused without a word.
+        // before the other checks: a removed id is no longer a known peer, and would otherwise be refused
+        // without a word.
         String admission = checkCommon(handshake) == null
                 ? this.admission.refuse(handshake.getNodeId(), handshake.getFresh()) : null;
         if (admission != null) {
@@ -111,9 +119,6 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         String problem = accepting() ? checkDialler(handshake) : checkAcceptor(handshake);
-        if (problem == null && identity != null) {
-            problem = checkCertificate(ctx, handshake.getNodeId());
-        }
         if (problem != null) {
             refuse(ctx, problem);
             return;

@@ -21,6 +21,8 @@ import java.util.function.UnaryOperator;
 
 import static io.rota.raft.node.LocalCluster.TIMEOUT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,6 +72,37 @@ class RaftDriverTest {
             assertEquals(new RoleChange(newTerm, Role.CANDIDATE, RaftNode.NONE), won.get(won.size() - 2));
         } finally {
             listenerThread.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("a node whose state machine cannot apply stops itself and says so: failStopped completes with the error")
+    void aNodeThatCannotApplyStopsAndSaysSo() {
+        IllegalStateException broken = new IllegalStateException("cannot apply (simulated)");
+        try (LocalCluster c = LocalCluster.inMemory(3, cfg -> cfg, () -> new ListStateMachine() {
+            @Override
+            public List<Long> apply(List<io.rota.raft.core.Entry> committed) {
+                for (io.rota.raft.core.Entry e : committed) {
+                    if (e.type() == io.rota.raft.core.Entry.Type.COMMAND
+                            && "poison".equals(new String(e.data(), java.nio.charset.StandardCharsets.UTF_8))) {
+                        throw broken;
+                    }
+                }
+                return super.apply(committed);
+            }
+        })) {
+            long leader = c.awaitLeader();
+            c.write("fine");
+            assertFalse(c.node(leader).failStopped().isDone(), "a healthy node has not stopped");
+            // Not awaited: the leader stops as it applies it, so the proposal fails with STOPPED.
+            c.node(leader).propose("poison".getBytes(java.nio.charset.StandardCharsets.UTF_8), java.time.Duration.ofSeconds(5));
+            // Every member applies the same committed entry, so every member stops (fail-stop, never diverge).
+            for (long id = 1; id <= 3; id++) {
+                RaftDriver<Long> node = c.node(id);
+                Await.until(TIMEOUT, () -> node.failStopped().isDone(), "node " + id + " reports that it stopped");
+                assertSame(broken, node.failStopped().join());
+                assertSame(broken, node.failure());
+            }
         }
     }
 
