@@ -58,7 +58,7 @@ class RotactlSignalProcessTest {
         long[] command = awaitCommand(pid, rotactl);
 
         ctrlC(rotactl);
-        assertTrue(rotactl.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), "rotactl ended after Ctrl-C");
+        awaitEnded(rotactl, dir.resolve("once.out"));
         String output = Files.readString(dir.resolve("once.out"));
         assertEquals(130, rotactl.exitValue(), "the command died of the forwarded SIGINT: " + output);
         assertFalse(output.contains("answered"), "an interrupt is not a cluster that is down: " + output);
@@ -86,7 +86,7 @@ class RotactlSignalProcessTest {
         Await.until(WAIT, () -> next.err().startsWith("waiting for lock ctrl-c held by"), "the next holder waits");
 
         ctrlC(rotactl);
-        assertTrue(rotactl.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), "rotactl ended after Ctrl-C");
+        awaitEnded(rotactl, dir.resolve("lock.out"));
         String output = Files.readString(dir.resolve("lock.out"));
         assertEquals(130, rotactl.exitValue(), "the command's exit code, SIGINT: " + output);
         assertFalse(output.contains("Error"), output);
@@ -117,6 +117,28 @@ class RotactlSignalProcessTest {
         assertNotEquals(stat(rotactl.pid())[1], group, "the command runs in a process group of its own");
         assertEquals(group, stat(child)[1], "its background child is in the command's group");
         return new long[] {pid, group, child};
+    }
+
+    /**
+     * Waits for rotactl to end after the Ctrl-C; if it does not, fails with what it printed and its threads (a
+     * thread dump by jcmd), so a rare hang in a full suite leaves evidence, then stops it by PID.
+     */
+    private static void awaitEnded(Process rotactl, Path output) throws Exception {
+        if (rotactl.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+            return;
+        }
+        String threads;
+        try {
+            Process jcmd = new ProcessBuilder("jcmd", Long.toString(rotactl.pid()), "Thread.print")
+                    .redirectErrorStream(true).start();
+            threads = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            jcmd.waitFor(10, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            threads = "(no thread dump: " + e.getMessage() + ")";
+        }
+        rotactl.destroyForcibly();
+        throw new AssertionError("rotactl did not end within " + WAIT + " after Ctrl-C; it printed:\n"
+                + Files.readString(output) + "\nits threads:\n" + threads);
     }
 
     /** A terminal's Ctrl-C: SIGINT to rotactl's whole process group. */

@@ -109,8 +109,19 @@ class SnapshotStreamingTest {
         Await.until(TIMEOUT, () -> partialFiles(followerDir).isEmpty(), "the partial file is deleted");
 
         // The follower comes back on its port; the leader's core, told of the failure, sends it again.
+        // Its old transport was closed from its own event loop (in the chunk callback), which cannot wait for
+        // the listening socket to close: bind again until the port is free.
         Receiver second = new Receiver(followerDir);
-        NettyPeerTransport secondFollower = transport(2, port, followerDir, second::receive);
+        NettyPeerTransport[] restarted = new NettyPeerTransport[1];
+        Await.until(TIMEOUT, () -> {
+            try {
+                restarted[0] = transport(2, port, followerDir, second::receive);
+                return true;
+            } catch (IllegalStateException portStillBound) {
+                return false;
+            }
+        }, "the follower listens on port " + port + " again");
+        NettyPeerTransport secondFollower = restarted[0];
         configs.get(secondFollower).peers().put(1L, leader.localAddress());
         assertTrue(leader.send(install));
         Await.until(TIMEOUT, () -> !second.snapshots.isEmpty(), "the snapshot sent again arrives");
