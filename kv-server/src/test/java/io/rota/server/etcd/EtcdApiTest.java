@@ -671,7 +671,8 @@ class EtcdApiTest {
         assertEquals("vlock/" + Long.toHexString(second), waiting.get(10, TimeUnit.SECONDS).getKey().toStringUtf8());
     }
 
-    private static <T> StreamObserver<T> collect(BlockingQueue<T> into) {
+    /** A stream observer that queues what it is sent (errors and completion are the test's to check otherwise). */
+    static <T> StreamObserver<T> collect(BlockingQueue<T> into) {
         return new StreamObserver<>() {
             @Override
             public void onNext(T value) {

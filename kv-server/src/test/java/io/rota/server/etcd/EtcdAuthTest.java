@@ -209,20 +209,7 @@ class EtcdAuthTest {
 
         BlockingQueue<WatchResponse> got = new LinkedBlockingQueue<>();
         StreamObserver<WatchRequest> watch = as(WatchGrpc.newStub(channel), alice).withDeadline(null)
-                .watch(new StreamObserver<>() {
-                    @Override
-                    public void onNext(WatchResponse value) {
-                        got.add(value);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                    }
-                });
+                .watch(EtcdApiTest.collect(got));
         watch.onNext(WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder().setKey(b("app-b/k"))).build());
         WatchResponse refused = got.poll(10, TimeUnit.SECONDS);
         assertNotNull(refused, "an answer to the refused watch");
