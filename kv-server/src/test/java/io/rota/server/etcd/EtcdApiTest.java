@@ -104,11 +104,7 @@ class EtcdApiTest {
 
     @BeforeAll
     static void start() {
-        InetSocketAddress peer = new InetSocketAddress("127.0.0.1", freePort());
-        server = RotaServer.start(ServerConfig.builder("n1").dataDir(dir.resolve("n1"))
-                .listenClient(new InetSocketAddress("127.0.0.1", 0)).listenPeer(peer)
-                .initialCluster(Map.of("n1", peer)).clusterId("etcd-api-test").heartbeatMs(20).electionMs(100)
-                .listenEtcd(new InetSocketAddress("127.0.0.1", 0)).build());
+        server = singleMember(dir, "etcd-api-test");
         channel = NettyChannelBuilder.forAddress(server.etcdAddress()).usePlaintext().build();
         kvStub = KVGrpc.newBlockingStub(channel);
         leaseStub = LeaseGrpc.newBlockingStub(channel);
@@ -669,6 +665,15 @@ class EtcdApiTest {
         assertFalse(waiting.isDone(), "the second caller got the lock while the first held it");
         locks.unlock(UnlockRequest.newBuilder().setKey(held.getKey()).build());
         assertEquals("vlock/" + Long.toHexString(second), waiting.get(10, TimeUnit.SECONDS).getKey().toStringUtf8());
+    }
+
+    /** One member, leading alone, with its etcd port on any free port of 127.0.0.1 (the etcd tests' server). */
+    static RotaServer singleMember(Path dir, String clusterId) {
+        InetSocketAddress peer = new InetSocketAddress("127.0.0.1", freePort());
+        return RotaServer.start(ServerConfig.builder("n1").dataDir(dir.resolve("n1"))
+                .listenClient(new InetSocketAddress("127.0.0.1", 0)).listenPeer(peer)
+                .initialCluster(Map.of("n1", peer)).clusterId(clusterId).heartbeatMs(20).electionMs(100)
+                .listenEtcd(new InetSocketAddress("127.0.0.1", 0)).build());
     }
 
     /** A stream observer that queues what it is sent (errors and completion are the test's to check otherwise). */

@@ -37,7 +37,6 @@ import io.rota.etcd.api.WatchGrpc;
 import io.rota.etcd.api.WatchRequest;
 import io.rota.etcd.api.WatchResponse;
 import io.rota.server.RotaServer;
-import io.rota.server.ServerConfig;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,16 +45,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import static io.rota.testkit.Ports.freePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -77,11 +73,7 @@ class EtcdAuthTest {
 
     @BeforeAll
     static void start() {
-        InetSocketAddress peer = new InetSocketAddress("127.0.0.1", freePort());
-        server = RotaServer.start(ServerConfig.builder("n1").dataDir(dir.resolve("n1"))
-                .listenClient(new InetSocketAddress("127.0.0.1", 0)).listenPeer(peer)
-                .initialCluster(Map.of("n1", peer)).clusterId("etcd-auth-test").heartbeatMs(20).electionMs(100)
-                .listenEtcd(new InetSocketAddress("127.0.0.1", 0)).build());
+        server = EtcdApiTest.singleMember(dir, "etcd-auth-test");
         channel = NettyChannelBuilder.forAddress(server.etcdAddress()).usePlaintext().build();
         Await.until(Duration.ofSeconds(10), () -> server.view().isLeader(), "the single member to lead");
 
