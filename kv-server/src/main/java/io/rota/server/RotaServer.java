@@ -108,7 +108,11 @@ public final class RotaServer implements AutoCloseable {
         // The client context also dials the leader's client port (forwarded writes): it trusts the peer CA too.
         clientTls = clientFiles == null ? null : TlsContexts.load(clientFiles, peerFiles == null ? java.util.List.of()
                 : java.util.List.of(peerFiles.trustedCaFile()), true, "client port");
-        NettyPeerTransport transport = new NettyPeerTransport(config.transportConfig());
+        // The driver runs on the peer transport's one event loop (design.md P11) unless -Drota.driver=thread.
+        boolean driverOnLoop = !"thread".equals(System.getProperty("rota.driver", "loop"));
+        NettyPeerTransport transport = driverOnLoop
+                ? NettyPeerTransport.withDriverLoop(config.transportConfig(), "raft-driver-" + id)
+                : new NettyPeerTransport(config.transportConfig());
         peerDirectory = new PeerDirectory(id, identity, config.dataDir(), transport);
         transport.setAdmission(peerDirectory);
         Map<Long, String> initialNames = new HashMap<>();
@@ -129,8 +133,11 @@ public final class RotaServer implements AutoCloseable {
         FreshnessTrackingStore store = new FreshnessTrackingStore(RocksDbLogStore.open(
                 StorageConfig.defaults(config.dataDir())));
         peerDirectory.setEmptyLog(store::emptyLog);
-        driver = RaftDriver.start(nodeConfig, store,
-                partition != null ? partition : transport, stateMachine, new SplittableRandom(), metrics, clock);
+        driver = driverOnLoop
+                ? RaftDriver.startOnLoop(nodeConfig, store, partition != null ? partition : transport, stateMachine,
+                        new SplittableRandom(), metrics, clock, transport.driverLoop().orElseThrow())
+                : RaftDriver.start(nodeConfig, store, partition != null ? partition : transport, stateMachine,
+                        new SplittableRandom(), metrics, clock);
         lab = labMode == null ? null : new LabController(labMode.script(), labMode.clusterDir(), partition);
 
         timer = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -61,6 +61,11 @@ public final class LabPartition implements PeerTransport {
     }
 
     @Override
+    public void flush() {
+        transport.flush();
+    }
+
+    @Override
     public Set<Long> connectedPeers() {
         return cut ? Set.of() : transport.connectedPeers();
     }

@@ -36,6 +36,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,6 +45,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -161,6 +163,10 @@ public final class RaftDriver<R> implements AutoCloseable {
     private final AtomicBoolean turnQueued = new AtomicBoolean();
     private ScheduledFuture<?> tickTask;
     private volatile boolean running = true;
+    /** The snapshot thread {@link #startOnLoop} made, which {@link #close()} stops; null otherwise. */
+    private volatile ExecutorService ownedSnapshotThread;
+    /** Scheduler mode: the thread the last turn ran on (for {@link #close()}); null before the first. */
+    private volatile Thread schedulerThread;
     private volatile Throwable failure;
     /** Completes with {@link #failure} when the node stops itself; a process hosting it should exit. */
     private final CompletableFuture<Throwable> failStopped = new CompletableFuture<>();
@@ -266,6 +272,24 @@ public final class RaftDriver<R> implements AutoCloseable {
                                             Executor snapshotExecutor) {
         return start(config, store, transport, stateMachine, random, metrics, clock, scheduler, snapshotExecutor,
                 null);
+    }
+
+    /**
+     * As {@link #start}, but the turns run on {@code loop}, the single I/O thread of the peer transport
+     * ({@code NettyPeerTransport.withDriverLoop}; design.md P11): a peer's message is stepped by the thread
+     * that read it and the driver's messages are written by the thread that made them, so a write at one in
+     * flight wakes four threads fewer. Snapshots are written on a thread of the driver's own, which
+     * {@link #close()} stops; {@link #close()} may be called from any thread.
+     */
+    public static <R> RaftDriver<R> startOnLoop(NodeConfig config, LogStore store, PeerTransport transport,
+                                                StateMachine<R> stateMachine, RandomGenerator random,
+                                                DriverMetrics metrics, Clock clock, ScheduledExecutorService loop) {
+        ExecutorService snapshots = Executors.newSingleThreadExecutor(
+                daemon("raft-snapshot-" + config.raft().id()));
+        RaftDriver<R> driver = start(config, store, transport, stateMachine, random, metrics, clock, loop,
+                snapshots, null);
+        driver.ownedSnapshotThread = snapshots;
+        return driver;
     }
 
     private static ThreadFactory daemon(String name) {
@@ -431,12 +455,20 @@ public final class RaftDriver<R> implements AutoCloseable {
     /** Stop the driver, fail what is pending with STOPPED, close the transport and the store. */
     @Override
     public void close() {
-        running = false;
-        leadership = null;
         if (thread == null) {
-            tickTask.cancel(false);
-            failEverything(new RaftException(RaftException.Code.STOPPED, "node " + id() + " stopped"));
+            stopOnScheduler();
+            ExecutorService snapshots = ownedSnapshotThread;
+            if (snapshots != null) {
+                snapshots.shutdownNow();    // as below: a snapshot being written is abandoned
+                try {
+                    snapshots.awaitTermination(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         } else {
+            running = false;
+            leadership = null;
             ticker.shutdownNow();
             inbox.offer(WAKEUP);
             ExecutorService snapshots = (ExecutorService) snapshotExecutor;
@@ -457,6 +489,35 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
         transport.close();
         store.close();
+    }
+
+    /**
+     * Scheduler mode: stop between turns. On the scheduler's thread (the simulator), at once; from any other
+     * thread (a server's shutdown, with the driver on its transport's loop, design.md P11), as a task on the
+     * scheduler, waited for: a turn may be running there, in the middle of an fsync, and the store must not
+     * close under it. A scheduler that no longer runs tasks runs no turn either.
+     */
+    private void stopOnScheduler() {
+        Runnable stop = () -> {
+            running = false;
+            leadership = null;
+            tickTask.cancel(false);
+            failEverything(new RaftException(RaftException.Code.STOPPED, "node " + id() + " stopped"));
+        };
+        Thread turns = schedulerThread;
+        if (turns == null || turns == Thread.currentThread()) {
+            stop.run();
+            return;
+        }
+        try {
+            ticker.submit(stop).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop.run();
+        } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
+            log.warn("node {}: could not stop between turns ({}); stopping anyway", id(), e.toString());
+            stop.run();
+        }
     }
 
     private void enqueue(Input input, CompletableFuture<?> f) {
@@ -535,6 +596,7 @@ public final class RaftDriver<R> implements AutoCloseable {
 
     /** Scheduler mode: one batch from the inbox, then another task if more is waiting. */
     private void scheduledTurn() {
+        schedulerThread = Thread.currentThread();
         turnQueued.set(false);
         if (!running) {
             return;
@@ -780,11 +842,15 @@ public final class RaftDriver<R> implements AutoCloseable {
     }
 
     private void send(List<Message> messages, Set<Long> unreachable) {
+        if (messages.isEmpty()) {
+            return;
+        }
         for (Message m : messages) {
             if (!transport.send(m)) {
                 unreachable.add(m.to());
             }
         }
+        transport.flush();  // on the transport's own loop (P11), the batch goes out now: before our fsync
     }
 
     private void apply(Ready rd) {

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -18,13 +19,17 @@ import org.slf4j.LoggerFactory;
 
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -62,6 +67,7 @@ public final class NettyPeerTransport implements PeerTransport {
     /** Hears of snapshot transfers that broke off (see {@link PeerTransport#start(Consumer, LongConsumer, LongConsumer)}). */
     private volatile LongConsumer snapshotFailed = peer -> { };
     private volatile boolean closed;
+    private boolean started;
     private EventLoopGroup group;
     private Channel serverChannel;
     private volatile Bootstrap dialer;
@@ -69,14 +75,49 @@ public final class NettyPeerTransport implements PeerTransport {
     /** Mutual TLS on every peer connection, or null (plaintext, the default). */
     private volatile TlsContexts tls;
     private volatile PeerIdentity identity;
+    /**
+     * The one event loop of a transport made by {@link #withDriverLoop}, on which the Raft driver runs its turns
+     * too; null for a transport with a loop group of its own ({@link TransportConfig#ioThreads()} threads).
+     */
+    private final EventLoop driverLoop;
+    /** Peers given messages by sends on {@link #driverLoop} since the last {@link #flush()}; loop-confined. */
+    private final ArrayDeque<Peer> sentOnLoop = new ArrayDeque<>();
 
     public NettyPeerTransport(TransportConfig config) {
         this.config = Objects.requireNonNull(config, "config");
+        this.driverLoop = null;
+    }
+
+    private NettyPeerTransport(TransportConfig config, String threadName) {
+        this.config = Objects.requireNonNull(config, "config");
+        ThreadFactory named = r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        };
+        this.group = new MultiThreadIoEventLoopGroup(1, named, NioIoHandler.newFactory());
+        this.driverLoop = group.next();
+    }
+
+    /**
+     * A transport whose connections all live on one event loop, named {@code threadName}, that a Raft driver
+     * started with {@code RaftDriver.startOn(..., driverLoop(), ...)} also runs its turns on (design.md P11):
+     * the driver's messages to peers are written by the thread that made them, and peers' messages reach the
+     * driver without waking another thread. The loop blocks while the driver fsyncs, which the driver thread
+     * did anyway; a peer's frames wait in the socket meanwhile.
+     */
+    public static NettyPeerTransport withDriverLoop(TransportConfig config, String threadName) {
+        return new NettyPeerTransport(config, threadName);
+    }
+
+    /** The event loop a driver should run on ({@link #withDriverLoop}); empty for an ordinary transport. */
+    public Optional<ScheduledExecutorService> driverLoop() {
+        return Optional.ofNullable(driverLoop);
     }
 
     /** Who is admitted beyond the handshake's checks (default {@link PeerAdmission#OPEN}); set before start. */
     public synchronized void setAdmission(PeerAdmission admission) {
-        if (group != null) {
+        if (started) {
             throw new IllegalStateException("set the admission before start");
         }
         this.admission = Objects.requireNonNull(admission, "admission");
@@ -89,7 +130,7 @@ public final class NettyPeerTransport implements PeerTransport {
      * from the next (re)connection on.
      */
     public synchronized void setTls(TlsContexts tls, PeerIdentity identity) {
-        if (group != null) {
+        if (started) {
             throw new IllegalStateException("set TLS before start");
         }
         this.tls = Objects.requireNonNull(tls, "tls");
@@ -151,12 +192,15 @@ public final class NettyPeerTransport implements PeerTransport {
 
     @Override
     public synchronized void start(Consumer<Message> inbound, LongConsumer peerDown) {
-        if (group != null) {
+        if (started) {
             throw new IllegalStateException("already started");
         }
+        started = true;
         this.inbound = Objects.requireNonNull(inbound, "inbound");
         this.peerDown = Objects.requireNonNull(peerDown, "peerDown");
-        group = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        if (group == null) {
+            group = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        }
         WriteBufferWaterMark waterMark =
                 new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes());
         ChannelFuture bound = new ServerBootstrap()
@@ -208,9 +252,32 @@ public final class NettyPeerTransport implements PeerTransport {
         if (closed || !peer.offer(message)) {
             return false;
         }
-        peer.scheduleDrain();
+        if (driverLoop != null && driverLoop.inEventLoop()) {
+            // The driver on its loop: written by flush() at the end of its batch of sends (before its fsync).
+            if (!peer.flushPending) {
+                peer.flushPending = true;
+                if (sentOnLoop.isEmpty()) {
+                    driverLoop.execute(this::flush);  // for a sender that never flushes: after its task (no wake-up)
+                }
+                sentOnLoop.add(peer);
+            }
+        } else {
+            peer.scheduleDrain();
+        }
         dial(peer);
         return true;
+    }
+
+    @Override
+    public void flush() {
+        if (driverLoop == null || !driverLoop.inEventLoop()) {
+            return;
+        }
+        for (Peer peer; (peer = sentOnLoop.poll()) != null; ) {
+            peer.flushPending = false;
+            peer.drainNow();
+            // Not connected yet, or a drain is queued: the connection's activation or that drain writes them.
+        }
     }
 
     @Override
@@ -234,7 +301,10 @@ public final class NettyPeerTransport implements PeerTransport {
             return;
         }
         closed = true;
-        if (group == null) {
+        if (serverChannel == null) {
+            if (group != null) {
+                group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            }
             return;
         }
         serverChannel.close().awaitUninterruptibly(1, TimeUnit.SECONDS);

@@ -55,6 +55,8 @@ final class Peer {
     private final AtomicInteger queuedMessages = new AtomicInteger();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    /** In its transport's list of peers to drain at the next flush (driver on the loop; loop-confined). */
+    boolean flushPending;
     private final AtomicReference<Channel> channel = new AtomicReference<>();
 
     /** True while this side has a dial cycle going: connecting, connected, or waiting to reconnect. */
@@ -129,6 +131,18 @@ final class Peer {
     /** Handshaken connections so far; 0 until the first one. */
     long connections() {
         return connections.sum();
+    }
+
+    /**
+     * Writes the queue now: for a sender that runs on the connection's own event loop (the driver on its loop,
+     * design.md P11), whose messages a scheduled drain would send only after its turn, i.e. after its fsync.
+     * Does nothing off the loop, and nothing if a drain is already queued there (that drain writes them).
+     */
+    void drainNow() {
+        Channel ch = channel.get();
+        if (ch != null && ch.eventLoop().inEventLoop() && drainScheduled.compareAndSet(false, true)) {
+            drain(ch);
+        }
     }
 
     /** Asks the current connection's event loop to write the queue, unless a drain is already pending. */

@@ -43,6 +43,15 @@ public interface PeerTransport extends AutoCloseable {
      */
     boolean send(Message message);
 
+    /**
+     * Write now what {@link #send} queued from the transport's own I/O thread. A driver that runs its turns on
+     * that thread (design.md P11) calls it after each batch of sends: its messages must be on the wire before
+     * it blocks in its fsync (§10.2.1), not after the turn. Sends from any other thread are written by the I/O
+     * thread without it; for them, and for transports without such a thread, this does nothing.
+     */
+    default void flush() {
+    }
+
     /** Peers with an established, handshaken connection. */
     Set<Long> connectedPeers();
 

@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param writeBufferLowBytes  a connection becomes writable again below this many unsent bytes
  * @param writeBufferHighBytes a connection stops taking writes above this many unsent bytes; messages
  *                             wait in the per-peer queue meanwhile
- * @param ioThreads            Netty event-loop threads
+ * @param ioThreads            Netty event-loop threads (a transport {@code withDriverLoop} has exactly one)
  * @param snapshotDirectory    where received snapshots are written: the node's snapshot directory, so that
  *                             the finished file is adopted where it lies; null: the system's temporary
  *                             directory (tests), from which the store copies it when installing it

@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -55,24 +56,40 @@ final class LocalCluster implements AutoCloseable {
     private final MemoryNetwork network;
     private final Map<Long, MemoryLogStore> disks = new HashMap<>();
     private int starts;
+    /** Real mode: each driver runs on its peer transport's event loop (design.md P11) rather than a thread. */
+    private final boolean onDriverLoops;
+    /** Real mode: wraps each node's RocksDB store (id, store), e.g. to hold a persist; identity by default. */
+    private final BiFunction<Long, LogStore, LogStore> storeWrapper;
 
     LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak) {
         this(root, size, tweak, ListStateMachine::new);
     }
 
     LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak, Supplier<StateMachine<Long>> machineFactory) {
-        this(root, null, size, tweak, machineFactory);
+        this(root, null, size, tweak, machineFactory, false, (id, store) -> store);
+    }
+
+    /**
+     * Real stores and sockets, each driver on its transport's event loop ({@code RaftDriver.startOnLoop},
+     * design.md P11), each store passed through {@code storeWrapper} first.
+     */
+    static LocalCluster onDriverLoops(Path root, int size, UnaryOperator<NodeConfig> tweak,
+                                      BiFunction<Long, LogStore, LogStore> storeWrapper) {
+        return new LocalCluster(root, null, size, tweak, ListStateMachine::new, true, storeWrapper);
     }
 
     /** Nodes on in-memory disks and an in-memory network, each still on its own driver threads. */
     static LocalCluster inMemory(int size, UnaryOperator<NodeConfig> tweak,
                                  Supplier<StateMachine<Long>> machineFactory) {
-        return new LocalCluster(null, new MemoryNetwork(), size, tweak, machineFactory);
+        return new LocalCluster(null, new MemoryNetwork(), size, tweak, machineFactory, false, (id, store) -> store);
     }
 
     private LocalCluster(Path root, MemoryNetwork network, int size, UnaryOperator<NodeConfig> tweak,
-                         Supplier<StateMachine<Long>> machineFactory) {
+                         Supplier<StateMachine<Long>> machineFactory, boolean onDriverLoops,
+                         BiFunction<Long, LogStore, LogStore> storeWrapper) {
         this.root = root;
+        this.onDriverLoops = onDriverLoops;
+        this.storeWrapper = storeWrapper;
         this.network = network;
         this.machineFactory = machineFactory;
         this.size = size;
@@ -109,10 +126,13 @@ final class LocalCluster implements AutoCloseable {
                 tc.peers().put(peer, address);
             }
         });
-        RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(dataDir(id)));
-        NettyPeerTransport transport = new NettyPeerTransport(tc);
-        RaftDriver<Long> driver = RaftDriver.start(config, store, transport, machine,
-                new SplittableRandom(id * 31 + starts++));
+        LogStore store = storeWrapper.apply(id, RocksDbLogStore.open(StorageConfig.defaults(dataDir(id))));
+        NettyPeerTransport transport = onDriverLoops
+                ? NettyPeerTransport.withDriverLoop(tc, "raft-driver-" + id) : new NettyPeerTransport(tc);
+        RaftDriver<Long> driver = onDriverLoops
+                ? RaftDriver.startOnLoop(config, store, transport, machine, new SplittableRandom(id * 31 + starts++),
+                        DriverMetrics.NONE, Clock.SYSTEM, transport.driverLoop().orElseThrow())
+                : RaftDriver.start(config, store, transport, machine, new SplittableRandom(id * 31 + starts++));
         InetSocketAddress bound = transport.localAddress();
         if (!bound.equals(addresses.get(id))) {
             addresses.put(id, bound);

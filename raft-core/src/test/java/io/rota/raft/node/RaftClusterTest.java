@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Semaphore;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -37,10 +38,15 @@ class RaftClusterTest {
     @TempDir
     Path dir;
 
+    /** The cluster each case runs on: drivers on threads of their own here, on their event loops in a subclass. */
+    LocalCluster cluster(int size, UnaryOperator<NodeConfig> tweak) {
+        return new LocalCluster(dir, size, tweak);
+    }
+
     @Test
     @DisplayName("§5.3: a 3-node cluster replicates 10,000 pipelined writes; every node applies all of them, in the same order, once")
     void replicatesTenThousandEntries() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+        try (LocalCluster c = cluster(3, cfg -> cfg)) {
             List<String> acked = writeConcurrently(c, "w", 10_000, 256);
             assertEquals(10_000, acked.size());
             awaitSameState(c, 10_000);
@@ -51,7 +57,7 @@ class RaftClusterTest {
     @Test
     @DisplayName("a follower killed hard restarts from its disk and catches up")
     void killedFollowerRestartsFromDisk() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+        try (LocalCluster c = cluster(3, cfg -> cfg)) {
             writeConcurrently(c, "a", 300, 32);
             long leader = c.awaitLeader();
             long follower = leader % 3 + 1;
@@ -65,7 +71,7 @@ class RaftClusterTest {
     @Test
     @DisplayName("§5.2: the leader killed hard: a new leader takes over, no acknowledged write is lost, the old leader rejoins")
     void killedLeaderIsReplaced() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+        try (LocalCluster c = cluster(3, cfg -> cfg)) {
             List<String> before = writeConcurrently(c, "a", 300, 32);
             long old = c.awaitLeader();
             c.kill(old);
@@ -83,7 +89,7 @@ class RaftClusterTest {
     @DisplayName("Figure 2 persistence: the whole cluster restarts and finds identical state with every acknowledged write")
     void wholeClusterRestart() {
         List<String> acked;
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg.toBuilder().snapshotCount(250).build())) {
+        try (LocalCluster c = cluster(3, cfg -> cfg.toBuilder().snapshotCount(250).build())) {
             acked = writeConcurrently(c, "w", 1_000, 64);
             for (long id = 1; id <= 3; id++) {
                 c.kill(id);
@@ -101,7 +107,7 @@ class RaftClusterTest {
     @Test
     @DisplayName("§7: a wiped follower is caught up by InstallSnapshot, then by the log")
     void wipedFollowerCatchesUpBySnapshot() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg.toBuilder().snapshotCount(100)
+        try (LocalCluster c = cluster(3, cfg -> cfg.toBuilder().snapshotCount(100)
                 .raft(cfg.raft().toBuilder().snapshotCatchUpEntries(10).build()).build())) {
             writeConcurrently(c, "a", 1_000, 64);
             long leader = c.awaitLeader();
@@ -120,7 +126,7 @@ class RaftClusterTest {
     @Test
     @DisplayName("§6.4: a linearizable read on a follower sees a write acknowledged just before it")
     void followerReadSeesAcknowledgedWrite() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+        try (LocalCluster c = cluster(3, cfg -> cfg)) {
             long leader = c.awaitLeader();
             long follower = leader % 3 + 1;
             for (int i = 0; i < 50; i++) {
@@ -134,7 +140,7 @@ class RaftClusterTest {
     @Test
     @DisplayName("a follower answers NOT_LEADER with the leader's id")
     void followerRejectsWritesWithLeaderHint() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+        try (LocalCluster c = cluster(3, cfg -> cfg)) {
             long leader = c.awaitLeader();
             long follower = leader % 3 + 1;
             RaftException e = assertFails(c.node(follower).propose("x".getBytes(StandardCharsets.UTF_8),
@@ -147,7 +153,7 @@ class RaftClusterTest {
     @Test
     @DisplayName("§3.10: leadership transfer to a follower")
     void leadershipTransfer() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+        try (LocalCluster c = cluster(3, cfg -> cfg)) {
             writeConcurrently(c, "a", 100, 16);
             long leader = c.awaitLeader();
             long target = leader % 3 + 1;
@@ -161,7 +167,7 @@ class RaftClusterTest {
     @Test
     @DisplayName("§4.1: the driver removes a follower and reports the new configuration once it is committed")
     void removeAFollowerThroughTheDriver() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+        try (LocalCluster c = cluster(3, cfg -> cfg)) {
             writeConcurrently(c, "a", 50, 8);
             long leader = c.awaitLeader();
             long follower = leader % 3 + 1;
@@ -189,7 +195,7 @@ class RaftClusterTest {
     @Test
     @DisplayName("§4.2.2: the leader removes itself through the driver, steps down once that commits, and the others go on")
     void removeTheLeaderThroughTheDriver() {
-        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg)) {
+        try (LocalCluster c = cluster(3, cfg -> cfg)) {
             writeConcurrently(c, "a", 50, 8);
             long leader = c.awaitLeader();
             Configuration after = c.node(leader).changeMembership(ConfChange.remove(leader), Duration.ofSeconds(10))
