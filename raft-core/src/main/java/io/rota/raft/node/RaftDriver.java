@@ -278,7 +278,7 @@ public final class RaftDriver<R> implements AutoCloseable {
      * As {@link #start}, but the turns run on {@code loop}, the single I/O thread of the peer transport
      * ({@code NettyPeerTransport.withDriverLoop}; design.md P11): a peer's message is stepped by the thread
      * that read it and the driver's messages are written by the thread that made them, so a write at one in
-     * flight wakes four threads fewer. Snapshots are written on a thread of the driver's own, which
+     * flight switches threads half as often. Snapshots are written on a thread of the driver's own, which
      * {@link #close()} stops; {@link #close()} may be called from any thread.
      */
     public static <R> RaftDriver<R> startOnLoop(NodeConfig config, LogStore store, PeerTransport transport,
