@@ -174,7 +174,12 @@ public final class NettyPeerTransport implements PeerTransport {
         if (peer != null) {
             Channel ch = peer.channel();
             if (ch != null) {
-                ch.close();
+                // After whatever its event loop has queued for it: messages sent before the change go out first.
+                try {
+                    ch.eventLoop().execute(ch::close);
+                } catch (RejectedExecutionException shuttingDown) {
+                    ch.close();
+                }
             }
         }
     }

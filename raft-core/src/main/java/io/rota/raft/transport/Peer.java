@@ -135,12 +135,14 @@ final class Peer {
 
     /**
      * Writes the queue now: for a sender that runs on the connection's own event loop (the driver on its loop,
-     * design.md P11), whose messages a scheduled drain would send only after its turn, i.e. after its fsync.
-     * Does nothing off the loop, and nothing if a drain is already queued there (that drain writes them).
+     * design.md P11), whose messages a scheduled drain would send only after its turn — after its fsync, and
+     * after a connection it closes in that turn is gone. Even when a drain is already queued there: that one
+     * then finds the queue empty. Does nothing off the loop.
      */
     void drainNow() {
         Channel ch = channel.get();
-        if (ch != null && ch.eventLoop().inEventLoop() && drainScheduled.compareAndSet(false, true)) {
+        if (ch != null && ch.eventLoop().inEventLoop()) {
+            drainScheduled.set(true);
             drain(ch);
         }
     }
