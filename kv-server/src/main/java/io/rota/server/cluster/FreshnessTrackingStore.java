@@ -2,10 +2,7 @@ package io.rota.server.cluster;
 
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.Ready;
-import io.rota.raft.core.Snapshot;
-import io.rota.raft.core.SnapshotData;
-import io.rota.raft.core.SnapshotMetadata;
-import io.rota.raft.storage.SnapshotStore;
+import io.rota.raft.storage.ForwardingLogStore;
 import io.rota.raft.storage.LogStore;
 
 /**
@@ -15,14 +12,13 @@ import io.rota.raft.storage.LogStore;
  * lone restarted member stays fresh until a leader sends it the log; a member restarted on its old data is
  * never fresh, whatever its identity file says.
  */
-public final class FreshnessTrackingStore implements LogStore {
+public final class FreshnessTrackingStore extends ForwardingLogStore {
 
-    private final LogStore inner;
     private volatile boolean emptyAtLoad;
     private volatile boolean receivedLog;
 
     public FreshnessTrackingStore(LogStore inner) {
-        this.inner = inner;
+        super(inner);
     }
 
     /** Loaded empty and nothing received since. */
@@ -43,20 +39,5 @@ public final class FreshnessTrackingStore implements LogStore {
         if (ready.snapshot() != null || !ready.entries().isEmpty()) {
             receivedLog = true;
         }
-    }
-
-    @Override
-    public SnapshotData saveSnapshot(SnapshotMetadata metadata, SnapshotStore.ImageWriter image) {
-        return inner.saveSnapshot(metadata, image);
-    }
-
-    @Override
-    public void compact(Snapshot snapshot, long newFirstIndex) {
-        inner.compact(snapshot, newFirstIndex);
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 }

@@ -1,13 +1,8 @@
 package io.rota.raft.node;
 
 import io.rota.raft.core.Entry;
-import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.Ready;
-import io.rota.raft.core.Snapshot;
-import io.rota.raft.core.SnapshotData;
-import io.rota.raft.core.SnapshotMetadata;
-import io.rota.raft.storage.LogStore;
-import io.rota.raft.storage.SnapshotStore;
+import io.rota.raft.storage.ForwardingLogStore;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -46,12 +41,7 @@ class DriverOnLoopTest extends RaftClusterTest {
         AtomicReference<String> heldLeader = new AtomicReference<>();
         AtomicLong leaderId = new AtomicLong();
         Map<Long, Boolean> seenByLeader = new ConcurrentHashMap<>();
-        try (LocalCluster c = LocalCluster.onDriverLoops(dir, 3, cfg -> cfg, (id, store) -> new LogStore() {
-            @Override
-            public PersistentState load() {
-                return store.load();
-            }
-
+        try (LocalCluster c = LocalCluster.onDriverLoops(dir, 3, cfg -> cfg, (id, store) -> new ForwardingLogStore(store) {
             @Override
             public void persist(Ready ready) {
                 boolean carries = ready.entries().stream().anyMatch(DriverOnLoopTest::isMarker);
@@ -65,26 +55,11 @@ class DriverOnLoopTest extends RaftClusterTest {
                     }
                     heldLeader.set(Thread.currentThread().getName());
                 } else if (carries) {
-                    store.persist(ready);
+                    inner.persist(ready);
                     followerPersisted.countDown();
                     return;
                 }
-                store.persist(ready);
-            }
-
-            @Override
-            public SnapshotData saveSnapshot(SnapshotMetadata metadata, SnapshotStore.ImageWriter image) {
-                return store.saveSnapshot(metadata, image);
-            }
-
-            @Override
-            public void compact(Snapshot snapshot, long newFirstIndex) {
-                store.compact(snapshot, newFirstIndex);
-            }
-
-            @Override
-            public void close() {
-                store.close();
+                inner.persist(ready);
             }
         })) {
             long leader = c.awaitLeader();
