@@ -457,38 +457,34 @@ public final class RaftDriver<R> implements AutoCloseable {
     public void close() {
         if (thread == null) {
             stopOnScheduler();
-            ExecutorService snapshots = ownedSnapshotThread;
-            if (snapshots != null) {
-                snapshots.shutdownNow();    // as below: a snapshot being written is abandoned
-                try {
-                    snapshots.awaitTermination(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            if (ownedSnapshotThread != null) {
+                stopSnapshots(ownedSnapshotThread);
             }
         } else {
             running = false;
             leadership = null;
             ticker.shutdownNow();
             inbox.offer(WAKEUP);
-            ExecutorService snapshots = (ExecutorService) snapshotExecutor;
             try {
                 thread.join(10_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } finally {
-                // After the loop, which may still hand it a capture. A snapshot being written is abandoned:
-                // the log never referred to it, so a restart ignores it.
-                snapshots.shutdownNow();
             }
-            try {
-                snapshots.awaitTermination(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            // After the loop, which may still hand it a capture.
+            stopSnapshots((ExecutorService) snapshotExecutor);
         }
         transport.close();
         store.close();
+    }
+
+    /** A snapshot being written is abandoned: the log never referred to it, so a restart ignores it. */
+    private static void stopSnapshots(ExecutorService snapshots) {
+        snapshots.shutdownNow();
+        try {
+            snapshots.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

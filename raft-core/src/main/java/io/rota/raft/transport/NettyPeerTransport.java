@@ -281,7 +281,7 @@ public final class NettyPeerTransport implements PeerTransport {
         for (Peer peer; (peer = sentOnLoop.poll()) != null; ) {
             peer.flushPending = false;
             peer.drainNow();
-            // Not connected yet, or a drain is queued: the connection's activation or that drain writes them.
+            // Not connected yet: the connection's activation writes them.
         }
     }
 

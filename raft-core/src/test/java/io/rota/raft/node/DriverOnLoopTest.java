@@ -28,6 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DriverOnLoopTest extends RaftClusterTest {
 
+    private static final String MARKER = "held-write";
+
     @Override
     LocalCluster cluster(int size, UnaryOperator<NodeConfig> tweak) {
         return LocalCluster.onDriverLoops(dir, size, tweak, (id, store) -> store);
@@ -36,7 +38,6 @@ class DriverOnLoopTest extends RaftClusterTest {
     @Test
     @DisplayName("§10.2.1: on its loop, the leader's AppendEntries reach a follower's disk while the leader's own fsync of the entry is still held")
     void leaderSendsBeforeItsOwnFsync() throws Exception {
-        String marker = "held-write";
         CountDownLatch followerPersisted = new CountDownLatch(1);
         AtomicReference<String> heldLeader = new AtomicReference<>();
         AtomicLong leaderId = new AtomicLong();
@@ -64,7 +65,7 @@ class DriverOnLoopTest extends RaftClusterTest {
         })) {
             long leader = c.awaitLeader();
             leaderId.set(leader);
-            CompletableFuture<Long> write = c.node(leader).propose(marker.getBytes(StandardCharsets.UTF_8),
+            CompletableFuture<Long> write = c.node(leader).propose(MARKER.getBytes(StandardCharsets.UTF_8),
                     Duration.ofSeconds(20));
             // Checked before the write's outcome: a leader held for the whole 10 s loses its term, and that
             // failure would only hide this one.
@@ -79,6 +80,6 @@ class DriverOnLoopTest extends RaftClusterTest {
     }
 
     private static boolean isMarker(Entry e) {
-        return new String(e.data(), StandardCharsets.UTF_8).equals("held-write");
+        return new String(e.data(), StandardCharsets.UTF_8).equals(MARKER);
     }
 }
