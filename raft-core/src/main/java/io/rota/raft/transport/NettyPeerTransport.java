@@ -58,6 +58,14 @@ public final class NettyPeerTransport implements PeerTransport {
     /** Lines about peers' connections; a peer that flaps cannot flood the log. */
     private static final LogLimiter linkChanges = new LogLimiter(log, 10);
 
+    /**
+     * How long a connection to a peer whose address changed is kept before it is closed: several heartbeats
+     * (100 ms each by default), so that the moved member hears the commit of its own change — its
+     * acknowledgement may arrive after a majority committed it, and only a later message carries the commit
+     * index to it. After the close, every dial goes to the new address.
+     */
+    static final long ADDRESS_CHANGE_GRACE_MILLIS = 1_000;
+
     private final TransportConfig config;
     private final ConcurrentMap<Long, Peer> peers = new ConcurrentHashMap<>();
     private final ConnectionEvents events = new Events();
@@ -152,7 +160,7 @@ public final class NettyPeerTransport implements PeerTransport {
         if (!address.equals(before)) {
             log.info("Node {} knows peer {} at {}", config.selfId(), id, address);
             if (before != null) {
-                closeConnection(id);
+                closeConnection(id, ADDRESS_CHANGE_GRACE_MILLIS);
             }
         }
     }
@@ -166,17 +174,19 @@ public final class NettyPeerTransport implements PeerTransport {
             return;
         }
         log.info("Node {} forgets peer {} (removed from the cluster)", config.selfId(), id);
-        closeConnection(id);
+        closeConnection(id, 0);
     }
 
-    private void closeConnection(long id) {
+    private void closeConnection(long id, long afterMillis) {
         Peer peer = peers.get(id);
         if (peer != null) {
             Channel ch = peer.channel();
             if (ch != null) {
-                // After whatever its event loop has queued for it: messages sent before the change go out first.
+                // After whatever its event loop has queued for it (messages sent before the change go out first),
+                // and for an address change after the grace above.
+                Runnable close = ch::close;
                 try {
-                    ch.eventLoop().execute(ch::close);
+                    ch.eventLoop().schedule(close, afterMillis, TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException shuttingDown) {
                     ch.close();
                 }
