@@ -4,6 +4,7 @@ import io.rota.client.Op;
 import io.rota.client.RotaClient;
 import io.rota.client.Txn;
 import io.rota.client.TxnResult;
+import io.rota.server.lab.LabMode;
 import io.rota.testkit.Await;
 
 import java.io.IOException;
@@ -37,8 +38,19 @@ final class TestCluster implements AutoCloseable {
 
     private final List<ServerConfig> configs = new ArrayList<>();
     private final RotaServer[] servers;
+    /** Lab mode (null: off), only for its peer-traffic switch: no test here runs its script. */
+    private final LabMode lab;
 
     TestCluster(Path root, int size, Duration watchProgressInterval) {
+        this(root, size, watchProgressInterval, false);
+    }
+
+    /**
+     * @param lab also give every member an etcd port and start it in lab mode, so a test can cut it off from
+     *            its peers ({@link #partition}) and reach it by etcd's API ({@link #etcd})
+     */
+    TestCluster(Path root, int size, Duration watchProgressInterval, boolean lab) {
+        this.lab = lab ? new LabMode(root.resolve("no-lab-script"), root) : null;
         Map<String, InetSocketAddress> cluster = new LinkedHashMap<>();
         for (int i = 1; i <= size; i++) {
             cluster.put("n" + i, new InetSocketAddress("127.0.0.1", freePort()));
@@ -49,7 +61,8 @@ final class TestCluster implements AutoCloseable {
                     .initialCluster(cluster).clusterId("test-" + root.getFileName())
                     .heartbeatMs(50).electionMs(500).snapshotCount(10_000).maxRequestBytes(64 * 1024)
                     .http(new InetSocketAddress("127.0.0.1", freePort()))
-                    .requestTimeout(Duration.ofSeconds(5)).watchProgressInterval(watchProgressInterval).build());
+                    .requestTimeout(Duration.ofSeconds(5)).watchProgressInterval(watchProgressInterval)
+                    .listenEtcd(lab ? new InetSocketAddress("127.0.0.1", freePort()) : null).build());
         }
         servers = new RotaServer[size];
         for (int i = 0; i < size; i++) {
@@ -58,7 +71,29 @@ final class TestCluster implements AutoCloseable {
     }
 
     void start(int index) {
-        servers[index] = RotaServer.start(configs.get(index));
+        servers[index] = RotaServer.start(configs.get(index), lab);
+    }
+
+    /** Cut member {@code index}'s Raft peer traffic (or restore it), by its lab endpoint. */
+    void partition(int index, boolean on) {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(httpUri(index, "/lab/partition?on=" + on))
+                    .header("X-Rota-Lab", "test").POST(HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new AssertionError("lab partition on member " + index + ": " + r.statusCode() + " " + r.body());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Member {@code index}'s etcd API address (a cluster built with lab on). */
+    InetSocketAddress etcd(int index) {
+        return servers[index].etcdAddress();
     }
 
     void stop(int index) {

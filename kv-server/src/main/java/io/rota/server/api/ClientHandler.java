@@ -9,6 +9,7 @@ import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.raft.transport.LogLimiter;
 import io.rota.server.auth.AuthGate;
+import io.rota.server.auth.AuthState;
 import io.rota.server.watch.WatchHub;
 import io.rota.server.watch.WatchStream;
 import org.slf4j.Logger;
@@ -78,7 +79,9 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
         String user = null;
-        if (gate != null && gate.enabled()) {   // auth disabled: this volatile read is all auth costs a request
+        AuthState seen = gate == null ? null : gate.applied();
+        Frame asked = frame;
+        if (seen != null && seen.enabled()) {   // auth disabled: this volatile read is all auth costs a request
             AuthGate.Verdict verdict = gate.check(frame, ctx.channel().attr(ClientTls.COMMON_NAME).get(),
                     ctx.channel().remoteAddress());
             if (verdict.error() != null) {
@@ -110,8 +113,22 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
         long callId = frame.getCallId();
         router.handle(frame, user).whenComplete((answer, e) -> ctx.executor().execute(() -> {
             callsInFlight--;
-            ctx.writeAndFlush(e == null ? answer : Frames.error(callId, Errors.internal(e)));
+            ctx.writeAndFlush(e == null ? checkedAgain(ctx, asked, seen, answer) : Frames.error(callId, Errors.internal(e)));
         }));
+    }
+
+    /**
+     * A read's answer, checked again if this member applied an auth change while the read waited for its
+     * ReadIndex (auth enabled, a permission revoked: {@link AuthGate#applied}); only reads
+     * ({@link AuthGate#readsAfterBarrier}).
+     */
+    private Frame checkedAgain(ChannelHandlerContext ctx, Frame asked, AuthState seen, Frame answer) {
+        if (seen == null || !gate.changedSince(seen) || !AuthGate.readsAfterBarrier(asked)) {
+            return answer;
+        }
+        Error refused = gate.check(asked, ctx.channel().attr(ClientTls.COMMON_NAME).get(),
+                ctx.channel().remoteAddress()).error();
+        return refused == null ? answer : Frames.error(asked.getCallId(), refused);
     }
 
     /** Log in (bcrypt on the auth worker); failures are counted for the user and for this connection. */

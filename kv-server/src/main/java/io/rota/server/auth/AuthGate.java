@@ -1,6 +1,7 @@
 package io.rota.server.auth;
 
 import com.google.protobuf.ByteString;
+import io.rota.proto.AlarmRequest;
 import io.rota.proto.AuthCommand;
 import io.rota.proto.AuthRequest;
 import io.rota.proto.AuthResponse;
@@ -82,6 +83,36 @@ public final class AuthGate implements AutoCloseable {
     /** Whether requests must be checked (the hot path's one volatile read). */
     public boolean enabled() {
         return store.state().enabled();
+    }
+
+    /**
+     * The auth state this member has applied, taken when a request arrives. A request is checked on arrival,
+     * but a linearizable read answers from the state after its ReadIndex (§6.4), which may hold an auth change
+     * this member had not applied yet: auth enabled, a permission revoked. etcd checks such a read after its
+     * barrier, so a door compares the state with {@link #changedSince} when the answer is ready and checks the
+     * read again only if it changed (one volatile read otherwise).
+     */
+    public AuthState applied() {
+        return store.state();
+    }
+
+    /** Whether this member has applied an auth change since {@code seen} (from {@link #applied}). */
+    public boolean changedSince(AuthState seen) {
+        return store.state() != seen;
+    }
+
+    /**
+     * Whether {@code frame} is a read answered after a ReadIndex, and so checked again if the auth state changed
+     * while it waited. Not a write or an auth change: the leader checks those on its own state, and the
+     * change's answer comes after the change itself, which may well have made the caller's token stale.
+     */
+    public static boolean readsAfterBarrier(Frame frame) {
+        return switch (frame.getBodyCase()) {
+            case RANGE_REQUEST, LEASE_TIME_TO_LIVE_REQUEST, LEASE_LEASES_REQUEST -> true;
+            case ALARM_REQUEST -> frame.getAlarmRequest().getAction() == AlarmRequest.AlarmAction.GET;
+            case AUTH_REQUEST -> !isChange(frame.getAuthRequest()) && !frame.getAuthRequest().hasAuthenticate();
+            default -> false;
+        };
     }
 
     /**

@@ -6,6 +6,7 @@ import io.netty.util.concurrent.EventExecutorGroup;
 import io.rota.proto.Frame;
 import io.rota.server.api.RequestRouter;
 import io.rota.server.auth.AuthGate;
+import io.rota.server.auth.AuthState;
 import io.rota.server.etcd.EtcdCallers.Caller;
 
 import java.util.concurrent.CompletableFuture;
@@ -81,16 +82,28 @@ final class Calls {
      */
     CompletableFuture<Frame> route(Frame frame, Caller caller) {
         AuthGate gate = router.gate();
-        if (!gate.enabled()) {
-            return router.handle(frame);
+        AuthState seen = gate.applied();
+        CompletableFuture<Frame> answer;
+        if (!seen.enabled()) {
+            answer = router.handle(frame);
+        } else {
+            AuthGate.Verdict verdict;
+            try {
+                verdict = check(gate, frame, caller);
+            } catch (StatusRuntimeException refused) {
+                return CompletableFuture.failedFuture(refused);
+            }
+            answer = router.handle(verdict.frame(), verdict.user());
         }
-        AuthGate.Verdict verdict;
-        try {
-            verdict = check(gate, frame, caller);
-        } catch (StatusRuntimeException refused) {
-            return CompletableFuture.failedFuture(refused);
+        if (!AuthGate.readsAfterBarrier(frame)) {
+            return answer;   // the leader checks a write it is forwarded against its own state
         }
-        return router.handle(verdict.frame(), verdict.user());
+        // A read answers from the state after its ReadIndex: checked again if that holds an auth change this
+        // member had not applied when the call came in (AuthGate.applied), as etcd checks a read after its barrier.
+        return answer.thenCompose(f -> {
+            StatusRuntimeException refused = gate.changedSince(seen) ? refusal(frame, caller) : null;
+            return refused == null ? CompletableFuture.completedFuture(f) : CompletableFuture.failedFuture(refused);
+        });
     }
 
     /** Null if {@code caller} may make this request (or auth is disabled), else etcd's refusal. */
