@@ -157,12 +157,22 @@ public final class NettyPeerTransport implements PeerTransport {
             return;
         }
         InetSocketAddress before = config.peers().put(id, address);
-        if (!address.equals(before)) {
+        if (!sameEndpoint(address, before)) {
             log.info("Node {} knows peer {} at {}", config.selfId(), id, address);
             if (before != null) {
                 closeConnection(id, ADDRESS_CHANGE_GRACE_MILLIS);
             }
         }
+    }
+
+    /**
+     * Whether two peer addresses name the same endpoint: host as written and port. {@code equals} is not
+     * enough: a member's published address is unresolved (looked up at each dial) while the initial cluster's
+     * is resolved, and the two are never equal, so every member's own publication used to drop and redial a
+     * good connection at start.
+     */
+    static boolean sameEndpoint(InetSocketAddress a, InetSocketAddress b) {
+        return b != null && a.getPort() == b.getPort() && a.getHostString().equals(b.getHostString());
     }
 
     /**

@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The transport over real loopback sockets: bind on port 0, learn the peers' addresses after start. */
@@ -123,6 +124,19 @@ class NettyPeerTransportTest {
     @AfterEach
     void closeAll() {
         nodes.forEach(n -> n.transport.close());
+    }
+
+    /**
+     * A member's published address is unresolved, the initial cluster's resolved: the same endpoint all the
+     * same, so learning it must not close the connection (it did, at every start), while a new port or host does.
+     */
+    @Test
+    void aPublishedAddressEqualToTheKnownOneIsNotAChange() {
+        InetSocketAddress resolved = new InetSocketAddress("127.0.0.1", 2380);
+        assertTrue(NettyPeerTransport.sameEndpoint(InetSocketAddress.createUnresolved("127.0.0.1", 2380), resolved));
+        assertFalse(NettyPeerTransport.sameEndpoint(InetSocketAddress.createUnresolved("127.0.0.1", 2381), resolved));
+        assertFalse(NettyPeerTransport.sameEndpoint(InetSocketAddress.createUnresolved("127.0.0.2", 2380), resolved));
+        assertFalse(NettyPeerTransport.sameEndpoint(resolved, null), "a peer not known before");
     }
 
     @Test
