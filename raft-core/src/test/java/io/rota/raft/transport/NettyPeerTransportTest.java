@@ -52,11 +52,13 @@ class NettyPeerTransportTest {
         final Queue<Message> received = new ConcurrentLinkedQueue<>();
         final Map<Long, AtomicLong> nextSequenceFrom = new ConcurrentHashMap<>();
         final Queue<String> orderViolations = new ConcurrentLinkedQueue<>();
+        /** The peers the transport reported down (their port refused a probe). */
+        final Queue<Long> reportedDown = new ConcurrentLinkedQueue<>();
 
         Node(TransportConfig config) {
             this.config = config;
             this.transport = new NettyPeerTransport(config);
-            transport.start(this::receive, peer -> { });
+            transport.start(this::receive, reportedDown::add);
         }
 
         long id() {
@@ -278,6 +280,27 @@ class NettyPeerTransportTest {
         } finally {
             handshakeLog.detachAppender(logged);
         }
+    }
+
+    /**
+     * A process killed with SIGKILL may close its peer connection before its listening socket, so the probe
+     * sent when the connection drops can still be accepted. The transport asks again while the peer stays
+     * away, and reports it down once its port refuses. Here the lost peer's "port" is a socket the test closes
+     * right after it accepted the first connect; with a single probe, nothing was ever reported.
+     */
+    @Test
+    void aLostPeerIsReportedDownWhenItsPortStopsAcceptingAfterAMoment() throws Exception {
+        Node one = start(1);
+        Node two = start(2);
+        introduce(List.of(one, two));
+        awaitFullMesh(List.of(one, two));
+        try (ServerSocket dying = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            one.config.peers().put(2L, new InetSocketAddress("127.0.0.1", dying.getLocalPort()));
+            two.transport.close();   // the connection drops; node 1 probes the port that still accepts
+            dying.setSoTimeout((int) TIMEOUT.toMillis());
+            dying.accept().close();
+        }
+        Await.until(TIMEOUT, () -> one.reportedDown.contains(2L), "node 1 reports peer 2 down once its port refuses");
     }
 
     @Test
