@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.client.ClusterMember;
 import io.rota.client.RotaClient;
+import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,6 +71,9 @@ class NetnsProcessTest {
 
         try (RotaClient rota = RotaClient.builder().endpoints(endpoints).callTimeout(Duration.ofSeconds(15)).build()) {
             rota.kv().put("before", "across three namespaces");
+            // A member publishes its addresses through Raft after it starts (as etcd's publish): wait for all three.
+            Await.until(Duration.ofSeconds(30), () -> rota.cluster().memberList().stream()
+                    .allMatch(m -> !m.peerAddress().isEmpty() && !m.clientAddress().isEmpty()), "every member published");
             List<ClusterMember> members = rota.cluster().memberList();
             // Peers know each other by the names they advertise, clients by the members' own IPs.
             for (ClusterMember m : members) {
