@@ -31,9 +31,9 @@ import java.util.function.BiFunction;
  */
 public final class ProcessCluster implements AutoCloseable {
 
-    /** How long a member may take to answer /health: 60 s, or {@code -Drota.process.startSeconds} on a loaded machine. */
     /** Each member's heap: 256m, or {@code -Drota.process.xmx} (the big-snapshot proof holds GiBs of keys). */
     private static final String MEMBER_XMX = System.getProperty("rota.process.xmx", "256m");
+    /** How long a member may take to answer /health: 60 s, or {@code -Drota.process.startSeconds} on a loaded machine. */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(Long.getLong("rota.process.startSeconds", 60));
 
     private final Path jar;
@@ -242,8 +242,9 @@ public final class ProcessCluster implements AutoCloseable {
                         .append(j == i ? "127.0.0.1:" + peerPort[j] : peerAddress.apply(i, j));
             }
         }
-        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx" + MEMBER_XMX, "-XX:+UseSerialGC", "-jar", jar.toString(),
-                "server", "--name", name(i), "--data-dir", dir.resolve(name(i)).toString(),
+        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx" + MEMBER_XMX, "-XX:+UseSerialGC"));
+        cmd.addAll(MemberJvm.options(jar, javaBin()));   // C1 only and a class-data archive: start-up, not speed
+        cmd.addAll(List.of("-jar", jar.toString(), "server", "--name", name(i), "--data-dir", dir.resolve(name(i)).toString(),
                 "--listen-client", "127.0.0.1:" + clientPort[i], "--listen-peer", "127.0.0.1:" + peerPort[i],
                 "--http", "127.0.0.1:" + httpPort[i], "--initial-cluster", cluster.toString()));
         cmd.addAll(extraArgs);
@@ -261,7 +262,25 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** Waits until member {@code i} answers /health with 200. */
     public void awaitHealthy(int i) {
-        Await.until(START_TIMEOUT, () -> httpGet(i, "/health").status() == 200, name(i) + " healthy");
+        try {
+            Await.until(START_TIMEOUT, () -> httpGet(i, "/health").status() == 200, name(i) + " healthy");
+        } catch (AssertionError notHealthy) {
+            // The test's temporary directory goes with it: say here why the member never became healthy.
+            Reply last = httpGet(i, "/health");
+            throw new AssertionError(notHealthy.getMessage() + "; last /health: " + last.status() + " "
+                    + last.body().strip() + "; the end of " + logFile(i).getFileName() + ":\n" + logTail(i, 60),
+                    notHealthy);
+        }
+    }
+
+    /** The last {@code lines} lines of member i's log (empty if it has none). */
+    public String logTail(int i, int lines) {
+        try {
+            List<String> all = Files.exists(logFile(i)) ? Files.readAllLines(logFile(i)) : List.of();
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return "(cannot read " + logFile(i) + ": " + e + ")";
+        }
     }
 
     /** Kills member {@code i} with SIGKILL and waits for it to be gone. */
