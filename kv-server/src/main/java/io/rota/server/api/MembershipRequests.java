@@ -266,7 +266,40 @@ final class MembershipRequests {
     private Map<Long, RegisteredMember> known() {
         Map<Long, Member> published = new TreeMap<>();
         stateMachine.members().forEach(m -> published.put(m.getId(), m));
-        return describe(stateMachine.registry(), published);
+        return withConfigured(describe(stateMachine.registry(), published), configured);
+    }
+
+    /** What this member's own --initial-cluster said of each member (id → name and peer address). */
+    private volatile Map<Long, RegisteredMember> configured = Map.of();
+
+    /**
+     * Give the members of this member's --initial-cluster: names and peer addresses for members that have not
+     * published yet (a cluster just started). Without them, `member add` answered an --initial-cluster with
+     * an empty entry ({@code m3=3@}) that the new member refused to start with.
+     */
+    void knowFromConfiguration(Map<Long, RegisteredMember> initialCluster) {
+        this.configured = Map.copyOf(initialCluster);
+    }
+
+    /** {@code known}, with a name or peer address it lacks taken from {@code configured}; what is known wins. */
+    static Map<Long, RegisteredMember> withConfigured(Map<Long, RegisteredMember> known,
+                                                      Map<Long, RegisteredMember> configured) {
+        if (configured.isEmpty()) {
+            return known;
+        }
+        Map<Long, RegisteredMember> out = new TreeMap<>(known);
+        configured.forEach((id, c) -> {
+            RegisteredMember k = out.getOrDefault(id, RegisteredMember.newBuilder().setId(id).build());
+            RegisteredMember.Builder b = k.toBuilder();
+            if (k.getName().isEmpty()) {
+                b.setName(c.getName());
+            }
+            if (k.getPeerAddress().isEmpty()) {
+                b.setPeerAddress(c.getPeerAddress());
+            }
+            out.put(id, b.build());
+        });
+        return out;
     }
 
     /** Registry entries, completed (or supplied) by the published table: the latest addresses win. */

@@ -9,6 +9,7 @@ import io.rota.proto.Frame;
 import io.rota.proto.LeaseGrantRequest;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.RangeRequest;
+import io.rota.proto.RegisteredMember;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.StatusResponse;
 import io.rota.raft.core.RaftNode;
@@ -22,6 +23,7 @@ import io.rota.server.lease.LogClock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -99,6 +101,14 @@ public final class RequestRouter {
         this.version = settings.version();
         this.membership = new MembershipRequests(driver, stateMachine, view, timer, clock, retryInterval);
         this.gate = new AuthGate(stateMachine.auth(), () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()));
+    }
+
+    /**
+     * The members of this member's --initial-cluster (id → name and peer address): membership answers use them
+     * for members that have not published yet, so `member add` right after start names every peer address.
+     */
+    public void knowFromConfiguration(Map<Long, RegisteredMember> initialCluster) {
+        membership.knowFromConfiguration(initialCluster);
     }
 
     /** Who may do what on this member (the client handler asks it before routing a request). */
