@@ -91,11 +91,11 @@ final class MemberJvm {
                 "--http", "127.0.0.1:" + http, "--initial-cluster", "n1=127.0.0.1:" + peer)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("n1.log").toFile()).start();
         try {
-            HttpClient client1 = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            HttpClient web = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/health")).build();
             Await.until(TRAINING_TIMEOUT, () -> {
                 try {
-                    return client1.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+                    return web.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
                 } catch (IOException e) {
                     return false;
                 } catch (InterruptedException e) {
