@@ -190,8 +190,9 @@ public final class RotaServer implements AutoCloseable {
                 .setEtcdAddress(etcdServer == null ? "" : config.advertisedEtcd(clientServer.localAddress().getPort(),
                         etcdServer.localAddress().getPort())).build();
         Map<Long, io.rota.proto.RegisteredMember> configured = new HashMap<>();
-        config.initialCluster().forEach((name, address) -> configured.put(config.idOf(name), io.rota.proto.RegisteredMember
-                .newBuilder().setId(config.idOf(name)).setName(name).setPeerAddress(ServerConfig.format(address)).build()));
+        config.peersById().forEach((memberId, address) -> configured.put(memberId, io.rota.proto.RegisteredMember
+                .newBuilder().setId(memberId).setName(initialNames.get(memberId))
+                .setPeerAddress(ServerConfig.format(address)).build()));
         clientServer.router().knowFromConfiguration(configured);
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
         leaseKeeper.start(tick);

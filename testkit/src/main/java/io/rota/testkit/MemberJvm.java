@@ -32,7 +32,9 @@ import java.util.concurrent.TimeUnit;
 final class MemberJvm {
 
     private static final Duration TRAINING_TIMEOUT = Duration.ofSeconds(60);
-    /** The archive's state for this test JVM: null until first asked. */
+    /** The JVM's own CDS lines (classes it cannot archive, a stale archive) are not the test's business. */
+    private static final List<String> QUIET = List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+    /** This test JVM's archive, once asked ({@code asked}): null when off or not to be had. */
     private static Path archive;
     private static boolean asked;
 
@@ -51,8 +53,7 @@ final class MemberJvm {
         }
         if (archive != null) {
             opts.add("-XX:SharedArchiveFile=" + archive);
-            opts.add("-Xlog:cds=off");
-            opts.add("-Xlog:cds+dynamic=off");
+            opts.addAll(QUIET);
         }
         return opts;
     }
@@ -60,14 +61,14 @@ final class MemberJvm {
     /** The jar's member archive, written first if missing or older than the jar; null if it cannot be had. */
     private static Path archive(Path jar, String javaBin) {
         String name = jar.getFileName().toString().replaceFirst("\\.jar$", "") + "-members.jsa";
-        Path archive = jar.resolveSibling(name);
+        Path file = jar.resolveSibling(name);
         try {
-            if (Files.isRegularFile(archive)
-                    && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0) {
-                return archive;
+            if (Files.isRegularFile(file)
+                    && Files.getLastModifiedTime(file).compareTo(Files.getLastModifiedTime(jar)) > 0) {
+                return file;
             }
-            train(jar, javaBin, archive);
-            return archive;
+            train(jar, javaBin, file);
+            return file;
         } catch (IOException | RuntimeException | AssertionError e) {
             System.err.println("ProcessCluster: members start without a class-data archive (" + e + ")");
             return null;
@@ -84,12 +85,13 @@ final class MemberJvm {
         int client = Ports.freePort();
         int peer = Ports.freePort();
         int http = Ports.freePort();
-        Process p = new ProcessBuilder(javaBin, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-XX:ArchiveClassesAtExit=" + written, "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-jar", jar.toString(),
-                "server", "--name", "n1", "--data-dir", dir.resolve("n1").toString(),
+        List<String> cmd = new ArrayList<>(List.of(javaBin, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-XX:ArchiveClassesAtExit=" + written));
+        cmd.addAll(QUIET);
+        cmd.addAll(List.of("-jar", jar.toString(), "server", "--name", "n1", "--data-dir", dir.resolve("n1").toString(),
                 "--listen-client", "127.0.0.1:" + client, "--listen-peer", "127.0.0.1:" + peer,
-                "--http", "127.0.0.1:" + http, "--initial-cluster", "n1=127.0.0.1:" + peer)
-                .redirectErrorStream(true).redirectOutput(dir.resolve("n1.log").toFile()).start();
+                "--http", "127.0.0.1:" + http, "--initial-cluster", "n1=127.0.0.1:" + peer));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("n1.log").toFile()).start();
         try {
             HttpClient web = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/health")).build();

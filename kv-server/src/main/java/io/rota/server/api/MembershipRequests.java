@@ -64,6 +64,8 @@ final class MembershipRequests {
     private final ScheduledExecutorService timer;
     private final Clock clock;
     private final Duration pollInterval;
+    /** What this member's own --initial-cluster said of each member (id → name and peer address). */
+    private volatile Map<Long, RegisteredMember> configured = Map.of();
 
     MembershipRequests(RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine, ClusterView view,
                        ScheduledExecutorService timer, Clock clock, Duration pollInterval) {
@@ -268,9 +270,6 @@ final class MembershipRequests {
         stateMachine.members().forEach(m -> published.put(m.getId(), m));
         return withConfigured(describe(stateMachine.registry(), published), configured);
     }
-
-    /** What this member's own --initial-cluster said of each member (id → name and peer address). */
-    private volatile Map<Long, RegisteredMember> configured = Map.of();
 
     /**
      * Give the members of this member's --initial-cluster: names and peer addresses for members that have not
