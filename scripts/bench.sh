@@ -7,6 +7,11 @@
 #                                                 Rota, etcd and ZooKeeper side by side, each alone on the machine:
 #                                                 writes, reads, locks, failover gap, server CPU per op
 #                                                 (docs/performance.md; --help lists every option)
+#   scripts/bench.sh disk [--dir DIR] [rota-bench disk options]
+#                                                 what the disk alone allows: small appends made durable with
+#                                                 fdatasync, by one writer and by three at once (members sharing the
+#                                                 disk), and the ceilings that puts on writes at one in flight and on
+#                                                 lock cycles (docs/performance.md, "The disk's floor")
 #   scripts/bench.sh tls [seconds-per-level]      what TLS costs: a 3-member cluster (scripts/cluster.sh) plaintext
 #                                                 and with --tls, writes of 256 B at 1/64/256 in flight through the
 #                                                 bench driver (the SDK), modes interleaved round by round so drift
@@ -28,6 +33,11 @@ if [[ "$what" == compare ]]; then
   echo "the peers start with ../shared/tools/etcd-cluster.sh and zk-cluster.sh, which apt-get install" \
     "Debian's etcd-server/etcd-client and zookeeper packages if they are missing" >&2
   exec java -jar bench/target/rota-bench.jar compare --root . "$@"
+fi
+if [[ "$what" == disk ]]; then
+  echo "building bench/target/rota-bench.jar (./mvnw package -DskipTests)..." >&2
+  ./mvnw -q -B -DskipTests package -pl bench -am >&2
+  exec java -jar bench/target/rota-bench.jar disk "$@"
 fi
 if [[ "$what" == tls ]]; then
   measure_s="${1:-10}"
@@ -101,7 +111,7 @@ case "$what" in
   cluster) main=io.rota.raft.node.ClusterBench ;;
   snapshot) main=io.rota.server.kv.SnapshotBench; module=kv-server ;;
   write) main=io.rota.server.bench.WriteBench; module=kv-server ;;
-  *) echo "usage: scripts/bench.sh log|cluster|snapshot|write|compare|tls [arguments]" >&2; exit 2 ;;
+  *) echo "usage: scripts/bench.sh log|cluster|snapshot|write|compare|disk|tls [arguments]" >&2; exit 2 ;;
 esac
 echo "building the test classes (./mvnw test-compile)..." >&2
 ./mvnw -q -B -pl "$module" -am test-compile dependency:build-classpath \

@@ -15,9 +15,10 @@ import java.util.concurrent.Callable;
 /**
  * {@code rota-bench}: the side-by-side bench. {@code rota-bench compare} runs the same workloads against
  * Rota, etcd and ZooKeeper, each alone on the machine, and prints one Markdown table with ratios. Normally
- * started by {@code scripts/bench.sh compare}, which builds the jars first.
+ * started by {@code scripts/bench.sh compare}, which builds the jars first. {@code rota-bench disk} measures
+ * what the disk alone allows (the floor under every row of compare).
  */
-@Command(name = "rota-bench", mixinStandardHelpOptions = true, subcommands = RotaBench.CompareCommand.class,
+@Command(name = "rota-bench", mixinStandardHelpOptions = true, subcommands = {RotaBench.CompareCommand.class, RotaBench.DiskCommand.class},
         description = "Benchmarks Rota side by side with etcd and ZooKeeper (see docs/performance.md).")
 public final class RotaBench implements Runnable {
 
@@ -26,7 +27,7 @@ public final class RotaBench implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: rota-bench compare [options]");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: rota-bench compare [options], or rota-bench disk [options]");
     }
 
     /**
@@ -163,6 +164,54 @@ public final class RotaBench implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
+        }
+    }
+
+    /** {@code rota-bench disk}: the disk's durable-append floor (see {@link DiskFloor}). */
+    @Command(name = "disk", mixinStandardHelpOptions = true,
+            description = {"Measures what the disk alone allows a Raft log: small appends, each made durable with "
+                    + "fdatasync, by one writer and by WRITERS at once (members sharing the disk), and prints the "
+                    + "ceilings they put on writes at one in flight and on lock cycles. Writes only in a new "
+                    + "directory under --dir, deleted afterwards. Run it where the members' data dirs go, with "
+                    + "nothing else busy."})
+    static final class DiskCommand implements Callable<Integer> {
+
+        @Option(names = "--dir", paramLabel = "DIR", defaultValue = ".",
+                description = "Where to write: on the disk of the data dirs (default: the current directory).")
+        Path dir;
+
+        @Option(names = "--writers", paramLabel = "N", defaultValue = "3",
+                description = "Writers sharing the disk at once, as members do on one machine (default: ${DEFAULT-VALUE}).")
+        int writers;
+
+        @Option(names = "--rounds", paramLabel = "N", defaultValue = "1000",
+                description = "Timed appends of each kind (default: ${DEFAULT-VALUE}).")
+        int rounds;
+
+        @Option(names = "--bytes", paramLabel = "N", defaultValue = "300",
+                description = "Bytes per append; an entry of a 256-byte put is about 300 (default: ${DEFAULT-VALUE}).")
+        int bytes;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            if (writers < 1 || rounds < 1 || bytes < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--writers, --rounds and --bytes must be at least 1");
+            }
+            Path where = dir.toAbsolutePath().normalize();
+            if (!Files.isDirectory(where) || !Files.isWritable(where)) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--dir " + where + " is not a writable directory");
+            }
+            PrintStream out = new PrintStream(System.out, true, java.nio.charset.StandardCharsets.UTF_8);
+            out.println("rota-bench disk: " + rounds + " synced appends alone, then " + rounds + " rounds of "
+                    + writers + " at once, in " + where + " ...");
+            DiskFloor.Result r = DiskFloor.measure(where, writers, rounds, bytes);
+            out.print(DiskFloor.report(r, where));
+            return 0;
         }
     }
 }
