@@ -234,7 +234,12 @@ start_member() {
   local tls; tls=($(tls_flags "$i"))
   # etcd's front door: with --tls it serves TLS with the client port's certificates (client certificates required).
   local etcd=(--listen-etcd "127.0.0.1:$(etcd_port "$i")")
-  "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
+  # A session of its own, as a service manager would start it and as the peers' scripts start etcd and
+  # ZooKeeper: with the kernel's autogroup scheduling (on in most distributions) a member then competes for
+  # the cores as a group of its own, not as a few threads of the shell's session beside everything else
+  # started from it (design.md B8). setsid execs in place here (a background job leads no process group),
+  # so $! stays the member's PID.
+  setsid "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
     --listen-client "127.0.0.1:$(client_port "$i")" --listen-peer "127.0.0.1:$(peer_port "$i")" \
     --http "127.0.0.1:$(http_port "$i")" "${etcd[@]}" "${cluster[@]}" "${lab[@]}" "${tls[@]}" \
     >>"$DIR/n$i.log" 2>&1 &

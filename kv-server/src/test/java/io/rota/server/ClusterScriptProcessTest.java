@@ -49,6 +49,12 @@ class ClusterScriptProcessTest {
         assertEquals("NAME  PID      CLIENT_ENDPOINT  ROLE       TERM  COMMIT_INDEX", status.get(0));
         assertEquals(4, status.size(), String.join("\n", status));
         assertTrue(status.stream().anyMatch(l -> l.contains(" LEADER ")), String.join("\n", status));
+        // Each member leads a session of its own (setsid, design.md B8), as a service manager would start it: the
+        // kernel's autogroup scheduling then gives it a share of the cores of its own, not a slice of this shell's.
+        for (String line : status.subList(1, 4)) {
+            long pid = Long.parseLong(line.trim().split(" +")[1]);
+            assertEquals(pid, sessionOf(pid), "member's session id (/proc/" + pid + "/stat): " + line);
+        }
 
         cluster.run("kill", "n2");
         String n2 = cluster.run("status").lines().filter(l -> l.startsWith("n2 ")).findFirst().orElseThrow();
@@ -148,5 +154,11 @@ class ClusterScriptProcessTest {
         cluster.run("stop");
         assertTrue(cluster.run("start").contains("A leader is elected"), "the remaining members restart");
         cluster.run("stop");
+    }
+
+    /** The session id of a process: the fourth field after the command name in /proc/PID/stat. */
+    private static long sessionOf(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3]);
     }
 }
