@@ -65,6 +65,11 @@ public final class PeerPortFuzzer {
         public boolean claimsMember() {
             return claimsMember;
         }
+
+        /** Whether the member must close the connection (a refused handshake or a refused frame). */
+        public boolean serverMustClose() {
+            return serverMustClose;
+        }
     }
 
     /** Must match HandshakeHandler.PROTOCOL_VERSION. */
