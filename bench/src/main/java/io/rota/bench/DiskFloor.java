@@ -181,7 +181,8 @@ final class DiskFloor {
                 r.bytes(), where));
         s.append(String.format("  one writer alone:        p50 %s, mean %s, p99 %s%n",
                 micros(r.alone().percentile(50)), micros(r.alone().mean()), micros(r.alone().percentile(99))));
-        s.append(String.format("  %d writers at once:       a majority (%d) done p50 %s, mean %s, p99 %s; all done p50 %s, mean %s%n",
+        s.append(String.format("  %d writers at once:       a majority (%d) done p50 %s, mean %s, p99 %s; "
+                        + "all done p50 %s, mean %s%n",
                 r.writers(), r.writers() / 2 + 1, micros(r.majority().percentile(50)), micros(r.majority().mean()),
                 micros(r.majority().percentile(99)), micros(r.all().percentile(50)), micros(r.all().mean())));
         s.append(String.format("What this disk allows, before any network hop or CPU (ceilings, not predictions):%n"));

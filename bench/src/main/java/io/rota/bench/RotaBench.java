@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
  * started by {@code scripts/bench.sh compare}, which builds the jars first. {@code rota-bench disk} measures
  * what the disk alone allows (the floor under every row of compare).
  */
-@Command(name = "rota-bench", mixinStandardHelpOptions = true, subcommands = {RotaBench.CompareCommand.class, RotaBench.DiskCommand.class},
+@Command(name = "rota-bench", mixinStandardHelpOptions = true,
+        subcommands = {RotaBench.CompareCommand.class, RotaBench.DiskCommand.class},
         description = "Benchmarks Rota side by side with etcd and ZooKeeper (see docs/performance.md).")
 public final class RotaBench implements Runnable {
 
@@ -27,7 +28,8 @@ public final class RotaBench implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: rota-bench compare [options], or rota-bench disk [options]");
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "name a command: rota-bench compare [options], or rota-bench disk [options]");
     }
 
     /**
@@ -181,7 +183,8 @@ public final class RotaBench implements Runnable {
         Path dir;
 
         @Option(names = "--writers", paramLabel = "N", defaultValue = "3",
-                description = "Writers sharing the disk at once, as members do on one machine (default: ${DEFAULT-VALUE}).")
+                description = "Writers sharing the disk at once, as members do on one machine "
+                        + "(default: ${DEFAULT-VALUE}).")
         int writers;
 
         @Option(names = "--rounds", paramLabel = "N", defaultValue = "1000",

@@ -55,7 +55,8 @@ class DiskFloorTest {
         DiskFloor.Result r = new DiskFloor.Result(3, 300, DiskFloor.Sample.of(new long[] {500_000, 500_000}),
                 DiskFloor.Sample.of(new long[] {900_000, 1_100_000}), DiskFloor.Sample.of(new long[] {1_200_000}));
         String report = DiskFloor.report(r, dir);
-        assertTrue(report.contains("at most 1,000 writes/s at one in flight; a lock + unlock cycle (two writes in a row) at most 500/s"),
+        assertTrue(report.contains("at most 1,000 writes/s at one in flight; "
+                + "a lock + unlock cycle (two writes in a row) at most 500/s"),
                 report);
         assertTrue(report.contains("at most 2,000 writes/s at one in flight; 1,000 lock cycles/s"), report);
         assertTrue(report.contains("a majority (2) done p50 1,100 µs, mean 1,000 µs"), report);
