@@ -91,7 +91,7 @@ running() { kill -0 "$1" 2>/dev/null && [[ "$(awk '{ print $3 }' "/proc/$1/stat"
 # Running, and still our member: a stale PID file must never make us signal another process.
 alive() {
   local pid; pid="$(pid_of "$1")"
-  # The PID is 'ip netns exec', then scripts/rota, then (both exec) java -jar rota-server.jar.
+  # The PID is setsid, then 'ip netns exec', then scripts/rota, then (all exec) java -jar rota-server.jar.
   [[ -n "$pid" ]] && running "$pid" && grep -qE 'rota-server\.jar|scripts/rota' "/proc/$pid/cmdline" 2>/dev/null
 }
 
@@ -207,7 +207,8 @@ start_member() {
   mkdir -p "$DIR"
   # Bind every interface, advertise the name to peers and the IP to clients (clients here cannot resolve
   # the names: they live in the namespaces' own /etc/hosts).
-  ip netns exec "$(ns "$i")" "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
+  # setsid: a session of its own, as cluster.sh starts members (design.md B8); it execs in place, so $! stays.
+  setsid ip netns exec "$(ns "$i")" "$ROOT/scripts/rota" server --name "n$i" --data-dir "$DIR/n$i" \
     --listen-peer "0.0.0.0:$(peer_port "$i")" --advertise-peer "$(name_of "$i"):$(peer_port "$i")" \
     --listen-client "0.0.0.0:$(client_port "$i")" --advertise-client "$(ip_of "$i"):$(client_port "$i")" \
     --http "0.0.0.0:$(http_port "$i")" --initial-cluster "$(initial_cluster)" --cluster-id "$PREFIX" \

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What a disk allows a Raft log, before any network or CPU: appends of one small record, each made durable
- * with {@code fdatasync} ({@link FileChannel#force force(false)}), the way a member's RocksDB WAL makes each
- * entry durable (design.md P2). Two figures: one writer alone (the bound when every member has its own
+ * with {@code fdatasync} ({@link FileChannel#force force(false)}), the way a member's synced RocksDB write
+ * ({@code RocksDbLogStore}) makes each entry durable. Two figures: one writer alone (the bound when every member has its own
  * disk), and {@code writers} appending to their own files at the same moment (three members sharing one
  * disk, as {@code scripts/cluster.sh} starts them), timed until a majority of them is done — the earliest a
  * leader can count an entry committed (§5.3) — and until all are. A write at one in flight pays at least one
@@ -46,6 +46,11 @@ final class DiskFloor {
     /** One pass: the lone writer's syncs, and the shared rounds' majority and last finishes. */
     record Result(int writers, int bytes, Sample alone, Sample majority, Sample all) {
 
+        /** How many writers make a majority: the one whose finish {@link #majority} times, counted from 1. */
+        int majorityCount() {
+            return writers / 2 + 1;
+        }
+
         /** Upper bound of sequential quorum writes per second on a shared disk: one majority of syncs each. */
         double sharedWritesPerSecond() {
             return 1e9 / majority.mean();
@@ -68,7 +73,8 @@ final class DiskFloor {
      * @param rounds  timed steps of each kind (after a tenth as many, at least 5, untimed)
      * @param bytes   bytes appended per step (an entry of a 256-byte put is about 300)
      * @return the figures
-     * @throws IOException if the directory cannot be written or synced
+     * @throws IOException          if the directory cannot be written or synced
+     * @throws InterruptedException if interrupted while the writers run
      */
     static Result measure(Path parent, int writers, int rounds, int bytes) throws IOException, InterruptedException {
         if (writers < 1 || rounds < 1 || bytes < 1) {
@@ -159,7 +165,7 @@ final class DiskFloor {
                 long[] done = finished.clone();
                 Arrays.sort(done);
                 if (r >= 0) {
-                    majority[r] = done[n / 2] - t0;
+                    majority[r] = done[n / 2] - t0;   // the (n/2+1)-th to finish: Result.majorityCount()
                     all[r] = done[n - 1] - t0;
                 }
             }
@@ -183,7 +189,7 @@ final class DiskFloor {
                 micros(r.alone().percentile(50)), micros(r.alone().mean()), micros(r.alone().percentile(99))));
         s.append(String.format("  %d writers at once:       a majority (%d) done p50 %s, mean %s, p99 %s; "
                         + "all done p50 %s, mean %s%n",
-                r.writers(), r.writers() / 2 + 1, micros(r.majority().percentile(50)), micros(r.majority().mean()),
+                r.writers(), r.majorityCount(), micros(r.majority().percentile(50)), micros(r.majority().mean()),
                 micros(r.majority().percentile(99)), micros(r.all().percentile(50)), micros(r.all().mean())));
         s.append(String.format("What this disk allows, before any network hop or CPU (ceilings, not predictions):%n"));
         s.append(String.format("  %d members sharing it:   at most %,.0f writes/s at one in flight; a lock + unlock "
