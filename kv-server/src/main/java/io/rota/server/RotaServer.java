@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.proto.CommandResult;
 import io.rota.proto.Member;
+import io.rota.proto.RegisteredMember;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.NodeStatus;
@@ -189,9 +190,9 @@ public final class RotaServer implements AutoCloseable {
                         httpServer.localAddress().getPort()))
                 .setEtcdAddress(etcdServer == null ? "" : config.advertisedEtcd(clientServer.localAddress().getPort(),
                         etcdServer.localAddress().getPort())).build();
-        Map<Long, io.rota.proto.RegisteredMember> configured = new HashMap<>();
-        config.peersById().forEach((memberId, address) -> configured.put(memberId, io.rota.proto.RegisteredMember
-                .newBuilder().setId(memberId).setName(initialNames.get(memberId))
+        Map<Long, RegisteredMember> configured = new HashMap<>();
+        config.peersById().forEach((memberId, address) -> configured.put(memberId, RegisteredMember.newBuilder()
+                .setId(memberId).setName(initialNames.get(memberId))
                 .setPeerAddress(ServerConfig.format(address)).build()));
         clientServer.router().knowFromConfiguration(configured);
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));

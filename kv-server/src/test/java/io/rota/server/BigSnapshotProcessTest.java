@@ -72,9 +72,8 @@ class BigSnapshotProcessTest {
         assumeTrue(Files.isRegularFile(ProcessCluster.jar()), "needs the packaged jar: run ./mvnw -B verify");
         System.out.printf("big snapshot: %,d bytes of values, -Xmx%s per member, data in %s (%,d bytes free)%n",
                 BYTES, System.getProperty("rota.process.xmx", "256m"), dir, Files.getFileStore(dir).getUsableSpace());
-        // A measurement: members with the full JIT, not the test default of C1 only (design.md P13).
-        System.setProperty("rota.process.jit", System.getProperty("rota.process.jit", "full"));
-        cluster = ProcessCluster.start(dir, 3, FLAGS);
+        cluster = ProcessCluster.prepare(dir, 3, null, FLAGS).fullJit();   // a measurement: the full JIT (P13)
+        cluster.startAll();
         int leader = cluster.awaitLeader();
         try (RotaClient rota = RotaClient.builder().endpoints(cluster.endpoints())
                 .callTimeout(Duration.ofSeconds(30)).build()) {

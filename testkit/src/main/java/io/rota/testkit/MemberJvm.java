@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  * ({@code -XX:TieredStopAtLevel=1}) and 1.5–1.6 s with C1 and an AppCDS archive of the jar (measured
  * 2026-12-02; design.md P13). Test members serve tests, not benchmarks, so they get both:
  * <ul>
- *   <li>C1 only, unless {@code -Drota.process.jit=full} (the opt-in benches set it: they measure Rota's
- *       speed, which needs C2);</li>
+ *   <li>C1 only, unless the cluster asks for the full JIT ({@link ProcessCluster#fullJit()}: the opt-in
+ *       benches do, as they measure Rota's speed, which needs C2) or {@code -Drota.process.jit=full} is set;</li>
  *   <li>the archive {@code rota-server-members.jsa} beside the jar, written once per build by a training
  *       run (one member started with {@code -XX:ArchiveClassesAtExit}, healthy, stopped with SIGTERM), used
  *       while it is newer than the jar; {@code -Drota.process.cds=false} turns it off.</li>
@@ -41,10 +41,13 @@ final class MemberJvm {
     private MemberJvm() {
     }
 
-    /** The options for a member running {@code jar}, after -Xmx and the GC and before {@code -jar}. */
-    static synchronized List<String> options(Path jar, String javaBin) {
+    /**
+     * The options for a member running {@code jar}, after -Xmx and the GC and before {@code -jar}: C1 only unless
+     * {@code fullJit} (a cluster that measures) or {@code -Drota.process.jit=full} (every cluster).
+     */
+    static synchronized List<String> options(Path jar, String javaBin, boolean fullJit) {
         List<String> opts = new ArrayList<>();
-        if (!"full".equals(System.getProperty("rota.process.jit", "c1"))) {
+        if (!fullJit && !"full".equals(System.getProperty("rota.process.jit", "c1"))) {
             opts.add("-XX:TieredStopAtLevel=1");
         }
         if (!asked) {

@@ -49,6 +49,8 @@ public final class ProcessCluster implements AutoCloseable {
     private List<String>[] startOverride;
     /** Per member: flags of its own (its TLS certificate files, say), after the cluster's. */
     private volatile java.util.function.IntFunction<List<String>> memberArgs = i -> List.of();
+    /** Members with the JDK's full JIT instead of the tests' C1 only (design.md P13): for clusters that measure. */
+    private volatile boolean fullJit;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     /**
@@ -100,6 +102,17 @@ public final class ProcessCluster implements AutoCloseable {
      */
     public ProcessCluster memberArgs(java.util.function.IntFunction<List<String>> memberArgs) {
         this.memberArgs = java.util.Objects.requireNonNull(memberArgs, "memberArgs");
+        return this;
+    }
+
+    /**
+     * Members started from now on run the JDK's full JIT, as a production member does, instead of the tests'
+     * C1 only (design.md P13): for a cluster whose figures are the point (set before {@link #startAll()}).
+     *
+     * @return this cluster
+     */
+    public ProcessCluster fullJit() {
+        this.fullJit = true;
         return this;
     }
 
@@ -243,7 +256,7 @@ public final class ProcessCluster implements AutoCloseable {
             }
         }
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx" + MEMBER_XMX, "-XX:+UseSerialGC"));
-        cmd.addAll(MemberJvm.options(jar, javaBin()));   // C1 only and a class-data archive: start-up, not speed
+        cmd.addAll(MemberJvm.options(jar, javaBin(), fullJit));   // C1 only and a class-data archive: start-up, not speed
         cmd.addAll(List.of("-jar", jar.toString(), "server", "--name", name(i), "--data-dir", dir.resolve(name(i)).toString(),
                 "--listen-client", "127.0.0.1:" + clientPort[i], "--listen-peer", "127.0.0.1:" + peerPort[i],
                 "--http", "127.0.0.1:" + httpPort[i], "--initial-cluster", cluster.toString()));

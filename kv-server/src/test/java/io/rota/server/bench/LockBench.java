@@ -71,9 +71,8 @@ public final class LockBench {
      */
     public static List<Result> run(Path dir, Duration measure, Duration warmUp) throws Exception {
         List<Result> results = new ArrayList<>();
-        // A measurement: members with the full JIT, not the test default of C1 only (design.md P13).
-        System.setProperty("rota.process.jit", System.getProperty("rota.process.jit", "full"));
-        try (ProcessCluster cluster = ProcessCluster.start(dir, 3)) {
+        try (ProcessCluster cluster = ProcessCluster.prepare(dir, 3, null).fullJit()) {   // a measurement (P13)
+            cluster.startAll();
             cluster.awaitLeader();
             String only = System.getProperty("rota.lockbench.only", "1,8,64");
             for (String clients : only.split(",")) {
