@@ -111,6 +111,8 @@ public final class RotaServer implements AutoCloseable {
                 : java.util.List.of(peerFiles.trustedCaFile()), true, "client port");
         // The driver runs on the peer transport's one event loop (design.md P11) unless -Drota.driver=thread.
         boolean driverOnLoop = !"thread".equals(System.getProperty("rota.driver", "loop"));
+        // Client connections are served on that loop too (design.md P15) unless -Drota.clientLoop=own.
+        boolean clientsOnDriverLoop = driverOnLoop && !"own".equals(System.getProperty("rota.clientLoop", "driver"));
         NettyPeerTransport transport = driverOnLoop
                 ? NettyPeerTransport.withDriverLoop(config.transportConfig(), "raft-driver-" + id)
                 : new NettyPeerTransport(config.transportConfig());
@@ -156,7 +158,7 @@ public final class RotaServer implements AutoCloseable {
         EtcdServer etcd = null;
         try {
             clients = new ClientServer(config.clientSettings(VERSION), driver, stateMachine, view, watchHub, timer,
-                    clock, metrics, clientTls);
+                    clock, metrics, clientTls, clientsOnDriverLoop ? transport.driverLoop().orElseThrow() : null);
             etcd = config.listenEtcd() == null ? null : new EtcdServer(config.listenEtcd(),
                     config.clientSettings(VERSION).maxFrameBytes(), clients.router(), watchHub, view, config.clusterId(),
                     config.tls().clientFiles());

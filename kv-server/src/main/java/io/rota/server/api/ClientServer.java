@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -140,6 +141,8 @@ public final class ClientServer implements AutoCloseable {
     }
 
     private final EventLoopGroup group;
+    /** False when the connections live on the driver's loop, which this port must not shut down. */
+    private final boolean ownsGroup;
     /** The listening channel and every open client connection (a closed one leaves by itself). */
     private final ChannelGroup channels = new DefaultChannelGroup("client-port", GlobalEventExecutor.INSTANCE, true);
     private final Forwarder forwarder;
@@ -160,8 +163,21 @@ public final class ClientServer implements AutoCloseable {
     public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
                         ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
                         ServerMetrics metrics, TlsContexts tls) {
-        this.group = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
-                NioIoHandler.newFactory());
+        this(settings, driver, stateMachine, view, watchHub, timer, clock, metrics, tls, null);
+    }
+
+    /**
+     * As above, with the connections served on {@code sharedLoop} when it is not null: the Raft driver's event
+     * loop (design.md P15), so that a request read from a client is proposed, and its answer written, by the
+     * thread that runs the driver's turns — no thread hand-off on either side of the Raft round. The loop is
+     * the caller's: {@link #close()} closes this port's connections on it but does not shut it down.
+     */
+    public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
+                        ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
+                        ServerMetrics metrics, TlsContexts tls, EventLoop sharedLoop) {
+        this.ownsGroup = sharedLoop == null;
+        this.group = sharedLoop != null ? sharedLoop : new MultiThreadIoEventLoopGroup(
+                Math.max(2, Runtime.getRuntime().availableProcessors()), NioIoHandler.newFactory());
         this.forwarder = new NettyForwarder(group, settings.maxFrameBytes(), settings.requestTimeout(),
                 MAX_FORWARDED_IN_FLIGHT, tls);
         this.router = new RequestRouter(driver, stateMachine, view, forwarder, timer, clock, metrics, settings);
@@ -180,7 +196,9 @@ public final class ClientServer implements AutoCloseable {
         ChannelFuture bound = b.bind(settings.listen()).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             forwarder.close();
-            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            if (ownsGroup) {
+                group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            }
             throw new IllegalStateException("cannot listen for clients on " + settings.listen() + ": "
                     + bound.cause().getMessage(), bound.cause());
         }
@@ -198,7 +216,8 @@ public final class ClientServer implements AutoCloseable {
     }
 
     /**
-     * Closes the port and every client connection, waits for them to close, then stops the event loops.
+     * Closes the port and every client connection, waits for them to close, then stops the event loops (its
+     * own: a driver's loop it was given is left running for the driver, whose close stops it).
      * The channels are closed here, not left to the loops' shutdown: a Netty 4.2 loop closes its channels
      * only when it finds itself shutting down between its I/O and its task phase
      * ({@code SingleThreadIoEventLoop.run}: {@code runIo}, {@code prepareToDestroy}, {@code runAllTasks},
@@ -212,7 +231,9 @@ public final class ClientServer implements AutoCloseable {
         channels.close().awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         forwarder.close();
         router.gate().close();
-        group.shutdownGracefully(0, CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS).syncUninterruptibly();
+        if (ownsGroup) {
+            group.shutdownGracefully(0, CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 
     /** The event loops that serve the port: a test holds them busy to check that close() closes anyway. */

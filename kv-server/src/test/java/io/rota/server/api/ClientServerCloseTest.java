@@ -1,5 +1,9 @@
 package io.rota.server.api;
 
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.rota.server.watch.WatchHub;
 import io.rota.testkit.Await;
@@ -18,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -79,6 +84,39 @@ class ClientServerCloseTest {
             if (closer.getState() == Thread.State.NEW) {
                 server.close();
             }
+        }
+    }
+
+    @Test
+    @DisplayName("on the driver's loop (P15), close() ends every client connection and leaves the loop running")
+    void closeOnASharedLoopEndsConnectionsAndLeavesTheLoop() throws Exception {
+        ServerMetrics metrics = new ServerMetrics();
+        ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress("127.0.0.1", 0))
+                .maxFrameBytes(1 << 20).requestTimeout(Duration.ofSeconds(5)).retryInterval(Duration.ofMillis(100))
+                .readAttemptTimeout(Duration.ofSeconds(2)).minLeaseTtlSeconds(2).version("test").build();
+        EventLoopGroup driverGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        EventLoop driverLoop = driverGroup.next();
+        try {
+            ClientServer server = new ClientServer(settings, null,
+                    new io.rota.server.kv.CoordinationStateMachine(io.rota.server.kv.Limits.builder().build()), null,
+                    new WatchHub(1, () -> 1, 100, 10), null, null, metrics, null, driverLoop);
+            assertSame(driverLoop, server.eventLoops(), "the port serves its connections on the loop it was given");
+            try (Socket client = new Socket()) {
+                client.connect(server.localAddress(), 5_000);
+                client.setSoTimeout(10_000);
+                Await.until(Duration.ofSeconds(10), () -> metrics.connections.sum() == 1, "the connection is accepted");
+
+                server.close();
+
+                assertEquals(-1, read(client), "the client sees the end of the connection (-2: none within 10 s)");
+                // channelInactive runs as a task after the close; no loop shutdown waits for it here.
+                Await.until(Duration.ofSeconds(10), () -> metrics.connections.sum() == 0,
+                        "the server saw the connection end too");
+            }
+            assertFalse(driverLoop.isShuttingDown(), "the driver's loop is not the port's to stop");
+            assertTrue(driverLoop.submit(() -> true).get(10, TimeUnit.SECONDS), "the loop still runs tasks");
+        } finally {
+            driverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 

@@ -28,7 +28,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -128,8 +127,12 @@ public final class NettyPeerTransport implements PeerTransport {
         return new NettyPeerTransport(config, threadName);
     }
 
-    /** The event loop a driver should run on ({@link #withDriverLoop}); empty for an ordinary transport. */
-    public Optional<ScheduledExecutorService> driverLoop() {
+    /**
+     * The event loop a driver should run on ({@link #withDriverLoop}); empty for an ordinary transport. A
+     * server may serve its client connections on it too (design.md P15), so that a request is stepped and
+     * answered by the thread that read it.
+     */
+    public Optional<EventLoop> driverLoop() {
         return Optional.ofNullable(driverLoop);
     }
 
