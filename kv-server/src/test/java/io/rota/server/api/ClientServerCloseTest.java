@@ -39,11 +39,8 @@ class ClientServerCloseTest {
     @DisplayName("close() ends every client connection, even when the event loops are running tasks as it starts")
     void closeEndsConnectionsWhileTheLoopsRunTasks() throws Exception {
         ServerMetrics metrics = new ServerMetrics();
-        ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress("127.0.0.1", 0))
-                .maxFrameBytes(1 << 20).requestTimeout(Duration.ofSeconds(5)).retryInterval(Duration.ofMillis(100))
-                .readAttemptTimeout(Duration.ofSeconds(2)).minLeaseTtlSeconds(2).version("test").build();
         // The router reads the state machine's auth state when it is built: a real (empty) one.
-        ClientServer server = new ClientServer(settings, null,
+        ClientServer server = new ClientServer(settings(), null,
                 new io.rota.server.kv.CoordinationStateMachine(io.rota.server.kv.Limits.builder().build()), null,
                 new WatchHub(1, () -> 1, 100, 10), null, null, metrics);
         CountDownLatch release = new CountDownLatch(1);
@@ -91,13 +88,10 @@ class ClientServerCloseTest {
     @DisplayName("on the driver's loop (P15), close() ends every client connection and leaves the loop running")
     void closeOnASharedLoopEndsConnectionsAndLeavesTheLoop() throws Exception {
         ServerMetrics metrics = new ServerMetrics();
-        ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress("127.0.0.1", 0))
-                .maxFrameBytes(1 << 20).requestTimeout(Duration.ofSeconds(5)).retryInterval(Duration.ofMillis(100))
-                .readAttemptTimeout(Duration.ofSeconds(2)).minLeaseTtlSeconds(2).version("test").build();
         EventLoopGroup driverGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         EventLoop driverLoop = driverGroup.next();
         try {
-            ClientServer server = new ClientServer(settings, null,
+            ClientServer server = new ClientServer(settings(), null,
                     new io.rota.server.kv.CoordinationStateMachine(io.rota.server.kv.Limits.builder().build()), null,
                     new WatchHub(1, () -> 1, 100, 10), null, null, metrics, null, driverLoop);
             assertSame(driverLoop, server.eventLoops(), "the port serves its connections on the loop it was given");
@@ -118,6 +112,12 @@ class ClientServerCloseTest {
         } finally {
             driverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
+    }
+
+    private static ClientServer.Settings settings() {
+        return ClientServer.Settings.builder(new InetSocketAddress("127.0.0.1", 0))
+                .maxFrameBytes(1 << 20).requestTimeout(Duration.ofSeconds(5)).retryInterval(Duration.ofMillis(100))
+                .readAttemptTimeout(Duration.ofSeconds(2)).minLeaseTtlSeconds(2).version("test").build();
     }
 
     /** The next byte, -1 at the end of the stream, or -2 if the read timed out (the connection stayed open). */
