@@ -112,7 +112,7 @@ public final class RotaServer implements AutoCloseable {
         // The driver runs on the peer transport's one event loop (design.md P11) unless -Drota.driver=thread.
         boolean driverOnLoop = !"thread".equals(System.getProperty("rota.driver", "loop"));
         // With -Drota.clientLoop=driver, client connections are served on that loop too (design.md P15: opt-in
-        // until a fuzz failure seen with it on is explained).
+        // until the lost write seen under fuzzing is explained; ignored with -Drota.driver=thread).
         boolean clientsOnDriverLoop = driverOnLoop && "driver".equals(System.getProperty("rota.clientLoop", "own"));
         NettyPeerTransport transport = driverOnLoop
                 ? NettyPeerTransport.withDriverLoop(config.transportConfig(), "raft-driver-" + id)
