@@ -62,6 +62,13 @@ import java.util.Random;
  * only harmless auth calls are made (a login, user and role queries, status): any caller may manage auth
  * then, as in etcd, and a fuzzed enable would lock the test's own clients out. With
  * {@link #authEnabled(boolean)} every auth call is sent, and each must be refused.
+ *
+ * <p>Frames that are mangled on purpose (a {@linkplain #bitFlipped bit-flipped} request, {@linkplain #garbage
+ * random bytes} behind a length) are mostly unparseable, but some parse, and then the server rightly does
+ * what they say. So these too keep the promises above: one that parses into a request {@link #stray} names
+ * is drawn again. Seed 7995664785814 showed why: a flipped DeleteRange {@code key "fuzz/512"} became
+ * {@code "Fuzz\257512"} with range end {@code "\0"} (every key from there up) and deleted the test's
+ * {@code acked/} keys, which the check then reported as lost acknowledged writes.
  */
 public final class ClientFrames {
 
@@ -74,6 +81,14 @@ public final class ClientFrames {
     private static final int OVER_MAX_KEY = 8 * 1024 + 1;
     /** The server's default value limit, plus one. */
     private static final int OVER_MAX_VALUE = 1024 * 1024 + 1;
+    /**
+     * Client ids a real client of a test cluster may hold (a session's id is the index of its registering
+     * entry): a frame naming one in its session could answer or discard that client's requests, so no fuzzed
+     * frame does.
+     */
+    private static final long REAL_CLIENT_IDS = 1L << 20;
+    /** Redraws of a mangled frame before giving up (a stray one is rare: a few in a thousand). */
+    private static final int MAX_REDRAWS = 1_000;
     private static final long[] ABSURD_LONGS = {0, 1, -1, 2, Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE,
             Integer.MIN_VALUE, Long.MAX_VALUE - 1, 1L << 40, -(1L << 40)};
 
@@ -203,7 +218,7 @@ public final class ClientFrames {
             }
         }
         if (random.nextInt(10) == 0) {
-            f.setSession(SessionRef.newBuilder().setClientId(absurdLong()).setSequence(absurdLong()));
+            f.setSession(SessionRef.newBuilder().setClientId(foreignClientId()).setSequence(absurdLong()));
         }
         if (random.nextInt(20) == 0) {
             f.setForwarded(true);
@@ -312,18 +327,126 @@ public final class ClientFrames {
         out.write((int) value);
     }
 
-    /** A request's bytes with 1–8 random bits flipped: it may still parse, or it may not. */
+    /**
+     * A request's bytes with 1–8 random bits flipped: it may still parse, or it may not; if it parses, it is
+     * nothing {@link #stray} refuses (the flips are drawn again).
+     */
     public byte[] bitFlipped(Frame frame) {
-        byte[] bytes = frame.toByteArray();
-        if (bytes.length == 0) {
-            return new byte[] {(byte) random.nextInt(256)};
+        byte[] original = frame.toByteArray();
+        if (original.length == 0) {
+            return garbage(1);
         }
-        int flips = 1 + random.nextInt(8);
-        for (int i = 0; i < flips; i++) {
-            int at = random.nextInt(bytes.length);
-            bytes[at] ^= (byte) (1 << random.nextInt(8));
+        for (int attempt = 0; ; attempt++) {
+            byte[] bytes = original.clone();
+            int flips = 1 + random.nextInt(8);
+            for (int i = 0; i < flips; i++) {
+                int at = random.nextInt(bytes.length);
+                bytes[at] ^= (byte) (1 << random.nextInt(8));
+            }
+            if (!strayIfParsed(bytes, attempt)) {
+                return bytes;
+            }
         }
-        return bytes;
+    }
+
+    /** {@code n} random bytes that, if they happen to parse as a frame, make nothing {@link #stray} refuses. */
+    public byte[] garbage(int n) {
+        for (int attempt = 0; ; attempt++) {
+            byte[] bytes = randomBytes(n);
+            if (!strayIfParsed(bytes, attempt)) {
+                return bytes;
+            }
+        }
+    }
+
+    private boolean strayIfParsed(byte[] bytes, int attempt) {
+        Frame parsed;
+        try {
+            parsed = Frame.parseFrom(bytes);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            return false;   // the server closes the connection: what the tail is for
+        }
+        String why = stray(parsed);
+        if (why != null && attempt >= MAX_REDRAWS) {
+            throw new IllegalStateException("no harmless mangling after " + attempt + " draws; last: " + why);
+        }
+        return why != null;
+    }
+
+    /**
+     * Why {@code f}, if the server carried it out, could change what a fuzz test checks, or null if it cannot.
+     * These are the generator's own promises, checked on any frame: a write reaches only keys at or above
+     * {@link #FUZZ_PREFIX} (also inside a txn, at any depth); a PublishMember names a non-member; no
+     * cluster administration (members, leadership, alarms, compaction); auth administration only while auth
+     * is {@linkplain #authEnabled enabled} (then it is refused); and a session never names a client id a real
+     * client may hold.
+     */
+    public String stray(Frame f) {
+        if (f.hasSession() && f.getSession().getClientId() > 0 && f.getSession().getClientId() < REAL_CLIENT_IDS) {
+            return "a session naming client id " + f.getSession().getClientId() + ", which a real client may hold";
+        }
+        return switch (f.getBodyCase()) {
+            case PUT_REQUEST -> strayPut(f.getPutRequest());
+            case DELETE_RANGE_REQUEST -> strayDelete(f.getDeleteRangeRequest());
+            case TXN_REQUEST -> strayTxn(f.getTxnRequest());
+            case PUBLISH_MEMBER_REQUEST -> {
+                long id = f.getPublishMemberRequest().getMember().getId();
+                yield id >= 1 && id <= members ? "a PublishMember naming member " + id : null;
+            }
+            case AUTH_REQUEST -> authEnabled || harmless(f.getAuthRequest()) ? null
+                    : "auth administration (" + f.getAuthRequest().getRequestCase() + ") while auth is disabled";
+            case MEMBER_ADD_REQUEST, MEMBER_REMOVE_REQUEST, MEMBER_PROMOTE_REQUEST, MEMBER_UPDATE_REQUEST,
+                    MOVE_LEADER_REQUEST, ALARM_REQUEST, COMPACTION_REQUEST, SNAPSHOT_REQUEST ->
+                    "cluster administration (" + f.getBodyCase() + ")";
+            default -> null;
+        };
+    }
+
+    private static boolean harmless(AuthRequest a) {
+        return switch (a.getRequestCase()) {
+            case AUTHENTICATE, USER_GET, USER_LIST, ROLE_GET, ROLE_LIST, STATUS, REQUEST_NOT_SET -> true;
+            default -> false;
+        };
+    }
+
+    private static String strayPut(PutRequest p) {
+        return p.getKey().isEmpty() || atOrAboveFuzz(p.getKey()) ? null : "a put of " + printable(p.getKey());
+    }
+
+    /** A delete's range is [key, range_end); an empty key is refused or a no-op only without a range end. */
+    private static String strayDelete(DeleteRangeRequest d) {
+        boolean ok = d.getKey().isEmpty() ? d.getRangeEnd().isEmpty() : atOrAboveFuzz(d.getKey());
+        return ok ? null : "a delete from " + printable(d.getKey()) + " to " + printable(d.getRangeEnd());
+    }
+
+    private static String strayTxn(TxnRequest t) {
+        for (RequestOp op : concat(t.getSuccessList(), t.getFailureList())) {
+            String why = switch (op.getRequestCase()) {
+                case REQUEST_PUT -> strayPut(op.getRequestPut());
+                case REQUEST_DELETE_RANGE -> strayDelete(op.getRequestDeleteRange());
+                case REQUEST_TXN -> strayTxn(op.getRequestTxn());
+                default -> null;
+            };
+            if (why != null) {
+                return "in a txn, " + why;
+            }
+        }
+        return null;
+    }
+
+    private static java.util.List<RequestOp> concat(java.util.List<RequestOp> a, java.util.List<RequestOp> b) {
+        java.util.List<RequestOp> all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    /** Unsigned byte order, as the store sorts keys. */
+    private static boolean atOrAboveFuzz(ByteString key) {
+        return ByteString.unsignedLexicographicalComparator().compare(key, ByteString.copyFrom(FUZZ)) >= 0;
+    }
+
+    private static String printable(ByteString b) {
+        return '"' + com.google.protobuf.TextFormat.escapeBytes(b.size() > 40 ? b.substring(0, 40) : b) + '"';
     }
 
     /** {@code n} random bytes. */
@@ -484,6 +607,12 @@ public final class ClientFrames {
             s.append((char) (32 + random.nextInt(95)));
         }
         return s.toString();
+    }
+
+    /** An absurd client id that no real client of a test cluster holds (see {@link #REAL_CLIENT_IDS}). */
+    private long foreignClientId() {
+        long id = absurdLong();
+        return id > 0 && id < REAL_CLIENT_IDS ? id + REAL_CLIENT_IDS : id;
     }
 
     private long absurdLong() {

@@ -201,9 +201,9 @@ public final class ClientPortFuzzer {
 
     private void writeTail(DataOutputStream out, Tail tail) throws IOException {
         switch (tail) {
-            case RANDOM_BYTES -> out.write(frames.randomBytes(1 + random.nextInt(64)));
+            case RANDOM_BYTES -> out.write(frames.randomBytes(1 + random.nextInt(64)));   // its "length" almost never fits
             case GARBAGE_PROTOBUF -> {
-                byte[] body = frames.randomBytes(random.nextInt(256));
+                byte[] body = frames.garbage(random.nextInt(256));
                 out.writeInt(body.length);
                 out.write(body);
             }

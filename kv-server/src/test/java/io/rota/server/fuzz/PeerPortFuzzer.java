@@ -177,8 +177,8 @@ public final class PeerPortFuzzer {
             }
             case GARBAGE_AFTER_HANDSHAKE -> {
                 frame(out, handshake(clusterId, claimed, PROTOCOL_VERSION));
-                byte[] garbage = random.nextBoolean() ? bytes(1 + random.nextInt(200))
-                        : flip(freshMessage(claimed, target, 0).toByteArray());
+                byte[] garbage = random.nextBoolean() ? staleIfParsed(() -> bytes(1 + random.nextInt(200)))
+                        : staleIfParsed(() -> flip(freshMessage(claimed, target, 0).toByteArray()));
                 out.writeInt(garbage.length);
                 out.write(garbage);
                 // Garbage that happens to parse as a valid stale message leaves the connection open: end it.
@@ -256,6 +256,39 @@ public final class PeerPortFuzzer {
         byte[] b = m.toByteArray();
         out.writeInt(b.length);
         out.write(b);
+    }
+
+    /**
+     * Garbage from {@code draw} that, if it happens to parse, carries no term: a flip can turn another field's
+     * tag into the term's (a term-0 message with {@code from = 2} becoming one of term 2), and a message of
+     * the current term under a claimed member's name would be obeyed, which the fuzz promises never to send.
+     */
+    static byte[] staleIfParsed(java.util.function.Supplier<byte[]> draw) {
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            byte[] b = draw.get();
+            try {
+                if (termOf(RaftMessage.parseFrom(b)) == 0) {
+                    return b;
+                }
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                return b;
+            }
+        }
+        throw new IllegalStateException("no stale or unparseable garbage in 1,000 draws");
+    }
+
+    /** The term of whichever message {@code m} holds (every Raft message has a field named term), or 0. */
+    static long termOf(RaftMessage m) {
+        for (Object body : m.getAllFields().values()) {
+            if (body instanceof com.google.protobuf.Message message) {
+                com.google.protobuf.Descriptors.FieldDescriptor term =
+                        message.getDescriptorForType().findFieldByName("term");
+                if (term != null && (Long) message.getField(term) != 0) {
+                    return (Long) message.getField(term);
+                }
+            }
+        }
+        return 0;
     }
 
     private byte[] flip(byte[] b) {
