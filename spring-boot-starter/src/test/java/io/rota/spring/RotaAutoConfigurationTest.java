@@ -1,5 +1,6 @@
 package io.rota.spring;
 
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rota.client.RotaClient;
 import io.rota.client.recipes.JobContext;
@@ -121,9 +122,10 @@ class RotaAutoConfigurationTest {
                     SimpleMeterRegistry registry = new SimpleMeterRegistry();
                     ctx.getBean(RotaMetrics.class).bindTo(registry);
                     assertThrows(RuntimeException.class, () -> ctx.getBean(RotaClient.class).kv().get("k"));
-                    // The listener runs on the client's thread, just after the caller saw the failure.
-                    Await.until(Duration.ofSeconds(5), () -> registry.find("rota.client.calls").timer() != null,
-                            "the call counted");
+                    // The listener runs on the client's thread, just after the caller saw the failure. Wait for
+                    // the count, not for the timer: register() shows the timer before record() counts the call.
+                    Await.until(Duration.ofSeconds(5), () -> registry.find("rota.client.calls").timers().stream()
+                            .mapToLong(Timer::count).sum() > 0, "the call counted");
                     assertThat(registry.get("rota.client.calls").tag("operation", "range").tag("outcome", "timeout")
                             .timer().count()).isEqualTo(1);
                     assertThat(registry.get("rota.client.retries").tag("operation", "range").counter().count())
