@@ -111,9 +111,9 @@ public final class RotaServer implements AutoCloseable {
                 : java.util.List.of(peerFiles.trustedCaFile()), true, "client port");
         // The driver runs on the peer transport's one event loop (design.md P11) unless -Drota.driver=thread.
         boolean driverOnLoop = !"thread".equals(System.getProperty("rota.driver", "loop"));
-        // With -Drota.clientLoop=driver, client connections are served on that loop too (design.md P15: opt-in
-        // until the lost write seen under fuzzing is explained; ignored with -Drota.driver=thread).
-        boolean clientsOnDriverLoop = driverOnLoop && "driver".equals(System.getProperty("rota.clientLoop", "own"));
+        // Client connections are served on that loop too (design.md P15) unless -Drota.clientLoop=own; with
+        // -Drota.driver=thread there is no such loop and the client port keeps its own.
+        boolean clientsOnDriverLoop = driverOnLoop && !"own".equals(System.getProperty("rota.clientLoop", "driver"));
         NettyPeerTransport transport = driverOnLoop
                 ? NettyPeerTransport.withDriverLoop(config.transportConfig(), "raft-driver-" + id)
                 : new NettyPeerTransport(config.transportConfig());
