@@ -100,7 +100,10 @@ public final class DriverMain {
             case "lock-8x1" -> w.locks(8, 1);
             case "lock-64x64" -> w.locks(64, 64);
             case "failover" -> w.failover(beforeMs, afterMs);
-            default -> throw new IllegalArgumentException("unknown workload '" + workload + "': one of " + WORKLOADS);
+            case "write-1-watched" -> w.watchedWrites(1);
+            case "write-64-watched" -> w.watchedWrites(64);
+            default -> throw new IllegalArgumentException("unknown workload '" + workload + "': one of " + WORKLOADS
+                    + ", or (Rota only) write-1-watched, write-64-watched");
         }
     }
 }

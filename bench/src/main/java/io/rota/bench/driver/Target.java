@@ -77,6 +77,23 @@ public interface Target extends AutoCloseable {
      */
     LockClient newLockClient() throws Exception;
 
+    /**
+     * Opens {@code watchers} watches, each on one of the keys {@link #prepare} made (watch {@code i} on key
+     * {@code i % keys}), spread over {@code connections} connections of their own, each counting the events it
+     * receives into {@code events}. Only Rota's driver has it: it measures what serving watchers costs the
+     * writes ({@code DriverMain}'s write-1-watched and write-64-watched; docs/performance.md).
+     *
+     * @param watchers    how many watches
+     * @param connections how many client connections carry them
+     * @param events      counts every event delivered
+     * @return closes the watches and their connections
+     * @throws Exception if a watch cannot be opened
+     */
+    default AutoCloseable watch(int watchers, int connections, java.util.concurrent.atomic.LongAdder events)
+            throws Exception {
+        throw new UnsupportedOperationException(clientLibrary() + ": this driver has no watch workload");
+    }
+
     /** Closes the connection (no checked exception: every library's close is unchecked). */
     @Override
     void close();

@@ -91,7 +91,50 @@ public final class Workloads {
         closedLoop(name, inFlight, chain -> target.read(chain % KEYS, linearizable));
     }
 
+    /** Watches in the watched-write workloads: about four on every key written. */
+    static final int WATCHERS = 1_000;
+    /** The connections that carry them, as a handful of application processes would. */
+    static final int WATCH_CONNECTIONS = 8;
+
+    /**
+     * Closed-loop writes while {@value #WATCHERS} watches, over {@value #WATCH_CONNECTIONS} connections of
+     * their own, are told of every write to their key: what fanning events out costs the writes. The result
+     * adds {@code events} (delivered inside the window, counted by arrival) and {@code events_per_write}
+     * (4 when watchers keep up: watch {@code i} is on key {@code i % KEYS}, so the keys below 232, which the
+     * chains write, have four each).
+     *
+     * @param inFlight writes in flight
+     * @throws Exception if the watches cannot be opened
+     */
+    public void watchedWrites(int inFlight) throws Exception {
+        java.util.concurrent.atomic.LongAdder events = new java.util.concurrent.atomic.LongAdder();
+        try (AutoCloseable watches = target.watch(WATCHERS, WATCH_CONNECTIONS, events)) {
+            long[] atStart = new long[1];
+            long[] atEnd = new long[1];
+            Map<String, Object> extra = new LinkedHashMap<>();
+            closedLoop("write-" + inFlight + "-watched", inFlight, chain -> target.write(chain % KEYS, value),
+                    () -> atStart[0] = events.sum(), () -> atEnd[0] = events.sum(), extra, ops -> {
+                        long delivered = atEnd[0] - atStart[0];
+                        extra.put("events", delivered);
+                        extra.put("events_per_write", String.format(java.util.Locale.ROOT, "%.2f",
+                                ops == 0 ? 0.0 : (double) delivered / ops));
+                    });
+        }
+    }
+
     private void closedLoop(String name, int inFlight, IntFunction<CompletionStage<?>> op)
+            throws InterruptedException {
+        closedLoop(name, inFlight, op, () -> { }, () -> { }, Map.of(), ops -> { });
+    }
+
+    /**
+     * @param atStart  runs as the measured window opens
+     * @param atEnd    runs as it closes
+     * @param extra    fields added to the result line, filled by {@code finish}
+     * @param finish   given the operations counted, before the result is printed
+     */
+    private void closedLoop(String name, int inFlight, IntFunction<CompletionStage<?>> op, Runnable atStart,
+                            Runnable atEnd, Map<String, Object> extra, java.util.function.LongConsumer finish)
             throws InterruptedException {
         Window window = new Window();
         Latencies[] perChain = new Latencies[inFlight];
@@ -102,7 +145,7 @@ public final class Workloads {
             perChain[c] = new Latencies();
             new Chain(c, op, window, perChain[c], errors, running, drained).next();
         }
-        window.run(name);
+        window.run(name, atStart, atEnd);
         if (!drained.await(30, TimeUnit.SECONDS)) {
             out.println("driver: " + running.get() + " operations of " + name + " still unanswered after 30 s");
         }
@@ -110,7 +153,8 @@ public final class Workloads {
         for (Latencies l : perChain) {
             all.addAll(l);
         }
-        result(name, all, window.seconds(), errors.get(), Map.of());
+        finish.accept(all.count());
+        result(name, all, window.seconds(), errors.get(), extra);
     }
 
     /** One closed-loop chain: an operation, and on its completion the next, until the window closes. */
@@ -336,12 +380,19 @@ public final class Workloads {
 
         /** Warm-up, then the measured window with its markers; closes the window. */
         void run(String name) throws InterruptedException {
+            run(name, () -> { }, () -> { });
+        }
+
+        /** As {@link #run(String)}, running {@code atStart} as the window opens and {@code atEnd} as it closes. */
+        void run(String name, Runnable atStart, Runnable atEnd) throws InterruptedException {
             TimeUnit.NANOSECONDS.sleep(warmupNanos);
             out.println(Markers.format(Markers.MEASURE_START, Map.of("workload", name)));
             out.flush();
             measureStart = System.nanoTime();
+            atStart.run();
             TimeUnit.NANOSECONDS.sleep(measureNanos);
             measureEnd = System.nanoTime();
+            atEnd.run();
             closed = true;
             out.println(Markers.format(Markers.MEASURE_END, Map.of("workload", name)));
             out.flush();

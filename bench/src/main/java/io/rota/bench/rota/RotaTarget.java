@@ -5,15 +5,20 @@ import io.rota.bench.driver.Versions;
 import io.rota.client.GetOptions;
 import io.rota.client.RotaClient;
 import io.rota.client.TlsOptions;
+import io.rota.client.Watch;
+import io.rota.client.WatchOptions;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Rota's driver: the SDK with its defaults ({@link RotaClient}) and the lock recipe
@@ -73,6 +78,29 @@ public final class RotaTarget implements Target {
     @Override
     public CompletionStage<?> read(int key, boolean linearizable) {
         return linearizable ? rota.kv().getAsync(keys[key]) : rota.kv().getAsync(keys[key], SERIALIZABLE);
+    }
+
+    @Override
+    public AutoCloseable watch(int watchers, int connections, LongAdder events) {
+        List<RotaClient> clients = new ArrayList<>();
+        List<Watch> watches = new ArrayList<>();
+        Runnable closeAll = () -> {
+            watches.forEach(Watch::close);
+            clients.forEach(RotaClient::close);
+        };
+        try {
+            for (int c = 0; c < connections; c++) {
+                clients.add(connect());
+            }
+            for (int i = 0; i < watchers; i++) {
+                watches.add(clients.get(i % connections).watches().watch(keys[i % keys.length],
+                        WatchOptions.key(), event -> events.increment()));
+            }
+            return closeAll::run;
+        } catch (RuntimeException e) {
+            closeAll.run();
+            throw e;
+        }
     }
 
     @Override
