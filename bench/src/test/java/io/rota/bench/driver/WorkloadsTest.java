@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class WorkloadsTest {
 
-    /** A system whose writes are acknowledged after a millisecond and whose watchers see each write twice (or never). */
+    /** Writes acknowledged after a millisecond; its watchers see each write twice (or never). */
     private static final class FakeTarget implements Target {
         final AtomicInteger watchesOpen = new AtomicInteger();
         int eventsPerWrite = 2;

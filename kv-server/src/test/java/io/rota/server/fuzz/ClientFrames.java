@@ -377,9 +377,9 @@ public final class ClientFrames {
      * Why {@code f}, if the server carried it out, could change what a fuzz test checks, or null if it cannot.
      * These are the generator's own promises, checked on any frame: a write reaches only keys at or above
      * {@link #FUZZ_PREFIX} (also inside a txn, at any depth); a PublishMember names a non-member; no
-     * cluster administration (members, leadership, alarms, compaction); auth administration only while auth
-     * is {@linkplain #authEnabled enabled} (then it is refused); and a session never names a client id a real
-     * client may hold.
+     * cluster administration (members, leadership, alarms, compaction, snapshots: none is ever generated);
+     * auth administration only while auth is {@linkplain #authEnabled enabled} (then it is refused); and a
+     * session never names a client id a real client may hold.
      */
     public String stray(Frame f) {
         if (f.hasSession() && f.getSession().getClientId() > 0 && f.getSession().getClientId() < REAL_CLIENT_IDS) {

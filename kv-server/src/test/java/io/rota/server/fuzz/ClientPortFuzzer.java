@@ -201,7 +201,8 @@ public final class ClientPortFuzzer {
 
     private void writeTail(DataOutputStream out, Tail tail) throws IOException {
         switch (tail) {
-            case RANDOM_BYTES -> out.write(frames.randomBytes(1 + random.nextInt(64)));   // its "length" almost never fits
+            // Its first four bytes, read as a length, promise more than the rest (61 in 2^32 do not): no frame.
+            case RANDOM_BYTES -> out.write(frames.randomBytes(1 + random.nextInt(64)));
             case GARBAGE_PROTOBUF -> {
                 byte[] body = frames.garbage(random.nextInt(256));
                 out.writeInt(body.length);

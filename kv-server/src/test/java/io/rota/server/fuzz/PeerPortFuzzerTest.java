@@ -17,22 +17,26 @@ class PeerPortFuzzerTest {
 
     @Test
     void termOfReadsWhicheverMessageIsSet() {
-        assertEquals(0, PeerPortFuzzer.termOf(RaftMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder().setFrom(2)).build()));
-        assertEquals(2, PeerPortFuzzer.termOf(RaftMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder().setTerm(2)).build()));
-        assertEquals(7, PeerPortFuzzer.termOf(RaftMessage.newBuilder().setAppendEntries(AppendEntries.newBuilder().setTerm(7)).build()));
+        assertEquals(0, PeerPortFuzzer.termOf(heartbeat(Heartbeat.newBuilder().setFrom(2))));
+        assertEquals(2, PeerPortFuzzer.termOf(heartbeat(Heartbeat.newBuilder().setTerm(2))));
+        assertEquals(7, PeerPortFuzzer.termOf(RaftMessage.newBuilder()
+                .setAppendEntries(AppendEntries.newBuilder().setTerm(7)).build()));
         assertEquals(Long.MAX_VALUE, PeerPortFuzzer.termOf(RaftMessage.newBuilder()
                 .setRequestVote(RequestVote.newBuilder().setTerm(Long.MAX_VALUE)).build()));
     }
 
     @Test
     void garbageThatParsesWithATermIsDrawnAgain() {
-        byte[] withTerm = RaftMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder().setTerm(2).setFrom(1)).build()
-                .toByteArray();
-        byte[] stale = RaftMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder().setFrom(2)).build().toByteArray();
+        byte[] withTerm = heartbeat(Heartbeat.newBuilder().setTerm(2).setFrom(1)).toByteArray();
+        byte[] stale = heartbeat(Heartbeat.newBuilder().setFrom(2)).toByteArray();
         byte[] unparseable = {(byte) 0xFF, (byte) 0xFF};
         Iterator<byte[]> draws = List.of(withTerm, stale).iterator();
         assertArrayEquals(stale, PeerPortFuzzer.staleIfParsed(draws::next));
         Iterator<byte[]> more = List.of(withTerm, withTerm, unparseable).iterator();
         assertArrayEquals(unparseable, PeerPortFuzzer.staleIfParsed(more::next));
+    }
+
+    private static RaftMessage heartbeat(Heartbeat.Builder h) {
+        return RaftMessage.newBuilder().setHeartbeat(h).build();
     }
 }
