@@ -1,6 +1,7 @@
 package io.rota.bench.driver;
 
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One system under test, as the bench's workloads see it: a client of a three-member cluster that writes,
@@ -89,7 +90,7 @@ public interface Target extends AutoCloseable {
      * @return closes the watches and their connections
      * @throws Exception if a watch cannot be opened
      */
-    default AutoCloseable watch(int watchers, int connections, java.util.concurrent.atomic.LongAdder events)
+    default AutoCloseable watch(int watchers, int connections, LongAdder events)
             throws Exception {
         throw new UnsupportedOperationException(clientLibrary() + ": this driver has no watch workload");
     }

@@ -4,8 +4,10 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -16,7 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
+import java.util.function.LongFunction;
 
 /**
  * The workloads, the same code for every system. Each runs a warm-up (not measured: JIT, connections,
@@ -107,16 +111,14 @@ public final class Workloads {
      * @throws Exception if the watches cannot be opened
      */
     public void watchedWrites(int inFlight) throws Exception {
-        java.util.concurrent.atomic.LongAdder events = new java.util.concurrent.atomic.LongAdder();
+        LongAdder events = new LongAdder();
         try (AutoCloseable watches = target.watch(WATCHERS, WATCH_CONNECTIONS, events)) {
             long[] atStart = new long[1];
             long[] atEnd = new long[1];
-            Map<String, Object> extra = new LinkedHashMap<>();
             closedLoop("write-" + inFlight + "-watched", inFlight, chain -> target.write(chain % KEYS, value),
-                    () -> atStart[0] = events.sum(), () -> atEnd[0] = events.sum(), extra, ops -> {
+                    () -> atStart[0] = events.sum(), () -> atEnd[0] = events.sum(), ops -> {
                         long delivered = atEnd[0] - atStart[0];
-                        extra.put("events", delivered);
-                        extra.put("events_per_write", String.format(java.util.Locale.ROOT, "%.2f",
+                        return Map.of("events", delivered, "events_per_write", String.format(Locale.ROOT, "%.2f",
                                 ops == 0 ? 0.0 : (double) delivered / ops));
                     });
         }
@@ -124,18 +126,16 @@ public final class Workloads {
 
     private void closedLoop(String name, int inFlight, IntFunction<CompletionStage<?>> op)
             throws InterruptedException {
-        closedLoop(name, inFlight, op, () -> { }, () -> { }, Map.of(), ops -> { });
+        closedLoop(name, inFlight, op, () -> { }, () -> { }, ops -> Map.of());
     }
 
     /**
-     * @param atStart  runs as the measured window opens
-     * @param atEnd    runs as it closes
-     * @param extra    fields added to the result line, filled by {@code finish}
-     * @param finish   given the operations counted, before the result is printed
+     * @param atStart runs as the measured window opens
+     * @param atEnd   runs as it closes
+     * @param extra   given the operations counted, the fields to add to the result line
      */
     private void closedLoop(String name, int inFlight, IntFunction<CompletionStage<?>> op, Runnable atStart,
-                            Runnable atEnd, Map<String, Object> extra, java.util.function.LongConsumer finish)
-            throws InterruptedException {
+                            Runnable atEnd, LongFunction<Map<String, Object>> extra) throws InterruptedException {
         Window window = new Window();
         Latencies[] perChain = new Latencies[inFlight];
         AtomicLong errors = new AtomicLong();
@@ -153,8 +153,7 @@ public final class Workloads {
         for (Latencies l : perChain) {
             all.addAll(l);
         }
-        finish.accept(all.count());
-        result(name, all, window.seconds(), errors.get(), extra);
+        result(name, all, window.seconds(), errors.get(), new TreeMap<>(extra.apply(all.count())));
     }
 
     /** One closed-loop chain: an operation, and on its completion the next, until the window closes. */

@@ -324,8 +324,14 @@ class EtcdctlProcessTest {
     @Test
     void memberUpdateToTheSameAddressAndAnUnknownId() throws Exception {
         String name = servers.get(2).config().name();
-        Await.until(Duration.ofSeconds(20), () -> polled("member", "list").lines()
-                .filter(l -> l.contains(", started, ")).count() == 3, "every member published itself");
+        // A member's name comes from the configuration, its client URL from its publication as the answering
+        // member has applied it, which can come later; and etcdctl may ask any of the endpoints. Wait until every
+        // member answers with every URL, or "before" can lack one that "after" has (stop 28's CI run).
+        for (String endpoint : endpoints.split(",")) {
+            Await.until(Duration.ofSeconds(20), () -> polled("--endpoints=" + endpoint, "member", "list").lines()
+                    .filter(l -> l.contains(", started, ") && !l.contains(", , ")).count() == 3,
+                    "every member published itself, client URL included, as " + endpoint + " lists them");
+        }
         String before = ok(null, "member", "list");
         String line = before.lines().filter(l -> l.contains(", " + name + ", ")).findFirst().orElseThrow();
         String[] fields = line.split(", ");   // ID, status, name, peer URLs, client URLs, is learner
