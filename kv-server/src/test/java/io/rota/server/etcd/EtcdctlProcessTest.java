@@ -309,12 +309,15 @@ class EtcdctlProcessTest {
         assertEquals(3, ok(null, "endpoint", "health").lines().filter(l -> l.contains("is healthy")).count());
         assertEquals("", ok(null, "alarm", "list"), "no alarm is armed");
         assertEquals("", ok(null, "alarm", "disarm"), "disarming lists what is still armed: nothing");
-        Await.until(Duration.ofSeconds(20), () -> {
-            String members = polled("member", "list");
-            return members.lines().count() == 3 && servers.stream().allMatch(s -> members.lines().anyMatch(l ->
-                    l.contains(", " + s.config().name() + ", ") && l.contains("http://127.0.0.1:"
-                            + s.etcdAddress().getPort())));
-        }, "every member with its etcd URL as client URL in etcdctl member list");
+        Await.until(Duration.ofSeconds(20), () -> everyMemberWithItsClientUrl(polled("member", "list")),
+                "every member with its etcd URL as client URL in etcdctl member list");
+    }
+
+    /** Whether an etcdctl member list names every member, each with its etcd URL as its client URL. */
+    private static boolean everyMemberWithItsClientUrl(String members) {
+        return members.lines().count() == 3 && servers.stream().allMatch(s -> members.lines().anyMatch(l ->
+                l.contains(", " + s.config().name() + ", ")
+                        && l.contains("http://127.0.0.1:" + s.etcdAddress().getPort())));
     }
 
     /**
@@ -328,9 +331,9 @@ class EtcdctlProcessTest {
         // member has applied it, which can come later; and etcdctl may ask any of the endpoints. Wait until every
         // member answers with every URL, or "before" can lack one that "after" has (stop 28's CI run).
         for (String endpoint : endpoints.split(",")) {
-            Await.until(Duration.ofSeconds(20), () -> polled("--endpoints=" + endpoint, "member", "list").lines()
-                    .filter(l -> l.contains(", started, ") && !l.contains(", , ")).count() == 3,
-                    "every member published itself, client URL included, as " + endpoint + " lists them");
+            Await.until(Duration.ofSeconds(20),
+                    () -> everyMemberWithItsClientUrl(polled("--endpoints=" + endpoint, "member", "list")),
+                    "every member with its client URL, as " + endpoint + " lists them");
         }
         String before = ok(null, "member", "list");
         String line = before.lines().filter(l -> l.contains(", " + name + ", ")).findFirst().orElseThrow();
