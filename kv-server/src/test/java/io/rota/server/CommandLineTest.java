@@ -91,7 +91,7 @@ class CommandLineTest {
 
     @Test
     void aMalformedAddressIsRefused() {
-        assertRefused(args("--listen-client", "localhost"), "--listen-client must be host:port");
+        assertRefused(args("--listen-client", "localhost"), "--listen-client 'localhost': it has no port");
     }
 
     @Test

@@ -45,7 +45,7 @@ public record HostPort(String scheme, String host, int port) {
 
     private static HostPort parse(String field, String text, int minPort) {
         if (text == null || text.isEmpty()) {
-            throw bad(field, text, "it is empty; give HOST:PORT, e.g. 127.0.0.1:7101");
+            throw bad(field, text, "it is empty; give HOST:PORT");
         }
         String rest = text;
         String scheme = "";
@@ -70,7 +70,7 @@ public record HostPort(String scheme, String host, int port) {
         }
         int colon = rest.lastIndexOf(':');
         if (colon < 0) {
-            throw bad(field, text, "it has no port; give HOST:PORT, e.g. 127.0.0.1:7101");
+            throw bad(field, text, "it has no port; give HOST:PORT");
         }
         String host = rest.substring(0, colon);
         String digits = rest.substring(colon + 1);
@@ -80,7 +80,7 @@ public record HostPort(String scheme, String host, int port) {
                 throw bad(field, text, "'[" + host + "]' is not an IPv6 address");
             }
         } else if (host.isEmpty()) {
-            throw bad(field, text, "the host is missing; give HOST:PORT, e.g. 127.0.0.1:7101");
+            throw bad(field, text, "the host is missing; give HOST:PORT");
         } else if (host.indexOf(':') >= 0 || host.indexOf('[') >= 0 || host.indexOf(']') >= 0) {
             throw bad(field, text, "an IPv6 host goes in brackets, e.g. [::1]:7101");
         } else if (host.length() > MAX_HOST) {
@@ -94,7 +94,7 @@ public record HostPort(String scheme, String host, int port) {
 
     private static int port(String field, String text, String digits, int minPort) {
         if (digits.isEmpty()) {
-            throw bad(field, text, "the port is missing; give HOST:PORT, e.g. 127.0.0.1:7101");
+            throw bad(field, text, "the port is missing; give HOST:PORT");
         }
         if (!digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw bad(field, text, "the port '" + digits + "' is not a number");

@@ -44,7 +44,7 @@ class RotactlCommandLineTest {
         assertUsage(run("", "lease"), "Error: name a lease command: grant, revoke, keep-alive, timetolive or list;"
                 + " see 'rotactl lease --help'");
         assertUsage(run("", "get", "k", "--endpoints", "localhost"),
-                "Error: --endpoints: 'localhost' is not host:port, e.g. 127.0.0.1:7001; see 'rotactl get --help'");
+                "Error: --endpoints 'localhost': it has no port; give HOST:PORT; see 'rotactl get --help'");
         assertUsage(run("", "get", "k", "--keys-only", "--count-only"),
                 "Error: --keys-only, --print-value-only and --count-only exclude each other");
         assertUsage(run("", "get", ""), "Error: the key is empty; to get every key use: get \"\" --prefix");
