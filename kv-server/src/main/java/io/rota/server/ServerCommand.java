@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.proto.facts.BadValueException;
 import io.rota.proto.facts.HostPort;
+import io.rota.proto.facts.MemberName;
 import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -321,14 +322,24 @@ final class ServerCommand implements Callable<Integer> {
             }
             String member = item.substring(0, eq).trim();
             String target = item.substring(eq + 1).trim();
+            try {
+                MemberName.check("--initial-cluster name", member);   // the name it publishes (issue 30)
+            } catch (BadValueException e) {
+                throw new FlagException("--initial-cluster", e.getMessage());
+            }
             int at = target.indexOf('@');
             if (at >= 0) {
+                long id;
                 try {
-                    ids.put(member, Long.parseLong(target.substring(0, at)));
+                    id = Long.parseLong(target.substring(0, at));
                 } catch (NumberFormatException e) {
-                    throw new FlagException("--initial-cluster", "--initial-cluster " + member
-                            + " has an id that is not a number: '" + target + "' (NAME=ID@HOST:PORT)");
+                    id = -1;
                 }
+                if (id < 1) {
+                    throw new FlagException("--initial-cluster", "--initial-cluster " + member
+                            + " has an id that is not a number of 1 or more: '" + target + "' (NAME=ID@HOST:PORT)");
+                }
+                ids.put(member, id);
                 target = target.substring(at + 1);
             }
             if (members.put(member, dialAddress("--initial-cluster", "--initial-cluster " + member, target)) != null) {
