@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.testkit.Await;
 import io.rota.testkit.Ports;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,6 +56,22 @@ class HttpTest {
         assertTrue(metrics.contains("rota_raft_role{role=\"leader\"} 1"), metrics);
         assertTrue(metrics.contains("rota_peer_sent_total{peer="), metrics);
         assertEquals(404, get(0, "/nope").statusCode());
+    }
+
+    @Test
+    @DisplayName("issue 30: a path with a bad percent escape is a 400 with a reason, not a connection closed unanswered")
+    void aBadEscapeIsABadRequest() throws IOException {
+        java.net.URI base = CLUSTER.get().httpUri(0, "/");
+        for (String path : new String[] {"/%ZZ", "/lab/kill?name=%", "/fault/clock?wall-offset-ms=%G1"}) {
+            try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                assertTrue(answer.startsWith("HTTP/1.1 400"), path + " -> " + answer);
+                assertTrue(answer.contains("percent-encoding"), answer);
+            }
+        }
     }
 
     @Test

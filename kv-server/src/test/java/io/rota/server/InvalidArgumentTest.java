@@ -81,6 +81,19 @@ class InvalidArgumentTest {
     }
 
     @Test
+    @DisplayName("issue 30: membership requests naming member id 0 are INVALID_ARGUMENT on a connection that stays up")
+    void memberIdZeroIsRefused() {
+        for (Frame.Builder zero : java.util.List.of(
+                Frame.newBuilder().setMemberPromoteRequest(io.rota.proto.MemberPromoteRequest.newBuilder().setId(0)),
+                Frame.newBuilder().setMemberRemoveRequest(io.rota.proto.MemberRemoveRequest.newBuilder().setId(0)),
+                Frame.newBuilder().setMemberUpdateRequest(io.rota.proto.MemberUpdateRequest.newBuilder().setId(0)
+                        .setPeerAddress("n0:7100")),
+                Frame.newBuilder().setMoveLeaderRequest(io.rota.proto.MoveLeaderRequest.newBuilder().setTargetId(0)))) {
+            refused(Error.Code.INVALID_ARGUMENT, "member id 0 does not exist", zero);
+        }
+    }
+
+    @Test
     @DisplayName("a PublishMember for an id outside the configuration is refused: the member table stays bounded")
     void publishOfANonMemberIsRefused() {
         for (long id : new long[] {0, 2, 99, Long.MAX_VALUE}) {

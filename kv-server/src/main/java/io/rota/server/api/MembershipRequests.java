@@ -90,6 +90,18 @@ final class MembershipRequests {
 
     /** Carry out {@code request} on this member, the leader; {@code deadline} is on {@link Clock#nanoTime()}. */
     CompletableFuture<Frame> handle(Frame request, long deadline) {
+        long id = switch (request.getBodyCase()) {
+            case MEMBER_REMOVE_REQUEST -> request.getMemberRemoveRequest().getId();
+            case MEMBER_PROMOTE_REQUEST -> request.getMemberPromoteRequest().getId();
+            case MEMBER_UPDATE_REQUEST -> request.getMemberUpdateRequest().getId();
+            case MOVE_LEADER_REQUEST -> request.getMoveLeaderRequest().getTargetId();
+            default -> 1;
+        };
+        if (id == RaftNode.NONE) {   // the core's "nobody": a ConfChange of it is a programming error, not a request
+            return CompletableFuture.failedFuture(new ApplyError(io.rota.proto.Error.newBuilder()
+                    .setCode(io.rota.proto.Error.Code.INVALID_ARGUMENT)
+                    .setMessage("member id 0 does not exist; ids start at 1 (rotactl member list)").build()));
+        }
         return switch (request.getBodyCase()) {
             case MEMBER_ADD_REQUEST -> add(request.getMemberAddRequest(), deadline);
             case MEMBER_REMOVE_REQUEST -> remove(request.getMemberRemoveRequest().getId(), deadline);

@@ -253,7 +253,13 @@ public final class RequestRouter {
         if (!view.isLeader()) {
             return forward(request, deadline);
         }
-        return membership.handle(request, deadline).handle((answer, e) -> {
+        CompletableFuture<Frame> handled;
+        try {
+            handled = membership.handle(request, deadline);
+        } catch (RuntimeException e) {   // issue 30: a request is answered, never a closed connection
+            handled = CompletableFuture.failedFuture(e);
+        }
+        return handled.handle((answer, e) -> {
             if (e == null) {
                 return Attempt.done(answer);
             }

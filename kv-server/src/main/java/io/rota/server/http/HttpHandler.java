@@ -72,6 +72,14 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+        try {
+            uri.path();         // both decode lazily and throw on a bad escape (/%ZZ): answer it, once, here
+            uri.parameters();
+        } catch (IllegalArgumentException e) {
+            send(ctx, keepAlive, new NodeReport.Page(400, "text/plain", "bad request: the URI is not valid"
+                    + " percent-encoding (" + e.getMessage() + ")\n"));
+            return;
+        }
         if (clientCertRequired && !"/health".equals(uri.path()) && !"/metrics".equals(uri.path())
                 && !hasClientCertificate(ctx)) {
             send(ctx, keepAlive, new NodeReport.Page(403, "text/plain", uri.path() + " needs a client certificate of"
@@ -94,8 +102,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             send(ctx, keepAlive, new NodeReport.Page(405, "text/plain", "only GET is supported\n"));
             return;
         }
-        String path = new QueryStringDecoder(request.uri()).path();
-        CompletableFuture<NodeReport.Page> page = switch (path) {
+        CompletableFuture<NodeReport.Page> page = switch (uri.path()) {
             case "/health" -> report.health();
             case "/status" -> report.status();
             case "/metrics" -> report.metrics();
