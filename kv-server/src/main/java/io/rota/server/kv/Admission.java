@@ -22,6 +22,12 @@ import java.util.Optional;
  */
 public final class Admission {
 
+    /**
+     * No member id reaches this: the registry hands out one above every id used, and that count must never
+     * overflow (a member restored from a snapshot would count on from elsewhere, and ids would be reused).
+     */
+    static final long MAX_MEMBER_ID = Long.MAX_VALUE;
+
     private Admission() {
     }
 
@@ -31,7 +37,11 @@ public final class Admission {
             switch (cmd.getOpCase()) {
                 case PUBLISH_MEMBER -> publish(cmd.getPublishMember().getMember());
                 case REGISTER_MEMBER -> register(cmd.getRegisterMember());
-                case UPDATE_MEMBER -> HostPort.parse("peer address", cmd.getUpdateMember().getPeerAddress());
+                case UPDATE_MEMBER -> {
+                    HostPort.parse("peer address", cmd.getUpdateMember().getPeerAddress());
+                    range(cmd.getUpdateMember().getId());
+                }
+                case RETIRE_MEMBER -> range(cmd.getRetireMember().getId());
                 default -> {
                 }
             }
@@ -59,6 +69,9 @@ public final class Admission {
     }
 
     private static void register(RegisterMemberRequest r) {
+        if (r.getIdFloor() < 0 || r.getIdFloor() >= MAX_MEMBER_ID - 1) {
+            throw new BadValueException("id_floor " + Long.toUnsignedString(r.getIdFloor()) + " leaves no member id");
+        }
         MemberName.check("member name", r.getName());
         HostPort.parse("peer address", r.getPeerAddress());
         optional("client address", r.getClientAddress());
@@ -67,6 +80,15 @@ public final class Admission {
     private static void id(long id) {
         if (id == 0) {   // an id that is not there is apply's to refuse; 0 is never one
             throw new BadValueException("member id 0 does not exist; ids start at 1");
+        }
+        range(id);
+    }
+
+    /** Ids above {@link #MAX_MEMBER_ID} - 1 are never handed out; one would overflow the registry's count. */
+    private static void range(long id) {
+        if (id < 0 || id >= MAX_MEMBER_ID) {
+            throw new BadValueException("member id " + Long.toUnsignedString(id) + " is out of range 1–"
+                    + (MAX_MEMBER_ID - 1));
         }
     }
 

@@ -114,7 +114,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private long appliedIndex;
     private long appliedTerm;
     /** Armed alarms (issue 18), sorted by member id, then type; NOSPACE among them refuses growing writes. */
-    private final TreeMap<Long, AlarmMember> alarms = new TreeMap<>();
+    private final TreeMap<AlarmKey, AlarmMember> alarms = new TreeMap<>();
     /** Cached "a NOSPACE alarm is armed": the one branch the quota costs a write. */
     private boolean noSpace;
 
@@ -430,6 +430,9 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             }
         }
         long id = Math.max(nextMemberId, req.getIdFloor() + 1);
+        if (id >= Admission.MAX_MEMBER_ID) {
+            throw StoreException.invalid("no member id is left above " + (id - 1));
+        }
         RegisteredMember entry = RegisteredMember.newBuilder().setId(id).setName(req.getName())
                 .setPeerAddress(req.getPeerAddress()).setClientAddress(req.getClientAddress())
                 .setLearner(req.getLearner()).build();
@@ -556,7 +559,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 if (req.getMemberId() == 0 || req.getAlarm() == AlarmType.ALARM_NONE) {
                     throw StoreException.invalid("an alarm is armed for one member and one type");
                 }
-                alarms.put(alarmKey(req.getMemberId(), req.getAlarm()),
+                if (req.getAlarm() == AlarmType.UNRECOGNIZED) {
+                    // A type a newer member knows: refused here alike on every member of this version.
+                    throw StoreException.invalid("unknown alarm type " + req.getAlarmValue());
+                }
+                alarms.put(alarmKey(req.getMemberId(), req.getAlarmValue()),
                         AlarmMember.newBuilder().setMemberId(req.getMemberId()).setAlarm(req.getAlarm()).build());
             }
             case DEACTIVATE -> alarms.values().removeIf(a -> (req.getMemberId() == 0 || a.getMemberId() == req.getMemberId())
@@ -567,9 +574,18 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return alarms();
     }
 
-    /** One map key per (member, type): the member id in the high bits, the type's number in the low byte. */
-    private static long alarmKey(long memberId, AlarmType type) {
-        return memberId << 8 | type.getNumber();
+    /** One map key per (member, type), ordered by member id, then type. */
+    private static AlarmKey alarmKey(long memberId, int type) {
+        return new AlarmKey(memberId, type);
+    }
+
+    /** An alarm's place in {@link #alarms}: every (member id, type) apart (a shifted id dropped its top bits). */
+    private record AlarmKey(long memberId, int type) implements Comparable<AlarmKey> {
+        @Override
+        public int compareTo(AlarmKey o) {
+            int byMember = Long.compareUnsigned(memberId, o.memberId);
+            return byMember != 0 ? byMember : Integer.compare(type, o.type);
+        }
     }
 
     /**
@@ -716,7 +732,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         appliedIndex = image.getAppliedIndex();
         appliedTerm = image.getAppliedTerm();
         alarms.clear();
-        image.getAlarmsList().forEach(a -> alarms.put(alarmKey(a.getMemberId(), a.getAlarm()), a));
+        image.getAlarmsList().forEach(a -> alarms.put(alarmKey(a.getMemberId(), a.getAlarmValue()), a));
         noSpace = alarms.values().stream().anyMatch(a -> a.getAlarm() == AlarmType.NOSPACE);
         effects.add(new Effects.Restored(store.revision()));
         effects.carryOut();

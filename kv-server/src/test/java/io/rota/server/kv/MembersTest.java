@@ -198,4 +198,22 @@ class MembersTest {
         CommandResult r = h.sm.apply(List.of(Entry.command(1, 1, new byte[] {(byte) 0xff, (byte) 0xff}))).get(0);
         assertEquals(Error.Code.INVALID_ARGUMENT, r.getError().getCode());
     }
+
+    @Test
+    @DisplayName("issue 30 (sweep seed 30, 5 members): the registry's id count never overflows, so restore counts alike")
+    void memberIdsNearTheTopAreRefused() {
+        Harness h = new Harness();
+        assertEquals(Error.Code.INVALID_ARGUMENT, h.run(register("n4", "n4:7104", Long.MAX_VALUE - 1)).getError().getCode());
+        assertEquals(Error.Code.INVALID_ARGUMENT, h.run(register("n4", "n4:7104", -1)).getError().getCode());
+        assertEquals(Error.Code.INVALID_ARGUMENT, h.run(publish(member(-1, "127.0.0.1:7001").toBuilder()
+                .setPeerAddress("127.0.0.1:7101").build())).getError().getCode());
+        assertTrue(h.run(publish(member(Long.MAX_VALUE - 1, "127.0.0.1:7001").toBuilder()
+                .setPeerAddress("127.0.0.1:7101").build())).hasPublishMember());
+        Error full = h.run(register("n4", "n4:7104", 3)).getError();
+        assertEquals(Error.Code.INVALID_ARGUMENT, full.getCode());
+        assertTrue(full.getMessage().contains("no member id is left"), full.getMessage());
+        Harness copy = new Harness();
+        copy.sm.restore(h.sm.capture().serialize());
+        assertEquals(h.run(register("n5", "n5:7105", 3)).getError(), copy.run(register("n5", "n5:7105", 3)).getError());
+    }
 }

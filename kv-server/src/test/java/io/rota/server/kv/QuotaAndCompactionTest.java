@@ -13,6 +13,7 @@ import io.rota.proto.PutRequest;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static io.rota.server.kv.Harness.assertError;
@@ -80,6 +81,20 @@ class QuotaAndCompactionTest {
         assertFalse(alarm(AlarmRequest.AlarmAction.DEACTIVATE).hasError());
         assertFalse(h.sm.noSpace());
         assertFalse(h.put("c", "3").hasError(), "writes work again once disarmed");
+    }
+
+    @Test
+    @DisplayName("issue 30 (sweep seed 1): an alarm type this version does not know is refused, not thrown on;"
+            + " member ids apart in their top bits are two alarms")
+    void unknownAlarmTypesAndLargeMemberIds() {
+        CommandResult unknown = h.run(Command.newBuilder().setAlarm(AlarmCommand.newBuilder()
+                .setAction(AlarmRequest.AlarmAction.ACTIVATE).setMemberId(-1).setAlarmValue(7)));
+        assertError(Error.Code.INVALID_ARGUMENT, unknown);
+        for (long id : new long[] {1, 1 | 1L << 56, -1}) {
+            h.run(Command.newBuilder().setAlarm(AlarmCommand.newBuilder().setAction(AlarmRequest.AlarmAction.ACTIVATE)
+                    .setMemberId(id).setAlarm(AlarmType.NOSPACE)));
+        }
+        assertEquals(3, h.sm.alarms().getAlarmsCount());
     }
 
     @Test
