@@ -128,7 +128,7 @@ class MembershipProcessTest {
             load.awaitProgress(100);
 
             cluster.startMember(2);        // the operator's mistake: the old id on an empty disk
-            assertEquals(1, cluster.awaitExit(2, TIMEOUT), "refused, exit code 1");
+            assertEquals(3, cluster.awaitExit(2, TIMEOUT), "refused, exit status 3: a supervisor must not restart it");
             String log = Files.readString(cluster.logFile(2));
             assertTrue(log.contains("member 3 has already joined cluster"), log);
             assertTrue(log.contains("rotactl member remove 3"), log);
