@@ -297,11 +297,11 @@ public final class ProcessCluster implements AutoCloseable {
      */
     public record SelfExit(String name, long pid, int status, String logTail) {
 
-        /** {@code member n2 (pid 1234) exited on its own with status 1: <its last log lines>}. */
+        /** {@code member n2 (pid 1234) exited on its own with status 1:}, then its last log lines. */
         @Override
         public String toString() {
-            return "member " + name + " (pid " + pid + ") exited on its own with status " + status + ": "
-                    + (logTail.isEmpty() ? "(it wrote nothing)" : "\n" + logTail);
+            return "member " + name + " (pid " + pid + ") exited on its own with status " + status
+                    + (logTail.isEmpty() ? ": it wrote nothing" : ":\n" + logTail);
         }
     }
 
