@@ -13,8 +13,9 @@
 # (n4, n5, ... with new ids; 3..5 voters); its clients dial fixed slots that follow the members.
 # Past about 1,000 ops/s, raise --clients (20 clients reach ~2,000 ops/s on 2 cores).
 # Prints one progress line every 10 s and, at the end, the verdict line
-#   linearizable: yes|no|unknown  ops: ok=.. failed=.. indeterminate=..  acknowledged writes lost: N
-# Exit code: 0 linearizable and nothing lost, 1 a violation, 2 undecided (the checker's budget ran out).
+#   linearizable: yes|no|unknown  ops: ok=.. failed=.. indeterminate=..  acknowledged writes lost: N  members exited on their own: N
+# Exit code: 0 linearizable, nothing lost and no member exited on its own (a crash, a fail-stop, a refusal: not
+# a nemesis's kill); 1 a violation or such an exit; 2 undecided (the checker's budget ran out).
 # It builds nothing: build once with ./mvnw -B -DskipTests package.
 set -euo pipefail
 

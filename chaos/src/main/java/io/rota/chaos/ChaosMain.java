@@ -11,7 +11,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code rota-chaos run ...} runs a chaos test against three real server processes; {@code rota-chaos check
- * FILE} judges a saved history. Exit code 0: linearizable and nothing lost; 1: a violation; 2: undecided.
+ * FILE} judges a saved history. Exit code 0: linearizable and nothing lost (and, for a run, no member exited on its
+ * own); 1: a violation (or a member that exited on its own); 2: undecided.
  */
 @Command(name = "rota-chaos", mixinStandardHelpOptions = true, subcommands = {ChaosMain.Run.class, ChaosMain.Check.class},
         description = "Jepsen-style chaos tests of a three-member Rota cluster, with a linearizability checker.")

@@ -44,6 +44,11 @@ import java.util.concurrent.TimeUnit;
  * {@code history.jsonl}, {@code nemesis.log}, {@code cluster/n1.log ..} (member logs and data),
  * {@code report.txt} and {@code report.json}.
  *
+ * <p>A member process that exits while no nemesis stopped it — a crash, a fail-stop, a refusal — fails the run
+ * whatever the checker says ({@link Outcome#selfExits()}): a nemesis or the final heal may restart it so the
+ * run goes on, but the cluster keeps every such exit ({@link ProcessCluster#takeSelfExits()}) and the report
+ * names each, with its status and last log lines.
+ *
  * <p>The membership nemesis changes who the members are, so its run is wired differently: the members dial
  * each other directly (there is no partition to inject, and a new member's peer address is the one it
  * registers with {@code member add}), and the clients dial a fixed set of {@link MemberSlots}, each forwarding
@@ -79,21 +84,24 @@ public final class ChaosRun {
     /**
      * The outcome of a run.
      *
-     * @param verdict  linearizable: yes, no or unknown
-     * @param counts   ok / failed / indeterminate operations
-     * @param lost     acknowledged writes lost
-     * @param faults   faults injected
+     * @param verdict   linearizable: yes, no or unknown
+     * @param counts    ok / failed / indeterminate operations
+     * @param lost      acknowledged writes lost
+     * @param faults    faults injected
+     * @param selfExits member processes that exited on their own (0 for a saved history: not known there)
      * @param verdictLine the one-line summary
      */
-    public record Outcome(Verdict verdict, History.Counts counts, long lost, int faults, String verdictLine) {
+    public record Outcome(Verdict verdict, History.Counts counts, long lost, int faults, int selfExits,
+                          String verdictLine) {
 
         /**
-         * The process exit code: 0 when linearizable and nothing lost, 1 on a violation, 2 when undecided.
+         * The process exit code: 0 when linearizable, nothing lost and no member exited on its own; 1 on a
+         * violation or a member that exited on its own; 2 when undecided.
          *
          * @return the exit code
          */
         public int exitCode() {
-            if (verdict == Verdict.NO || lost > 0) {
+            if (verdict == Verdict.NO || lost > 0 || selfExits > 0) {
                 return 1;
             }
             return verdict == Verdict.UNKNOWN ? 2 : 0;
@@ -128,6 +136,7 @@ public final class ChaosRun {
         boolean faultInjection = FAULT_INJECTION.contains(s.nemesis());
         boolean membership = s.nemesis().equals("membership");
         String membershipSummary = null;
+        List<ProcessCluster.SelfExit> selfExits;
         try (Network network = new Network(3, Ports::freePort);
              MemberSlots slots = membership ? new MemberSlots(MembershipPlan.MAX_MEMBERS, Ports::freePort) : null;
              HistoryWriter history = new HistoryWriter(historyFile, () -> System.nanoTime() - started)) {
@@ -191,7 +200,7 @@ public final class ChaosRun {
                     progress.println("waiting for a leader, then the final reads");
                     recover(cluster, List.of());
                 } else {
-                    healEverything(cluster, network);
+                    healEverything(cluster, network, progress);
                     progress.println("healed; waiting for every member and a leader, then the final reads");
                     recover(cluster, java.util.stream.IntStream.range(0, cluster.size()).boxed().toList());
                 }
@@ -208,6 +217,9 @@ public final class ChaosRun {
                     membershipSummary = members.summary();
                     progress.println(membershipSummary);
                 }
+                // Taken here, reported below: the cluster's close() would throw them instead.
+                selfExits = cluster.takeSelfExits();
+                progress.println(selfExitReport(selfExits));
             } finally {
                 if (members != null) {
                     members.close();
@@ -218,13 +230,36 @@ public final class ChaosRun {
         WorkloadResult result = workload.check(events);
         History.Counts counts = History.counts(events);
         double seconds = (System.nanoTime() - started) / 1e9;
-        String line = String.format(Locale.ROOT,
+        String line = verdictLine(result, counts) + "  members exited on their own: " + selfExits.size();
+        writeReports(s, result, counts, faultCount, seconds, line, membershipSummary, selfExits);
+        progress.println(line);
+        return new Outcome(result.verdict(), counts, result.lostAcknowledged(), faultCount, selfExits.size(), line);
+    }
+
+    /**
+     * What the report says of the members that exited on their own: the count, then each with its status and
+     * last log lines.
+     *
+     * @param exits the member processes that exited on their own
+     * @return e.g. "members exited on their own: 0", or the count, "(the run fails)" and one entry each
+     */
+    static String selfExitReport(List<ProcessCluster.SelfExit> exits) {
+        StringBuilder text = new StringBuilder("members exited on their own: " + exits.size());
+        if (!exits.isEmpty()) {
+            text.append(" (the run fails: a crash, a fail-stop or a refusal, not a nemesis's kill)");
+            for (ProcessCluster.SelfExit e : exits) {
+                text.append(System.lineSeparator()).append("  ").append(e.toString().replace("\n",
+                        System.lineSeparator() + "    "));
+            }
+        }
+        return text.toString();
+    }
+
+    private static String verdictLine(WorkloadResult result, History.Counts counts) {
+        return String.format(Locale.ROOT,
                 "linearizable: %s  ops: ok=%d failed=%d indeterminate=%d  acknowledged writes lost: %d",
                 result.verdict().name().toLowerCase(Locale.ROOT), counts.ok(), counts.failed(), counts.info(),
                 result.lostAcknowledged());
-        writeReports(s, result, counts, faultCount, seconds, line, membershipSummary);
-        progress.println(line);
-        return new Outcome(result.verdict(), counts, result.lostAcknowledged(), faultCount, line);
     }
 
     /**
@@ -239,14 +274,11 @@ public final class ChaosRun {
         List<Event> events = HistoryReader.read(historyFile);
         WorkloadResult result = Workloads.create(workload, 1, Duration.ofSeconds(1)).check(events);
         History.Counts counts = History.counts(events);
-        String line = String.format(Locale.ROOT,
-                "linearizable: %s  ops: ok=%d failed=%d indeterminate=%d  acknowledged writes lost: %d",
-                result.verdict().name().toLowerCase(Locale.ROOT), counts.ok(), counts.failed(), counts.info(),
-                result.lostAcknowledged());
+        String line = verdictLine(result, counts);
         out.print(result.report());
         out.println(line);
         int faults = (int) events.stream().filter(e -> e.isNemesis() && !e.f().equals("heal")).count();
-        return new Outcome(result.verdict(), counts, result.lostAcknowledged(), faults, line);
+        return new Outcome(result.verdict(), counts, result.lostAcknowledged(), faults, 0, line);
     }
 
     private static Nemesis nemesis(String name, Faults faults) {
@@ -259,13 +291,18 @@ public final class ChaosRun {
         };
     }
 
-    /** Belt and braces after the schedule's own heal: every link up, every member running and resumed. */
-    private static void healEverything(ProcessCluster cluster, Network network) {
+    /**
+     * Belt and braces after the schedule's own heal: every link up, every member running and resumed. A member
+     * that is down now exited on its own (the schedule restarted those it killed): the cluster has counted it,
+     * and it is started again for the final reads.
+     */
+    private static void healEverything(ProcessCluster cluster, Network network, PrintStream progress) {
         network.heal();
         for (int i = 0; i < cluster.size(); i++) {
             if (cluster.isAlive(i)) {
                 cluster.resume(i);
             } else {
+                progress.println("restarting " + ProcessCluster.name(i) + ", which exited on its own");
                 cluster.startMember(i);
             }
         }
@@ -287,17 +324,19 @@ public final class ChaosRun {
     }
 
     private static void writeReports(Settings s, WorkloadResult result, History.Counts counts, int faults,
-                                     double seconds, String line, String membership) {
+                                     double seconds, String line, String membership,
+                                     List<ProcessCluster.SelfExit> selfExits) {
         String text = String.format(Locale.ROOT, "nemesis: %s%nworkload: %s%nseed: %d%nduration: %.1f s (workload %d s)"
-                        + "%nfaults injected: %d%n%sclients: %d, keys: %d, target rate: %.0f ops/s%n%n%s%n%s%n",
+                        + "%nfaults injected: %d%n%sclients: %d, keys: %d, target rate: %.0f ops/s%n%n%s%n%s%n%s%n",
                 s.nemesis(), s.workload(), s.seed(), seconds, s.duration().toSeconds(), faults,
                 membership == null ? "" : membership + System.lineSeparator(), s.clients(), s.keys(), s.rate(),
-                result.report(), line);
+                result.report(), selfExitReport(selfExits), line);
         String json = String.format(Locale.ROOT, "{\"nemesis\": \"%s\", \"workload\": \"%s\", \"seed\": %d,"
                         + " \"duration_s\": %.1f, \"faults\": %d, \"ok\": %d, \"failed\": %d, \"indeterminate\": %d,"
-                        + " \"lost_acknowledged_writes\": %d, \"linearizable\": \"%s\"}%n",
+                        + " \"lost_acknowledged_writes\": %d, \"linearizable\": \"%s\","
+                        + " \"members_exited_on_their_own\": %d}%n",
                 s.nemesis(), s.workload(), s.seed(), seconds, faults, counts.ok(), counts.failed(), counts.info(),
-                result.lostAcknowledged(), result.verdict().name().toLowerCase(Locale.ROOT));
+                result.lostAcknowledged(), result.verdict().name().toLowerCase(Locale.ROOT), selfExits.size());
         try {
             Files.writeString(s.out().resolve("report.txt"), text);
             Files.writeString(s.out().resolve("report.json"), json);

@@ -64,6 +64,19 @@ public final class RotaServer implements AutoCloseable {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RotaServer.class);
 
     public static final String VERSION = "0.1.0";
+
+    // rota server's exit statuses are a contract with supervisors: rota@.service and Kubernetes restart
+    // EXIT_FAILED, systemd is told not to restart the other two (docs/operations.md, "Exit status"). A member
+    // stopped by SIGTERM exits as any JVM does, 143 (128 + the signal), once its shutdown hook has run.
+    /** Something failed (its Raft node fail-stopped, or the start: a port in use, a disk error): restart it. */
+    static final int EXIT_FAILED = 1;
+    /** A bad command line: restarting it with the same flags fails the same way. */
+    static final int EXIT_USAGE = 2;
+    /**
+     * This member must not run: its peers refused it (its id was removed, or it is fresh under an id that joined)
+     * or it refused its data dir (another member's or cluster's). Restarting it would only be refused again.
+     */
+    static final int EXIT_REFUSED = 3;
     /** How often the leader checkpoints remaining lease TTLs into the log. */
     static final Duration LEASE_CHECKPOINT_INTERVAL = Duration.ofMillis(500);
 
@@ -358,15 +371,20 @@ public final class RotaServer implements AutoCloseable {
     }
 
     /**
-     * Parse and run; returns the exit code: 0 after a clean stop, 1 if the member could not start, 2 for
-     * a bad command line (one line on {@code err} saying what is wrong and how to fix it).
+     * Parse and run; returns the exit status: 0 when the command did what it was asked (a snapshot command,
+     * {@code --help}); {@value #EXIT_FAILED} when it failed — for {@code rota server}, something a supervisor
+     * should restart the member for (its Raft node fail-stopped, or it could not start: a port in use, a disk
+     * error); {@value #EXIT_USAGE} for a bad command line (one line on {@code err} saying what is wrong and how
+     * to fix it); {@value #EXIT_REFUSED} when the member must not be restarted (refused by its peers, or refusing
+     * its data dir), with the reason and what to do on {@code err}. A member stopped by SIGTERM does not return:
+     * the JVM exits with 143 after the shutdown hook.
      */
     static int run(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine cli = new CommandLine(new Rota()).setOut(out).setErr(err);
         cli.setParameterExceptionHandler((e, a) -> {
             e.getCommandLine().getErr().println("rota: " + e.getMessage() + " (see: " + e.getCommandLine().getCommandSpec()
                     .qualifiedName() + " --help)");
-            return 2;
+            return EXIT_USAGE;
         });
         return cli.execute(args);
     }

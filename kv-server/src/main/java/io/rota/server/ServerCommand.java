@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.proto.facts.BadValueException;
 import io.rota.proto.facts.HostPort;
 import io.rota.proto.facts.MemberName;
+import io.rota.server.cluster.MemberRefusedException;
 import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,11 +16,26 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** {@code rota server ...}: parse and validate the flags, start a member, stop it on SIGTERM/SIGINT. */
+/**
+ * {@code rota server ...}: parse and validate the flags, start a member, stop it on SIGTERM/SIGINT. Its exit
+ * status tells a supervisor what to do ({@link RotaServer#run}): 1, restart it (its Raft node fail-stopped, or
+ * it could not start); 2, a bad command line; 3, do not restart it (refused by its peers or refusing its data
+ * dir: the same start would be refused again); 143, stopped by SIGTERM.
+ */
 @Command(name = "server", mixinStandardHelpOptions = true,
         description = "Run one member of a Rota cluster. Member ids follow the order of --initial-cluster"
-                + " (first = 1); give every member the same list.")
+                + " (first = 1); give every member the same list.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "1:failed; restart it: its Raft node stopped itself (storage error, out of memory), or it could not"
+                    + " start (a port in use, a disk error)",
+            "2:a bad command line",
+            "3:refused; do not restart it: its peers refused it (its id was removed, or an empty data dir"
+                    + " under an id that has joined) or its data dir is another member's or cluster's; the"
+                    + " message says what to do",
+            "143:stopped by SIGTERM (130: Ctrl-C), as any JVM: 128 + the signal"})
 final class ServerCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -176,10 +192,14 @@ final class ServerCommand implements Callable<Integer> {
         RotaServer server;
         try {
             server = RotaServer.start(config, lab);
+        } catch (MemberRefusedException e) {
+            spec.commandLine().getErr().println("rota server " + name + " (id " + config.memberId()
+                    + ") refused to run: " + e.getMessage());
+            return RotaServer.EXIT_REFUSED;
         } catch (RuntimeException e) {
             spec.commandLine().getErr().println("rota server " + name + " failed to start: " + e.getMessage()
                     + (e.getCause() == null ? "" : " (" + e.getCause() + ")"));
-            return 1;
+            return RotaServer.EXIT_FAILED;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -188,16 +208,17 @@ final class ServerCommand implements Callable<Integer> {
             stopped.countDown();
         }, "rota-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        int[] exit = {0};
+        // Both may complete (a refused member's node may fail-stop meanwhile): the first decides the status.
+        AtomicInteger exit = new AtomicInteger();
         server.refused().thenAccept(reason -> {
             spec.commandLine().getErr().println("rota server " + config.name() + " (id " + config.memberId()
                     + ") refused to run: " + reason);
             spec.commandLine().getErr().flush();
-            exit[0] = 1;
+            exit.compareAndSet(0, RotaServer.EXIT_REFUSED);   // restarted, it would be refused again
             stopped.countDown();
         });
         // A member whose Raft node stopped itself would linger: alive to a process check, useless to clients.
-        // Exit instead (status 1), so systemd or Kubernetes restarts it from its fsync'd log and snapshot.
+        // Exit instead, so systemd or Kubernetes restarts it from its fsync'd log and snapshot.
         server.failStopped().thenAccept(cause -> {
             spec.commandLine().getErr().println("rota server " + config.name() + " (id " + config.memberId()
                     + ") stopped: its Raft node failed with " + cause + "; exiting so a supervisor can restart it"
@@ -205,7 +226,7 @@ final class ServerCommand implements Callable<Integer> {
                     ? ". The heap was too small for this member's state: raise -Xmx (docs/operations.md, Large state:"
                     + " about three times the data stored)" : " (the cause is in the log above)"));
             spec.commandLine().getErr().flush();
-            exit[0] = 1;
+            exit.compareAndSet(0, RotaServer.EXIT_FAILED);
             stopped.countDown();
         });
         out.printf("rota server %s (id %d) started%n", config.name(), config.memberId());
@@ -232,7 +253,7 @@ final class ServerCommand implements Callable<Integer> {
                 config.initialClusterState().name().toLowerCase());
         out.flush();
         stopped.await();
-        if (exit[0] != 0) {
+        if (exit.get() != 0) {
             Runtime.getRuntime().removeShutdownHook(hook);
             try {
                 server.close();
@@ -240,7 +261,7 @@ final class ServerCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("rota server " + config.name() + ": while stopping: " + t);
             }
         }
-        return exit[0];
+        return exit.get();
     }
 
     /** " (advertised as NAME:PORT)" when the address others use is not the bound one, else nothing. */

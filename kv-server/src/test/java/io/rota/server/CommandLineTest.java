@@ -1,10 +1,13 @@
 package io.rota.server;
 
+import io.rota.server.cluster.MemberIdentity;
+import io.rota.testkit.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +19,10 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Bad command lines exit with code 2 and one line that says what is wrong. */
+/**
+ * Bad command lines exit with code 2 and one line that says what is wrong; a member that must not be restarted
+ * exits 3, one that failed to start exits 1 (the statuses a supervisor acts on).
+ */
 class CommandLineTest {
 
     @TempDir
@@ -45,6 +51,48 @@ class CommandLineTest {
         assertEquals(2, code, message);
         assertEquals(1, message.lines().count(), "one line: " + message);
         assertTrue(message.contains(expected), message);
+    }
+
+    /** Runs {@code rota} with {@code args}: the exit status and what it wrote on stderr. */
+    private static Exit run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = RotaServer.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Exit(code, out.toString(), err.toString().strip());
+    }
+
+    private record Exit(int code, String out, String err) {
+    }
+
+    @Test
+    void aDataDirOfAnotherClusterExits3SoNoSupervisorRestartsIt() {
+        new MemberIdentity("another-cluster", 1, true).write(dir);
+        Exit exit = run(args());
+        assertEquals(3, exit.code(), "the documented status (deploy/systemd/rota@.service): " + exit.err());
+        assertEquals(1, exit.err().lines().count(), "one line: " + exit.err());
+        assertTrue(exit.err().startsWith("rota server n1 (id 1) refused to run: data dir ")
+                && exit.err().contains("belongs to member 1 of cluster 'another-cluster'"), exit.err());
+    }
+
+    @Test
+    void aStartThatFailsExits1SoASupervisorRestartsIt() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            String peer = "127.0.0.1:" + Ports.freePort();
+            Exit exit = run(args("--listen-client", "127.0.0.1:" + taken.getLocalPort(), "--listen-peer", peer,
+                    "--initial-cluster", "n1=" + peer));
+            assertEquals(1, exit.code(), "the documented status (deploy/systemd/rota@.service): " + exit.err());
+            assertTrue(exit.err().startsWith("rota server n1 failed to start: "), exit.err());
+        }
+    }
+
+    @Test
+    void theHelpListsTheExitStatuses() {
+        Exit help = run("server", "--help");
+        assertEquals(0, help.code(), help.err());
+        String text = help.out().replaceAll("\\s+", " ");   // as wrapped for the terminal
+        assertTrue(text.contains("Exit status: 1 failed; restart it") && text.contains(" 2 a bad command line")
+                && text.contains(" 3 refused; do not restart it") && text.contains(" 143 stopped by SIGTERM"),
+                help.out());
     }
 
     @Test

@@ -128,7 +128,8 @@ class MembershipProcessTest {
             load.awaitProgress(100);
 
             cluster.startMember(2);        // the operator's mistake: the old id on an empty disk
-            assertEquals(1, cluster.awaitExit(2, TIMEOUT), "refused, exit code 1");
+            cluster.expectExit(2);
+            assertEquals(3, cluster.awaitExit(2, TIMEOUT), "refused, exit status 3: a supervisor must not restart it");
             String log = Files.readString(cluster.logFile(2));
             assertTrue(log.contains("member 3 has already joined cluster"), log);
             assertTrue(log.contains("rotactl member remove 3"), log);
@@ -185,6 +186,9 @@ class MembershipProcessTest {
             rota.cluster().promoteMember(5);
             assertEquals(5, rota.cluster().memberList().stream().filter(m -> !m.learner()).count());
             load.awaitProgress(100);
+            // A removed member that redials a peer is refused and stops itself, as it should.
+            cluster.expectExit(0);
+            cluster.expectExit(1);
             rota.cluster().removeMember(1);
             rota.cluster().removeMember(2);
             load.awaitProgress(100);

@@ -28,6 +28,12 @@ import java.util.function.BiFunction;
  * HTTP, so the test kit needs no server module and any module's tests (and the chaos harness) can use it.
  * A member started with {@code --cert-file} serves HTTPS on its HTTP port: it is read over HTTPS, trusting
  * the member's CA files and presenting the member's own certificate as the client's.
+ *
+ * <p>A member process that exits while the test did not stop it ({@link #kill}, {@link #terminate},
+ * {@link #close}) nor said it may ({@link #expectExit}) <em>exited on its own</em>: a crash, a fail-stop, a
+ * refusal. Every such exit is kept, even after the member was started again, and {@link #close()} fails with
+ * them, so no process test passes over a member that stopped itself. A harness that reports them itself takes
+ * them first ({@link #takeSelfExits()}).
  */
 public final class ProcessCluster implements AutoCloseable {
 
@@ -35,6 +41,9 @@ public final class ProcessCluster implements AutoCloseable {
     private static final String MEMBER_XMX = System.getProperty("rota.process.xmx", "256m");
     /** How long a member may take to answer /health: 60 s, or {@code -Drota.process.startSeconds} on a loaded machine. */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(Long.getLong("rota.process.startSeconds", 60));
+    /** How much of a member's log a self-exit shows: its last lines, from at most its last 16 KiB. */
+    private static final int SELF_EXIT_LOG_LINES = 20;
+    private static final int SELF_EXIT_LOG_BYTES = 16 * 1024;
 
     private final Path jar;
     private final Path dir;
@@ -45,6 +54,8 @@ public final class ProcessCluster implements AutoCloseable {
     private final List<String> extraArgs;
     private final BiFunction<Integer, Integer, String> peerAddress;
     private volatile Process[] processes;
+    /** Every process started, in start order: whether it was asked to stop, or may stop itself. */
+    private final List<Run> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Per member: the --initial-cluster and extra flags it was last started with explicitly, or null. */
     private List<String>[] startOverride;
     /** Per member: flags of its own (its TLS certificate files, say), after the cluster's. */
@@ -126,7 +137,11 @@ public final class ProcessCluster implements AutoCloseable {
                 awaitHealthy(i);
             }
         } catch (RuntimeException | Error e) {
-            close();
+            try {
+                close();
+            } catch (AssertionError selfExits) {   // a member that died while starting: part of the story
+                e.addSuppressed(selfExits);
+            }
             throw e;
         }
     }
@@ -223,11 +238,77 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** Stops member {@code i} with SIGTERM (a graceful stop) and waits up to {@code timeout} for it to exit. */
     public void terminate(int i, Duration timeout) {
+        stopAsked(i);
         signal(i, "TERM");
         awaitExit(i, timeout);
     }
 
-    /** Waits up to {@code timeout} for member {@code i}'s process to exit; its exit code. */
+    /**
+     * Member {@code i}'s current process may stop by itself — a refused member, a removed one that its peers
+     * refuse — so its exit is not counted as {@linkplain #selfExits() exited on its own}. Call it before the
+     * test does what makes it stop, or at least before {@link #close()}. A later start of the member is
+     * watched again.
+     *
+     * @throws IllegalStateException if the member was never started
+     */
+    public void expectExit(int i) {
+        Process p = processes[i];
+        if (p == null) {
+            throw new IllegalStateException(name(i) + " was never started");
+        }
+        run(p).exitExpected = true;
+    }
+
+    /**
+     * The member processes that exited on their own so far and were not {@linkplain #takeSelfExits() taken}, in
+     * start order: neither stopped through this cluster nor {@linkplain #expectExit expected}. A member started
+     * again since is listed all the same.
+     */
+    public List<SelfExit> selfExits() {
+        return selfExited().stream().map(this::selfExit).toList();
+    }
+
+    /**
+     * {@link #selfExits()}, which {@link #close()} then no longer fails with: for a harness that counts and
+     * reports them itself (the chaos runs).
+     */
+    public synchronized List<SelfExit> takeSelfExits() {
+        List<Run> exited = selfExited();
+        exited.forEach(r -> r.reported = true);
+        return exited.stream().map(this::selfExit).toList();
+    }
+
+    private List<Run> selfExited() {
+        return runs.stream().filter(r -> !r.stopAsked && !r.exitExpected && !r.reported && !r.process.isAlive())
+                .toList();
+    }
+
+    private SelfExit selfExit(Run r) {
+        return new SelfExit(name(r.member), r.process.pid(), r.process.exitValue(), logTail(r, SELF_EXIT_LOG_LINES));
+    }
+
+    /**
+     * A member process that exited on its own.
+     *
+     * @param name    the member's name
+     * @param pid     the process's pid
+     * @param status  its exit status (128 + the signal's number when a signal killed it)
+     * @param logTail the last lines it wrote
+     */
+    public record SelfExit(String name, long pid, int status, String logTail) {
+
+        /** {@code member n2 (pid 1234) exited on its own with status 1:}, then its last log lines. */
+        @Override
+        public String toString() {
+            return "member " + name + " (pid " + pid + ") exited on its own with status " + status
+                    + (logTail.isEmpty() ? ": it wrote nothing" : ":\n" + logTail);
+        }
+    }
+
+    /**
+     * Waits up to {@code timeout} for member {@code i}'s process to exit; its exit code. A member the test
+     * expects to stop by itself is declared first ({@link #expectExit}), or {@link #close()} counts it.
+     */
     public int awaitExit(int i, Duration timeout) {
         Process p = processes[i];
         try {
@@ -266,8 +347,11 @@ public final class ProcessCluster implements AutoCloseable {
             cmd.addAll(startOverride[i].subList(1, startOverride[i].size()));
         }
         try {
+            // Where this process's output starts in the log that every run of the member appends to.
+            long logStart = Files.exists(logFile(i)) ? Files.size(logFile(i)) : 0;
             processes[i] = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(name(i) + ".log").toFile())).start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile(i).toFile())).start();
+            runs.add(new Run(i, processes[i], logStart));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -302,6 +386,7 @@ public final class ProcessCluster implements AutoCloseable {
         if (p == null) {
             return;
         }
+        stopAsked(i);
         resume(i); // a stopped process still dies of SIGKILL, but be explicit
         p.destroyForcibly();
         try {
@@ -519,13 +604,81 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    /** Kills every member (SIGKILL, after SIGCONT for paused ones) and waits for them. */
+    /**
+     * Kills every member (SIGKILL, after SIGCONT for paused ones) and waits for them; then fails if a member
+     * process exited on its own ({@link #selfExits()}; once: a second close does not fail again for them).
+     *
+     * @throws AssertionError naming each member process that exited on its own, with its status and last lines
+     */
     @Override
     public synchronized void close() {
         for (int i = 0; i < size; i++) {
             if (processes[i] != null && processes[i].isAlive()) {
                 kill(i);
             }
+        }
+        List<SelfExit> exits = takeSelfExits();
+        if (!exits.isEmpty()) {
+            throw new AssertionError(exits.size() + " member process(es) exited on their own (a crash, a"
+                    + " fail-stop or a refusal; a test that makes one stop calls expectExit first; logs in " + dir
+                    + "):\n" + String.join("\n", exits.stream().map(SelfExit::toString).toList()));
+        }
+    }
+
+    /** The test stops member {@code i}'s current process: its exit is not its own (if it is still running). */
+    private void stopAsked(int i) {
+        Process p = processes[i];
+        if (p != null && p.isAlive()) {
+            run(p).stopAsked = true;
+        }
+    }
+
+    private Run run(Process p) {
+        for (Run r : runs) {
+            if (r.process == p) {
+                return r;
+            }
+        }
+        throw new IllegalStateException("no run of pid " + p.pid());
+    }
+
+    /** The last {@code lines} lines that run {@code r} wrote: its part of the member's log. */
+    private String logTail(Run r, int lines) {
+        Path log = logFile(r.member);
+        List<Run> started = List.copyOf(runs);
+        List<Run> later = started.subList(started.indexOf(r) + 1, started.size());
+        long end = later.stream().filter(o -> o.member == r.member).mapToLong(o -> o.logStart).findFirst()
+                .orElse(Long.MAX_VALUE);   // the member's next run starts where this one's output ends
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(log.toFile(), "r")) {
+            end = Math.min(end, file.length());
+            long start = Math.max(r.logStart, end - SELF_EXIT_LOG_BYTES);   // the end is what tells why
+            byte[] bytes = new byte[(int) (end - start)];
+            file.seek(start);
+            file.readFully(bytes);
+            List<String> written = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+            return String.join("\n", written.subList(Math.max(0, written.size() - lines), written.size()));
+        } catch (IOException e) {
+            return "(cannot read " + log + ": " + e + ")";
+        }
+    }
+
+    /** One process of a member, as started. */
+    private static final class Run {
+        final int member;
+        final Process process;
+        /** Where its output begins in the member's log. */
+        final long logStart;
+        /** Stopped through this cluster (kill, terminate, close). */
+        volatile boolean stopAsked;
+        /** The test said it may stop itself ({@link #expectExit}). */
+        volatile boolean exitExpected;
+        /** Its self-exit was taken by {@link #takeSelfExits()} (or reported by close). */
+        volatile boolean reported;
+
+        Run(int member, Process process, long logStart) {
+            this.member = member;
+            this.process = process;
+            this.logStart = logStart;
         }
     }
 

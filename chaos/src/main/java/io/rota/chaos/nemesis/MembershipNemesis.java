@@ -34,8 +34,10 @@ import java.util.stream.Collectors;
  * was lost is judged by reading the member list again. The plan keeps 3..5 voters after every operation, and
  * at most one member is dead at a time (the one being replaced), so a majority is always up.
  *
- * <p>Heal has nothing to undo (a membership change is permanent): it restarts any member that died without
- * being killed by the nemesis, and says what the membership is.
+ * <p>Heal has nothing to undo (a membership change is permanent): it restarts any member that exited on its
+ * own, so the run goes on — the cluster has counted the exit ({@link ProcessCluster#selfExits()}) and the run
+ * fails for it — and says what the membership is. A removed member may stop itself before it is stopped (its
+ * peers refuse it): that exit is expected, not counted.
  */
 public final class MembershipNemesis implements Nemesis, AutoCloseable {
 
@@ -165,6 +167,8 @@ public final class MembershipNemesis implements Nemesis, AutoCloseable {
             removedLeaders++;
         }
         slots.release(cluster.clientPort(index));
+        // Refused by its peers from now on, it may have stopped itself already, and rightly (exit 3).
+        cluster.expectExit(index);
         stop(index);
         return "remove " + label(index, wasLeader);
     }
@@ -273,8 +277,12 @@ public final class MembershipNemesis implements Nemesis, AutoCloseable {
         List<String> restarted = new ArrayList<>();
         for (MembershipPlan.Member m : plan.members()) {
             if (!plan.isDead(m.index()) && !cluster.isAlive(m.index())) {
+                // Nothing the nemesis did stopped it: counted by the cluster, restarted so the run goes on.
+                String name = ProcessCluster.name(m.index());
+                String status = cluster.selfExits().stream().filter(e -> e.name().equals(name))
+                        .reduce((first, last) -> last).map(e -> " with status " + e.status()).orElse("");
                 cluster.startMember(m.index());
-                restarted.add(ProcessCluster.name(m.index()));
+                restarted.add(name + " (it exited on its own" + status + ")");
             }
         }
         List<String> down = new ArrayList<>();

@@ -32,7 +32,11 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
     /** The file's name in the data directory. */
     public static final String FILE = "member.identity";
 
-    /** The identity stored in {@code dataDir}, if any. */
+    /**
+     * The identity stored in {@code dataDir}, if any.
+     *
+     * @throws MemberRefusedException if the file is damaged
+     */
     public static Optional<MemberIdentity> read(Path dataDir) {
         Path file = dataDir.resolve(FILE);
         if (!Files.exists(file)) {
@@ -48,7 +52,7 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
             return Optional.of(new MemberIdentity(p.getProperty("cluster-id", ""),
                     Long.parseLong(p.getProperty("member-id", "0")), Boolean.parseBoolean(p.getProperty("joined"))));
         } catch (NumberFormatException e) {
-            throw new IllegalStateException(file + " is damaged (member-id is not a number); it identifies this data"
+            throw new MemberRefusedException(file + " is damaged (member-id is not a number); it identifies this data"
                     + " directory's member and must not be edited", e);
         }
     }
@@ -93,14 +97,15 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
      * {@code memberId}), or a new one — joined if the directory already holds a log (written by a version
      * before this file existed), fresh if it is empty.
      *
-     * @throws IllegalStateException if the directory belongs to another cluster or member
+     * @throws MemberRefusedException if the directory belongs to another cluster or member, or its identity
+     *                                 file is damaged
      */
     public static MemberIdentity open(Path dataDir, String clusterId, long memberId) {
         Optional<MemberIdentity> stored = read(dataDir);
         if (stored.isPresent()) {
             MemberIdentity s = stored.get();
             if (!s.clusterId().equals(clusterId) || s.memberId() != memberId) {
-                throw new IllegalStateException("data dir " + dataDir + " belongs to member " + s.memberId()
+                throw new MemberRefusedException("data dir " + dataDir + " belongs to member " + s.memberId()
                         + " of cluster '" + s.clusterId() + "', not to member " + memberId + " of cluster '" + clusterId
                         + "': check --data-dir, --name, --initial-cluster and --cluster-id (a data dir is never moved"
                         + " to another member; see docs/operations.md)");

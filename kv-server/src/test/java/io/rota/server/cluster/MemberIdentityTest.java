@@ -35,10 +35,10 @@ class MemberIdentityTest {
     @Test
     void anotherMembersOrClustersDirectoryIsRefused() {
         MemberIdentity.open(dir.resolve("n3"), "rota", 3);
-        IllegalStateException member = assertThrows(IllegalStateException.class,
+        MemberRefusedException member = assertThrows(MemberRefusedException.class,
                 () -> MemberIdentity.open(dir.resolve("n3"), "rota", 4));
         assertTrue(member.getMessage().contains("belongs to member 3"), member.getMessage());
-        IllegalStateException cluster = assertThrows(IllegalStateException.class,
+        MemberRefusedException cluster = assertThrows(MemberRefusedException.class,
                 () -> MemberIdentity.open(dir.resolve("n3"), "other", 3));
         assertTrue(cluster.getMessage().contains("of cluster 'rota'"), cluster.getMessage());
         assertEquals(3, MemberIdentity.read(dir.resolve("n3")).orElseThrow().memberId());
