@@ -81,10 +81,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * one revision agree; the real members still have their peer addresses; no member logged a stack trace.
  *
  * <p>System properties: {@code fuzz.wellformed} (requests in all, default {@value #DEFAULT_REQUESTS}; the
- * long run is 200,000), {@code fuzz.doors} (default {@code client,etcd,http,peer}: replays
- * one door without the others), {@code fuzz.seed} (replays every door's requests: door d uses {@code seed × 31 + d.hashCode()} (its name's);
- * the interleaving of the doors is not replayed). {@link #peerHandshakesUnderMutualTls} runs the handshake
- * fields over the members' mutual TLS ({@code fuzz.wellformed.tls}, default 60 connections).
+ * long run is 200,000), {@code fuzz.doors} (default {@code client,etcd,http,peer}: replays one door without
+ * the others), {@code fuzz.seed} (replays every door's requests: a door's stream is seeded with
+ * {@code seed × 31 + } its name's hash; the interleaving of the doors is not replayed).
+ * {@link #peerHandshakesUnderMutualTls} runs the handshake fields over the members' mutual TLS
+ * ({@code fuzz.wellformed.tls}, default 60 connections).
  */
 class WellFormedFuzzProcessTest {
 
@@ -495,7 +496,15 @@ class WellFormedFuzzProcessTest {
             tally.add("log." + ProcessCluster.name(i) + "/error", error);
             tally.add("log." + ProcessCluster.name(i) + "/stack-trace-lines", stack);
             if (stack > 0) {
-                tally.problem(ProcessCluster.name(i) + " logged a stack trace; see " + cluster.logFile(i));
+                int at = 0;
+                while (!lines.get(at + 1).startsWith("\tat ")) {
+                    at++;
+                }
+                StringBuilder first = new StringBuilder();
+                for (String l : lines.subList(at, Math.min(lines.size(), at + 12))) {
+                    first.append("\n      ").append(l.length() > 300 ? l.substring(0, 300) + "..." : l);
+                }
+                tally.problem(ProcessCluster.name(i) + " logged " + stack + " stack-trace lines; the first:" + first);
             }
         }
     }

@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * The etcd door ({@code --listen-etcd}) with well-formed requests of every method of every service Rota
  * serves there — KV, Watch, Lease, Cluster, Maintenance, Auth, Lock, Election — each request made from the
  * method's request descriptor by {@link WellFormedRequests} and shaped by a {@link DoorGuard}. Every call must
- * end with OK or a status an etcd client can act on: UNKNOWN, INTERNAL, DATA_LOSS, or an UNAVAILABLE saying
+ * end with OK or a status an etcd client can act on: UNKNOWN (but for the election errors etcd itself
+ * sends as UNKNOWN), INTERNAL, DATA_LOSS, or an UNAVAILABLE saying
  * "internal error" (EtcdErrors.internal: an exception the door did not expect) is a problem, and so is a
  * unary call that does not finish within the deadline. Calls that wait by design (Lock and Campaign on a held
  * name, Observe, Watch and LeaseKeepAlive streams) get a short deadline, whose expiry is their normal end.
@@ -47,6 +48,9 @@ public final class EtcdDoor {
     private static final Set<String> WAITING = Set.of("v3lockpb.Lock/Lock", "v3electionpb.Election/Campaign",
             "v3electionpb.Election/Observe", "etcdserverpb.Watch/Watch", "etcdserverpb.Lease/LeaseKeepAlive");
     private static final long WAIT_MS = 1_500;
+    /** ElectionService's errors, etcd's strings, which etcd sends as UNKNOWN. */
+    private static final Set<String> ELECTION_ERRORS = Set.of("election: not leader", "election: no leader",
+            "\"leader\" field must be provided");
 
     private final WellFormedRequests gen;
     private final DoorGuard guard;
@@ -98,7 +102,10 @@ public final class EtcdDoor {
         }
         tally.add("etcd.answers/" + name + "." + code);
         boolean waits = WAITING.contains(m.getFullMethodName());
-        if (code == Status.Code.UNKNOWN || code == Status.Code.INTERNAL || code == Status.Code.DATA_LOSS
+        // etcd's own election server answers its recipe's errors as UNKNOWN, and clients match the text.
+        boolean electionError = code == Status.Code.UNKNOWN && m.getFullMethodName().startsWith("v3electionpb.")
+                && ELECTION_ERRORS.contains(description);
+        if (code == Status.Code.UNKNOWN && !electionError|| code == Status.Code.INTERNAL || code == Status.Code.DATA_LOSS
                 || description != null && description.contains("internal error")
                 || code == Status.Code.DEADLINE_EXCEEDED && !waits) {
             tally.problem("etcd door: " + name + " ended " + code + ": " + description);
