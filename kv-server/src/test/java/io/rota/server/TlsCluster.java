@@ -82,6 +82,21 @@ final class TlsCluster {
         return jdkContext(true).getSocketFactory();
     }
 
+    /**
+     * Plain JDK sockets speaking TLS with member i's own certificate, as its peer connections do (a peer
+     * port with mutual TLS takes nothing else): for fuzzing what lies behind the TLS layer of a peer port.
+     */
+    SSLSocketFactory memberSocketFactory(int i) {
+        TestCertificates.Pair member = member(i);
+        try {
+            return ((JdkSslContext) SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                    .trustManager(ca.cert().toFile()).keyManager(member.cert().toFile(), member.key().toFile())
+                    .build()).context().getSocketFactory();
+        } catch (SSLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The JDK's TLS trusting the cluster CA, with the client certificate or without any. */
     private javax.net.ssl.SSLContext jdkContext(boolean withClientCert) {
         try {

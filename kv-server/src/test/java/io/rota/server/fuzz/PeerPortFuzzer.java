@@ -51,7 +51,15 @@ public final class PeerPortFuzzer {
         /** Claims a member, then sends garbage frames. */
         GARBAGE_AFTER_HANDSHAKE(true, true),
         /** Claims a member, then sends term-0 messages with absurd indexes; the server keeps the connection. */
-        STALE_TERM_ABSURD_INDEXES(true, false);
+        STALE_TERM_ABSURD_INDEXES(true, false),
+        /**
+         * A handshake with every field drawn from boundary values — cluster id (empty, another, unicode, huge, the
+         * right one), node id (0, the receiver's own, a real member, one above the members: unknown, added or
+         * removed, huge), protocol version (0, 1, 2, the largest), fresh, refusal text (none, short, huge,
+         * unicode) — then a half-close. A combination that would pass as a real member (the right cluster and
+         * version, a lower member's id) is sent only when {@link #claims} allows, else its id is made unknown.
+         */
+        HANDSHAKE_FIELDS(false, false);
 
         private final boolean claimsMember;
         private final boolean serverMustClose;
@@ -84,6 +92,10 @@ public final class PeerPortFuzzer {
     private final String clusterId;
     private final int members;
     private final Duration deadline;
+    /** Whether a HANDSHAKE_FIELDS connection may pass as a member now (each one displaces the real one). */
+    private java.util.function.BooleanSupplier claims = () -> false;
+    /** Speaks TLS (the members' mutual TLS) when set. */
+    private javax.net.ssl.SSLSocketFactory tls;
 
     /**
      * @param random    the seeded source of every choice
@@ -101,6 +113,27 @@ public final class PeerPortFuzzer {
     }
 
     /**
+     * Lets HANDSHAKE_FIELDS pass as a member when {@code claims} says so (a rate limit shared by the workers).
+     *
+     * @return this fuzzer
+     */
+    public PeerPortFuzzer claims(java.util.function.BooleanSupplier claims) {
+        this.claims = claims;
+        return this;
+    }
+
+    /**
+     * Fuzz a peer port with mutual TLS: every connection shakes hands with {@code factory} first (a member's
+     * certificate, say, so the handshake's id is checked against the certificate's name).
+     *
+     * @return this fuzzer
+     */
+    public PeerPortFuzzer overTls(javax.net.ssl.SSLSocketFactory factory) {
+        this.tls = factory;
+        return this;
+    }
+
+    /**
      * One connection to node {@code targetId}'s peer port. A case that claims a member needs a member with a
      * lower id than the target: for node 1 it falls back to {@link Case#UNKNOWN_NODE}.
      *
@@ -109,8 +142,10 @@ public final class PeerPortFuzzer {
     public long session(InetSocketAddress address, long targetId, Case requested) {
         Case c = requested.claimsMember() && targetId == 1 ? Case.UNKNOWN_NODE : requested;
         tally.add("peer.connections/" + c);
-        try (Socket socket = new Socket()) {
-            socket.connect(address, (int) CONNECT_TIMEOUT.toMillis());
+        try (Socket plain = new Socket()) {
+            plain.connect(address, (int) CONNECT_TIMEOUT.toMillis());
+            Socket socket = tls == null ? plain
+                    : tls.createSocket(plain, address.getHostString(), address.getPort(), true);
             socket.setTcpNoDelay(true);
             socket.setSoTimeout((int) deadline.toMillis());
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());
@@ -185,6 +220,7 @@ public final class PeerPortFuzzer {
                 frame(out, RaftMessage.newBuilder().setHandshake(PeerHandshake.getDefaultInstance()).build());
                 frames += 2;
             }
+            case HANDSHAKE_FIELDS -> frame(out, handshakeFields(target));
             case STALE_TERM_ABSURD_INDEXES -> {
                 frame(out, handshake(clusterId, claimed, PROTOCOL_VERSION));
                 int n = 1 + random.nextInt(50);
@@ -245,6 +281,27 @@ public final class PeerPortFuzzer {
                     .setDone(random.nextBoolean())).build();
             default -> RaftMessage.newBuilder().setTimeoutNow(TimeoutNow.newBuilder().setFrom(from).setTo(to)).build();
         };
+    }
+
+    /** A handshake of boundary values; one that would pass as a member only when {@link #claims} allows. */
+    private RaftMessage handshakeFields(long target) {
+        String[] clusters = {clusterId, clusterId, "", clusterId + " ", clusterId.toUpperCase(java.util.Locale.ROOT),
+                "\u00e9t\u00e9", "x".repeat(10_000), clusterId + "\u0000"};
+        String cluster = clusters[random.nextInt(clusters.length)];
+        long[] ids = {0, target, 1 + random.nextInt(members), members + 1 + random.nextInt(20), Long.MAX_VALUE, -1,
+                1L << 32};
+        long id = ids[random.nextInt(ids.length)];
+        int[] versions = {PROTOCOL_VERSION, PROTOCOL_VERSION, 0, 2, Integer.MAX_VALUE, -1};
+        int version = versions[random.nextInt(versions.length)];
+        String[] refusals = {"", "", "refused", "x".repeat(100_000), "\u00e9\n\u0000", "NOT_A_MEMBER"};
+        boolean passes = cluster.equals(clusterId) && version == PROTOCOL_VERSION && id >= 1 && id < target;
+        if (passes && !claims.getAsBoolean()) {
+            id = members + 1 + random.nextInt(1_000);
+        }
+        tally.add("peer.handshake-fields/" + (passes && id < target ? "claims-a-member" : "refused"));
+        return RaftMessage.newBuilder().setHandshake(PeerHandshake.newBuilder().setClusterId(cluster).setNodeId(id)
+                .setProtocolVersion(version).setFresh(random.nextBoolean())
+                .setRefusal(refusals[random.nextInt(refusals.length)])).build();
     }
 
     private static RaftMessage handshake(String cluster, long nodeId, int version) {
