@@ -48,7 +48,11 @@ import java.util.function.Predicate;
  *   <li><b>deadlines</b>: every request a member accepted is answered by its deadline (plus a tick);</li>
  *   <li><b>exactly once</b>: a session's write is executed once however often it is retried, and every
  *       retry gets the same answer;</li>
- *   <li><b>linearizable reads</b>: a read sees every write acknowledged before it was sent.</li>
+ *   <li><b>linearizable reads</b>: a read sees every write acknowledged before it was sent;</li>
+ *   <li><b>apply is total</b> (issue 30): no member stops itself (its driver's {@code failure()}), every
+ *       command entry gets a result — its op's response or a typed {@code Error} — and, in the
+ *       apply-totality sweep ({@link #applySweep}), the members' whole states (a hash of the state
+ *       machine's image) are equal at the same applied index.</li>
  * </ol>
  */
 final class ServerWorld {
@@ -73,9 +77,22 @@ final class ServerWorld {
     private final List<Map.Entry<Message, Runnable>> held = new ArrayList<>();
     /** Directed tests: no loss, duplication or stragglers. */
     boolean quietNetwork;
+    /**
+     * The apply-totality sweep (issue 30): members compare their whole state every {@link #STATE_EVERY}
+     * indexes, and {@link #proposeGenerated} appends {@link CommandGenerator}'s commands to the log.
+     */
+    boolean applySweep;
+    static final long STATE_EVERY = 8;
+    CommandGenerator generator;
+    long generatedProposed;
+    long generatedResults;
+    long generatedRefused;
+    long generatedRaftOutcomes;
+    long stateChecks;
 
     // --- what the invariants remember ---
     private final Map<Long, Long> resultHashByIndex = new HashMap<>();
+    private final Map<Long, Long> stateHashByIndex = new HashMap<>();
     /** Lease id → the latest true time until which its holder was told it may rely on it. */
     private final Map<Long, Long> safeUntil = new HashMap<>();
     private final Map<Long, Long> expiredAt = new HashMap<>();
@@ -407,6 +424,7 @@ final class ServerWorld {
             if (violation != null) {
                 throw violation;
             }
+            checkStopped();
             if (++events % 64 == 0) {
                 checkDeadlines();
             }
@@ -442,6 +460,9 @@ final class ServerWorld {
             Entry e = committed.get(k);
             CommandResult r = results.get(k);
             if (r == null) {
+                if (e.type() == Entry.Type.COMMAND) {
+                    fail("n" + m.id + " applied the command at index " + e.index() + " without a result");
+                }
                 continue;
             }
             long hash = Arrays.hashCode(r.toByteArray());
@@ -457,6 +478,10 @@ final class ServerWorld {
             try {
                 c = Command.parseFrom(e.data());
             } catch (InvalidProtocolBufferException ex) {
+                c = null;
+            }
+            checkShape(m, e, c, r);
+            if (c == null) {
                 continue;
             }
             if (c.hasLeaseExpire() && r.hasLeaseExpire()) {
@@ -539,11 +564,7 @@ final class ServerWorld {
 
     /** Invariant 4: an accepted request still open a tick past its deadline, on a running member. */
     private void checkDeadlines() {
-        for (SimMember m : members) {
-            if (m.alive && m.driver.failure() != null) {
-                fail("n" + m.id + " stopped itself: " + m.driver.failure());
-            }
-        }
+        checkStopped();
         for (Iterator<Tracked> it = accepted.iterator(); it.hasNext(); ) {
             Tracked t = it.next();
             if (t.answer().isDone() || t.member().incarnation != t.incarnation() || !t.member().alive) {
@@ -558,8 +579,100 @@ final class ServerWorld {
         }
     }
 
+    /** Invariant 7: no member stopped itself (the driver's fail-stop), checked after every event. */
+    private void checkStopped() {
+        for (SimMember m : members) {
+            Throwable failure = m.alive ? m.driver.failure() : null;
+            if (failure != null) {
+                StringBuilder stack = new StringBuilder();
+                for (StackTraceElement f : failure.getStackTrace()) {
+                    stack.append("\n    at ").append(f);
+                    if (f.getClassName().startsWith("io.rota.raft.node.RaftDriver")) {
+                        break;   // the driver's turn: below it only the simulator
+                    }
+                }
+                fail("n" + m.id + " stopped itself: " + failure + stack + m.applyingDescription());
+            }
+        }
+    }
+
+    /** Invariant 7 in the sweep: members' whole states agree at the same applied index. */
+    void observeState(SimMember m, long index, long hash) {
+        stateChecks++;
+        Long first = stateHashByIndex.putIfAbsent(index, hash);
+        if (first != null && first != hash) {
+            fail("replicas disagree at index " + index + ": n" + m.id + "'s state (image hash " + hash
+                    + ") is not the first member's (" + first + ")");
+        }
+    }
+
+    /**
+     * Append one of {@link #generator}'s commands (or non-commands) to the log straight through the leader's
+     * driver, past the router and every admission the leader runs (issue 30); sometimes through a member
+     * that is not the leader (refused NOT_LEADER). Its answer must be a result or a Raft outcome.
+     */
+    void proposeGenerated() {
+        SimMember leader = leader();
+        if (leader == null || random.nextInt(20) == 0) {
+            leader = members.get(random.nextInt(members.size()));
+            if (!leader.alive) {
+                return;
+            }
+        }
+        SimMember m = leader;
+        int incarnation = m.incarnation;
+        m.scheduler.execute(() -> {
+            if (!m.alive || m.incarnation != incarnation) {
+                return;
+            }
+            byte[] entry = generator.next(m);
+            generatedProposed++;
+            m.driver.propose(entry, SimMember.REQUEST_TIMEOUT).whenComplete((r, e) -> {
+                if (e == null) {
+                    generatedResults++;
+                    if (r == null) {
+                        fail("n" + m.id + " answered a generated command with no result");
+                    }
+                    if (r.hasError()) {
+                        generatedRefused++;
+                    }
+                } else if (e instanceof io.rota.raft.node.RaftException
+                        || e.getCause() instanceof io.rota.raft.node.RaftException) {
+                    generatedRaftOutcomes++;
+                } else {
+                    fail("n" + m.id + "'s proposal of a generated command failed with " + e);
+                }
+            });
+        });
+    }
+
+    /** What a generated entry's result must look like: the op's own response, or an Error. */
+    private void checkShape(SimMember m, Entry e, Command c, CommandResult r) {
+        if (r.hasError()) {
+            return;
+        }
+        if (c == null || c.getOpCase() == Command.OpCase.OP_NOT_SET) {
+            fail("n" + m.id + " applied " + (c == null ? "bytes that are not a command" : "a command without an op")
+                    + " at index " + e.index() + " without refusing it: " + r.toString().replace('\n', ' '));
+        }
+        boolean sessionReplay = c.getSession().getClientId() != 0 && !c.hasRegisterSession();
+        if (!sessionReplay && r.getResultCase().getNumber() != c.getOpCase().getNumber()) {
+            fail("n" + m.id + " answered a " + c.getOpCase() + " at index " + e.index() + " with a "
+                    + r.getResultCase());
+        }
+        if (generator != null && c.hasRegisterSession() && r.hasRegisterSession()) {
+            generator.sessions.add(r.getRegisterSession().getClientId());
+        }
+        if (generator != null && c.hasLeaseGrant() && r.hasLeaseGrant()) {
+            generator.leases.add(r.getLeaseGrant().getID());
+        }
+    }
+
     String summary() {
+        String generated = !applySweep ? "" : String.format("; %d generated entries proposed, %d answered (%d refused),"
+                + " %d Raft outcomes, %d state comparisons", generatedProposed, generatedResults, generatedRefused,
+                generatedRaftOutcomes, stateChecks);
         return String.format("%d events, %d writes acked, %d reads, %d lock acquisitions, %d expiries (%d stale dropped)",
-                loop.processed(), acknowledgedWrites, reads, lockAcquisitions, expiries, skippedExpiries);
+                loop.processed(), acknowledgedWrites, reads, lockAcquisitions, expiries, skippedExpiries) + generated;
     }
 }
