@@ -6,6 +6,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Frame;
+import io.rota.proto.StoreSnapshot;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
@@ -93,6 +94,13 @@ final class ServerWorld {
     // --- what the invariants remember ---
     private final Map<Long, Long> resultHashByIndex = new HashMap<>();
     private final Map<Long, Long> stateHashByIndex = new HashMap<>();
+    /** The first image seen at each of the latest indexes, to say what differs when two hashes do. */
+    private final Map<Long, StoreSnapshot> recentImages = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, StoreSnapshot> eldest) {
+            return size() > 64;
+        }
+    };
     /** Lease id → the latest true time until which its holder was told it may rely on it. */
     private final Map<Long, Long> safeUntil = new HashMap<>();
     private final Map<Long, Long> expiredAt = new HashMap<>();
@@ -449,7 +457,7 @@ final class ServerWorld {
         }
         violation = new AssertionError("seed " + seed + " (" + members.size() + " members): " + what
                 + "\n  at " + String.format("%.3f s", loop.now() / 1e9) + "; last events:\n    "
-                + String.join("\n    ", trace) + "\n  replay: -Dserversim.seed=" + seed + " -Dserversim.members="
+                + String.join("\n    ", trace) + "\n  replay: -Dserversim." + (applySweep ? "apply.seed=" : "seed=") + seed + " -Dserversim.members="
                 + members.size());
         throw violation;
     }
@@ -597,13 +605,48 @@ final class ServerWorld {
     }
 
     /** Invariant 7 in the sweep: members' whole states agree at the same applied index. */
-    void observeState(SimMember m, long index, long hash) {
+    void observeState(SimMember m, long index, StoreSnapshot image) {
         stateChecks++;
+        long hash = image.hashCode();
         Long first = stateHashByIndex.putIfAbsent(index, hash);
-        if (first != null && first != hash) {
+        if (first == null) {
+            recentImages.put(index, image);
+        } else if (first != hash) {
+            StoreSnapshot before = recentImages.get(index);
             fail("replicas disagree at index " + index + ": n" + m.id + "'s state (image hash " + hash
-                    + ") is not the first member's (" + first + ")");
+                    + ") is not the first member's (" + first + ")" + (before == null ? "" : difference(before, image)));
         }
+    }
+
+    /** The first field (and element) in which two images differ. */
+    private static String difference(StoreSnapshot a, StoreSnapshot b) {
+        for (com.google.protobuf.Descriptors.FieldDescriptor f : StoreSnapshot.getDescriptor().getFields()) {
+            Object x = a.getField(f);
+            Object y = b.getField(f);
+            if (x.equals(y)) {
+                continue;
+            }
+            if (f.isRepeated()) {
+                List<?> xs = (List<?>) x;
+                List<?> ys = (List<?>) y;
+                for (int i = 0; i < Math.max(xs.size(), ys.size()); i++) {
+                    Object xi = i < xs.size() ? xs.get(i) : null;
+                    Object yi = i < ys.size() ? ys.get(i) : null;
+                    if (!java.util.Objects.equals(xi, yi)) {
+                        return "\n  first difference: " + f.getName() + "[" + i + "] of " + xs.size() + "/" + ys.size()
+                                + ": first member's " + shorten(xi) + "\n    this member's " + shorten(yi);
+                    }
+                }
+            }
+            return "\n  first difference: " + f.getName() + ": first member's " + shorten(x) + "\n    this member's "
+                    + shorten(y);
+        }
+        return "\n  (the images are equal but hash differently)";
+    }
+
+    private static String shorten(Object o) {
+        String s = String.valueOf(o).replace('\n', ' ');
+        return s.length() > 600 ? s.substring(0, 600) + "..." : s;
     }
 
     /**
@@ -651,11 +694,12 @@ final class ServerWorld {
         if (r.hasError()) {
             return;
         }
-        if (c == null || c.getOpCase() == Command.OpCase.OP_NOT_SET) {
+        // A session's sequence seen before is answered with the remembered response, whatever the command is.
+        boolean sessionReplay = c != null && c.getSession().getClientId() != 0 && !c.hasRegisterSession();
+        if (c == null || !sessionReplay && c.getOpCase() == Command.OpCase.OP_NOT_SET) {
             fail("n" + m.id + " applied " + (c == null ? "bytes that are not a command" : "a command without an op")
                     + " at index " + e.index() + " without refusing it: " + r.toString().replace('\n', ' '));
         }
-        boolean sessionReplay = c.getSession().getClientId() != 0 && !c.hasRegisterSession();
         if (!sessionReplay && r.getResultCase().getNumber() != c.getOpCase().getNumber()) {
             fail("n" + m.id + " answered a " + c.getOpCase() + " at index " + e.index() + " with a "
                     + r.getResultCase());

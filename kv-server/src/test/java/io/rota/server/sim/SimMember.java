@@ -216,7 +216,7 @@ final class SimMember {
                     if (e.index() % ServerWorld.STATE_EVERY == 0) {
                         // The image message's hash: memoized in its keys and events, which the store shares
                         // between images, so this costs a pass over references, not over the bytes.
-                        world.observeState(SimMember.this, e.index(), inner.image().hashCode());
+                        world.observeState(SimMember.this, e.index(), inner.image());
                     }
                 }
             }
