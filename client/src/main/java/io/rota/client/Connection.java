@@ -14,6 +14,7 @@ import io.netty.handler.codec.MessageToByteEncoder;
 import io.netty.handler.codec.MessageToMessageDecoder;
 import io.netty.handler.ssl.SslContext;
 import io.rota.proto.Frame;
+import io.rota.proto.facts.HostPort;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -113,12 +114,7 @@ final class Connection {
     }
 
     static InetSocketAddress parse(String endpoint) {
-        int colon = endpoint.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("expected host:port");
-        }
-        return InetSocketAddress.createUnresolved(endpoint.substring(0, colon).trim(),
-                Integer.parseInt(endpoint.substring(colon + 1).trim()));
+        return HostPort.parse("endpoint", endpoint.trim()).unresolved();   // the cluster's own parser (issue 30)
     }
 
     boolean isActive() {

@@ -1,5 +1,8 @@
 package io.rota.server;
 
+import io.rota.proto.facts.BadValueException;
+import io.rota.proto.facts.HostPort;
+import io.rota.proto.facts.MemberName;
 import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -269,22 +272,18 @@ final class ServerCommand implements Callable<Integer> {
         return address(flag, flag, value);
     }
 
-    /** Parses {@code host:port}; a refusal names {@code flag}, and says {@code what} was wrong. */
+    /**
+     * Parses {@code host:port} with the cluster's one parser of the fact (issue 30); a refusal names
+     * {@code flag}, and says {@code what} was wrong. Port 0 binds any free port.
+     */
     private static InetSocketAddress address(String flag, String what, String value) {
-        int colon = value.lastIndexOf(':');
-        if (colon <= 0 || colon == value.length() - 1) {
-            throw new FlagException(flag, what + " must be host:port, got '" + value + "'");
-        }
-        int port;
+        HostPort parsed;
         try {
-            port = Integer.parseInt(value.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new FlagException(flag, what + " has a port that is not a number: '" + value + "'");
+            parsed = HostPort.parseBind(what, value);
+        } catch (BadValueException e) {
+            throw new FlagException(flag, e.getMessage());
         }
-        if (port < 0 || port > 65_535) {
-            throw new FlagException(flag, what + " port must be 0-65535, got " + port);
-        }
-        return new InetSocketAddress(value.substring(0, colon), port);
+        return new InetSocketAddress(parsed.host(), parsed.port());
     }
 
     /**
@@ -293,8 +292,11 @@ final class ServerCommand implements Callable<Integer> {
      * rescheduled pod, a replaced host — is found again. A bind address ({@link #address}) resolves at once.
      */
     private static InetSocketAddress dialAddress(String flag, String what, String value) {
-        InetSocketAddress parsed = address(flag, what, value);
-        return InetSocketAddress.createUnresolved(parsed.getHostString(), parsed.getPort());
+        try {
+            return HostPort.parse(what, value).unresolved();
+        } catch (BadValueException e) {
+            throw new FlagException(flag, e.getMessage());
+        }
     }
 
     private static ServerConfig.ClusterState clusterState(String value) {
@@ -320,14 +322,24 @@ final class ServerCommand implements Callable<Integer> {
             }
             String member = item.substring(0, eq).trim();
             String target = item.substring(eq + 1).trim();
+            try {
+                MemberName.check("--initial-cluster name", member);   // the name it publishes (issue 30)
+            } catch (BadValueException e) {
+                throw new FlagException("--initial-cluster", e.getMessage());
+            }
             int at = target.indexOf('@');
             if (at >= 0) {
+                long id;
                 try {
-                    ids.put(member, Long.parseLong(target.substring(0, at)));
+                    id = Long.parseLong(target.substring(0, at));
                 } catch (NumberFormatException e) {
-                    throw new FlagException("--initial-cluster", "--initial-cluster " + member
-                            + " has an id that is not a number: '" + target + "' (NAME=ID@HOST:PORT)");
+                    id = -1;
                 }
+                if (id < 1) {
+                    throw new FlagException("--initial-cluster", "--initial-cluster " + member
+                            + " has an id that is not a number of 1 or more: '" + target + "' (NAME=ID@HOST:PORT)");
+                }
+                ids.put(member, id);
                 target = target.substring(at + 1);
             }
             if (members.put(member, dialAddress("--initial-cluster", "--initial-cluster " + member, target)) != null) {

@@ -1,5 +1,7 @@
 package io.rota.server;
 
+import io.rota.proto.facts.BadValueException;
+import io.rota.proto.facts.MemberName;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.RaftOptions;
 import io.rota.raft.node.NodeConfig;
@@ -115,8 +117,11 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
 
         tls = tls == null ? ServerTls.NONE : tls;
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
-        require(name != null && name.matches("[A-Za-z0-9_.-]+"), "--name",
-                "--name must be letters, digits, '_', '.' or '-', got '" + name + "'");
+        try {
+            MemberName.check("--name", name);   // the cluster's own check (issue 30): it publishes this name
+        } catch (BadValueException e) {
+            throw new FlagException("--name", e.getMessage());
+        }
         require(dataDir != null, "--data-dir", "--data-dir is required");
         require(listenClient != null, "--listen-client", "--listen-client is required");
         require(listenPeer != null, "--listen-peer", "--listen-peer is required");

@@ -91,7 +91,7 @@ class CommandLineTest {
 
     @Test
     void aMalformedAddressIsRefused() {
-        assertRefused(args("--listen-client", "localhost"), "--listen-client must be host:port");
+        assertRefused(args("--listen-client", "localhost"), "--listen-client 'localhost': it has no port");
     }
 
     @Test
@@ -123,6 +123,11 @@ class CommandLineTest {
         assertRefused(args("--initial-cluster", "n1=1@127.0.0.1:7101,n2=127.0.0.1:7102"),
                 "--initial-cluster must give an id to every member or to none");
         assertRefused(args("--initial-cluster", "n1=x@127.0.0.1:7101"), "has an id that is not a number");
+        assertRefused(args("--initial-cluster", "n1=0@127.0.0.1:7101"), "has an id that is not a number of 1 or more");
+        assertRefused(args("--initial-cluster", "n1=127.0.0.1:7101,n 2=127.0.0.1:71020"),
+                "--initial-cluster name 'n 2' has a character other than letters");
+        assertRefused(args("--initial-cluster", "n1=127.0.0.1:7101,n2=127.0.0.1:71020"),
+                "--initial-cluster n2 '127.0.0.1:71020': port 71020 is out of range 1–65535");
         assertRefused(args("--initial-cluster", "n1=1@127.0.0.1:7101,n2=1@127.0.0.1:7102"), "the same id");
     }
 

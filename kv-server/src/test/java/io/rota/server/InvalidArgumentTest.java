@@ -60,6 +60,27 @@ class InvalidArgumentTest {
     }
 
     @Test
+    @DisplayName("issue 30: a member add or a PublishMember with an address nobody can dial is refused at the door,"
+            + " and the member keeps serving")
+    void membersWithBadAddressesAreRefusedAtTheDoor() {
+        refused(Error.Code.INVALID_ARGUMENT, "peer address 'n4:71010': port 71010 is out of range 1–65535",
+                Frame.newBuilder().setMemberAddRequest(io.rota.proto.MemberAddRequest.newBuilder().setName("n4")
+                        .setPeerAddress("n4:71010").setLearner(true)));
+        refused(Error.Code.INVALID_ARGUMENT, "member name 'n 4'", Frame.newBuilder().setMemberAddRequest(
+                io.rota.proto.MemberAddRequest.newBuilder().setName("n 4").setPeerAddress("n4:7104")));
+        refused(Error.Code.INVALID_ARGUMENT, "peer address 'n1:99999'", Frame.newBuilder()
+                .setMemberUpdateRequest(io.rota.proto.MemberUpdateRequest.newBuilder().setId(1)
+                        .setPeerAddress("n1:99999")));
+        for (Member.Builder bad : java.util.List.of(
+                Member.newBuilder().setId(1).setName("n1").setClientAddress("127.0.0.1:70001"),
+                Member.newBuilder().setId(1).setName("n1").setClientAddress("127.0.0.1:7001").setPeerAddress("h:"),
+                Member.newBuilder().setId(1).setName("n1").setClientAddress("127.0.0.1:7001").setEtcdAddress("a b:1"))) {
+            refused(Error.Code.INVALID_ARGUMENT, "address '", Frame.newBuilder()
+                    .setPublishMemberRequest(PublishMemberRequest.newBuilder().setMember(bad)));
+        }
+    }
+
+    @Test
     @DisplayName("a PublishMember for an id outside the configuration is refused: the member table stays bounded")
     void publishOfANonMemberIsRefused() {
         for (long id : new long[] {0, 2, 99, Long.MAX_VALUE}) {

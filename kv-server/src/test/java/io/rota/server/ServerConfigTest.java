@@ -172,7 +172,7 @@ class ServerConfigTest {
         assertRefused("--max-request-bytes", "--max-request-bytes must be between 1024 and 67108864",
                 () -> n1().maxRequestBytes((64 << 20) + 1).build());
         assertRefused("--cluster-id", "--cluster-id must not be blank", () -> n1().clusterId(" ").build());
-        assertRefused("--name", "--name must be letters", () -> ServerConfig.builder("n 1").build());
+        assertRefused("--name", "--name 'n 1' has a character other than letters", () -> ServerConfig.builder("n 1").build());
         assertRefused("--data-dir", "--data-dir is required", () -> n1().dataDir(null).build());
         assertRefused("--initial-cluster", "--initial-cluster is empty", () -> n1().initialCluster(Map.of()).build());
     }

@@ -27,12 +27,14 @@ import io.rota.raft.node.NodeStatus;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.kv.Admission;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.lease.LogClock;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -114,7 +116,7 @@ final class MembershipRequests {
                             .setPeerAddress(req.getPeerAddress()).setClientAddress(req.getClientAddress())
                             .setLearner(req.getLearner()).setIdFloor(floor))
                     .build();
-            return driver.propose(register.toByteArray(), remaining(deadline));
+            return propose(register, deadline);
         }).thenCompose(result -> {
             if (result.hasError()) {
                 return CompletableFuture.failedFuture(new ApplyError(result.getError()));
@@ -139,7 +141,7 @@ final class MembershipRequests {
                     Command retire = Command.newBuilder()
                             .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime()))
                             .setRetireMember(RetireMemberRequest.newBuilder().setId(id)).build();
-                    return driver.propose(retire.toByteArray(), remaining(deadline));
+                    return propose(retire, deadline);
                 })
                 .thenApply(result -> {
                     if (result.hasError()) {
@@ -166,13 +168,25 @@ final class MembershipRequests {
                     .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime()))
                     .setUpdateMember(UpdateMemberRequest.newBuilder().setId(req.getId())
                             .setPeerAddress(req.getPeerAddress()).setInConfiguration(true)).build();
-            return driver.propose(update.toByteArray(), remaining(deadline));
+            return propose(update, deadline);
         }).thenApply(result -> {
             if (result.hasError()) {
                 throw new ApplyError(result.getError());
             }
             return Frame.newBuilder().setMemberUpdateResponse(result.getUpdateMember()).build();
         });
+    }
+
+    /**
+     * Proposes {@code command} unless its values are refused (issue 30): a member with an address nobody can
+     * dial, or a name no member can have, is answered INVALID_ARGUMENT here and never reaches the log.
+     */
+    private CompletableFuture<CommandResult> propose(Command command, long deadline) {
+        Optional<io.rota.proto.Error> refusal = Admission.check(command);
+        if (refusal.isPresent()) {
+            return CompletableFuture.failedFuture(new ApplyError(refusal.get()));
+        }
+        return driver.propose(command.toByteArray(), remaining(deadline));
     }
 
     /** A refusal for {@code reason} means a retried request's change is already in place: carry on. */

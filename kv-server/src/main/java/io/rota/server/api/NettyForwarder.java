@@ -12,6 +12,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.rota.proto.Frame;
+import io.rota.proto.facts.HostPort;
 import io.rota.raft.transport.TlsContexts;
 
 import java.io.IOException;
@@ -60,9 +61,8 @@ final class NettyForwarder implements Forwarder {
     }
 
     private Connection connect(String address) {
-        int colon = address.lastIndexOf(':');
-        InetSocketAddress target = InetSocketAddress.createUnresolved(address.substring(0, colon),
-                Integer.parseInt(address.substring(colon + 1)));
+        // A published client address; apply refuses one that is not host:port (issue 30), so this parses.
+        InetSocketAddress target = HostPort.parse("client address", address).unresolved();
         Connection c = new Connection();
         c.connected = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override

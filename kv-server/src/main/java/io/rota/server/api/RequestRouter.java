@@ -18,12 +18,14 @@ import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
 import io.rota.server.auth.AuthGate;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.kv.Admission;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.lease.LogClock;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -300,7 +302,13 @@ public final class RequestRouter {
                         "member id " + request.getPublishMemberRequest().getMember().getId() + " is not in the"
                                 + " cluster's configuration; only members publish their addresses")));
             }
-            return driver.propose(command(request).toByteArray(), remaining(deadline)).handle((result, e) -> {
+            Command command = command(request);
+            // Issue 30: what apply would refuse for its values never reaches the log; the client hears why now.
+            Optional<Error> refusal = Admission.check(command);
+            if (refusal.isPresent()) {
+                return done(Frames.error(0, refusal.get()));
+            }
+            return driver.propose(command.toByteArray(), remaining(deadline)).handle((result, e) -> {
                 if (e == null) {
                     metrics.proposalsOk.increment();
                     return Attempt.done(Frames.response(result));

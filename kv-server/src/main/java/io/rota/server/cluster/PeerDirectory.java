@@ -2,13 +2,14 @@ package io.rota.server.cluster;
 
 import io.rota.proto.Member;
 import io.rota.proto.RegisteredMember;
+import io.rota.proto.facts.BadValueException;
+import io.rota.proto.facts.HostPort;
 import io.rota.raft.transport.NettyPeerTransport;
 import io.rota.raft.transport.PeerAdmission;
 import io.rota.server.kv.MemberRegistryListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -93,13 +94,13 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
                 removedNow.add(r.getId());
                 transport.removePeer(r.getId());
             } else if (!r.getPeerAddress().isEmpty()) {
-                transport.addPeer(r.getId(), address(r.getPeerAddress()));
+                dial(r.getId(), r.getPeerAddress());
             }
         }
         for (Member m : published) {
             joinedNow.add(m.getId());
             if (!m.getPeerAddress().isEmpty() && !removedNow.contains(m.getId())) {
-                transport.addPeer(m.getId(), address(m.getPeerAddress()));
+                dial(m.getId(), m.getPeerAddress());
             }
         }
         joinedIds = Set.copyOf(joinedNow);
@@ -163,10 +164,20 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
         fatal.complete("peer " + peerId + " refused this member: " + reason);
     }
 
-    private static InetSocketAddress address(String hostPort) {
-        int colon = hostPort.lastIndexOf(':');
-        // Unresolved: looked up at each dial, so a member whose name moves to a new IP is found again.
-        return InetSocketAddress.createUnresolved(hostPort.substring(0, colon),
-                Integer.parseInt(hostPort.substring(colon + 1)));
+    /**
+     * Dial member {@code id} at {@code peerAddress}. Apply refuses an address that is not host:port (issue 30),
+     * but a log or snapshot written before that check may still hold one: it is skipped with a line saying how
+     * to mend it, and the member carries on with the peers it can dial.
+     */
+    private void dial(long id, String peerAddress) {
+        HostPort address;
+        try {
+            address = HostPort.parse("peer address of member " + id, peerAddress);
+        } catch (BadValueException e) {
+            log.error("Not dialling member {}: {}. Give it a valid address: rotactl member update {} HOST:PORT", id,
+                    e.getMessage(), id);
+            return;
+        }
+        transport.addPeer(id, address.unresolved());
     }
 }

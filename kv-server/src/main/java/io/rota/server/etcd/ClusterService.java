@@ -16,10 +16,11 @@ import io.rota.etcd.api.MemberUpdateResponse;
 import io.rota.proto.Frame;
 import io.rota.proto.MemberInfo;
 import io.rota.proto.RegisteredMember;
+import io.rota.proto.facts.BadValueException;
+import io.rota.proto.facts.HostPort;
+import io.rota.proto.facts.MemberName;
 import io.rota.server.cluster.ClusterView;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -66,8 +67,9 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
     public void memberAdd(MemberAddRequest request, StreamObserver<MemberAddResponse> out) {
         calls.unary(() -> {
             String peer = peerAddress(request.getPeerURLsList());
+            String name = peer.replaceAll("[^A-Za-z0-9_.-]", "-");
             return Frame.newBuilder().setMemberAddRequest(io.rota.proto.MemberAddRequest.newBuilder()
-                    .setName(peer.replaceAll("[^A-Za-z0-9_.-]", "-")).setPeerAddress(peer)
+                    .setName(name.substring(0, Math.min(name.length(), MemberName.MAX_LENGTH))).setPeerAddress(peer)
                     .setLearner(request.getIsLearner())).build();
         }, f -> {
             io.rota.proto.MemberAddResponse added = f.getMemberAddResponse();
@@ -193,13 +195,8 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
                     + urls.size() + ")");
         }
         try {
-            URI uri = new URI(urls.get(0));
-            if (uri.getHost() == null || uri.getPort() < 0) {
-                throw EtcdErrors.invalid(EtcdErrors.BAD_MEMBER_URLS + " (a peer URL is scheme://host:port, got "
-                        + urls.get(0) + ")");
-            }
-            return uri.getHost() + ":" + uri.getPort();
-        } catch (URISyntaxException e) {
+            return HostPort.parse("peer URL", urls.get(0)).toString();
+        } catch (BadValueException e) {
             throw EtcdErrors.invalid(EtcdErrors.BAD_MEMBER_URLS + " (" + e.getMessage() + ")");
         }
     }

@@ -2,6 +2,7 @@ package io.rota.server.kv;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.TextFormat;
 import io.rota.proto.AlarmCommand;
 import io.rota.proto.AlarmMember;
 import io.rota.proto.AlarmRequest;
@@ -60,6 +61,8 @@ import io.rota.server.lease.LeaseTable;
 import io.rota.server.lease.LogClock;
 import io.rota.server.session.Session;
 import io.rota.server.session.SessionTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -88,6 +91,8 @@ import java.util.TreeMap;
  */
 public final class CoordinationStateMachine implements StateMachine<CommandResult> {
 
+    private static final Logger log = LoggerFactory.getLogger(CoordinationStateMachine.class);
+
     private final Limits limits;
     private final KvStore store;
     private final LeaseTable leases;
@@ -100,13 +105,11 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
      */
     private final TreeMap<Long, RegisteredMember> registry = new TreeMap<>();
     private long nextMemberId = 1;
-    private MemberRegistryListener registryListener = MemberRegistryListener.NONE;
     private final LogClock clock = new LogClock();
     /** Users, roles and permissions (issue 15): replicated like everything here, read by the auth gate. */
     private final AuthStore auth = new AuthStore();
-    private StoreListener listener = StoreListener.NONE;
-    /** Volatile: set once after the driver (which calls apply) has started. */
-    private volatile LeaseListener leaseListener = LeaseListener.NONE;
+    /** What apply means for the runtime, carried out after each batch (issue 30): never thrown into apply. */
+    private final Effects effects = new Effects();
     /** The last entry applied (any type): what a capture is as of (issue 18: backups report it). */
     private long appliedIndex;
     private long appliedTerm;
@@ -125,17 +128,17 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     /** Who hears about each written revision (the watch hub). */
     public void setListener(StoreListener listener) {
-        this.listener = Objects.requireNonNull(listener, "listener");
+        effects.setStoreListener(listener);
     }
 
     /** Who hears about changes of the member registry and the published members (the server's peer table). */
     public void setRegistryListener(MemberRegistryListener registryListener) {
-        this.registryListener = Objects.requireNonNull(registryListener, "registryListener");
+        effects.setRegistryListener(registryListener);
     }
 
     /** Who hears about each lease renewal and removal (the leader's lease keeper). */
     public void setLeaseListener(LeaseListener leaseListener) {
-        this.leaseListener = Objects.requireNonNull(leaseListener, "leaseListener");
+        effects.setLeaseListener(leaseListener);
     }
 
     @Override
@@ -146,9 +149,16 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             appliedIndex = e.index();
             appliedTerm = e.term();
         }
+        effects.carryOut();
         return results;
     }
 
+    /**
+     * Apply is total (issue 30): every entry is applied or refused, on every member alike. A refusal is a
+     * {@link StoreException}; anything else escaping a command is a bug in this class, and it is still a
+     * refusal — the same on every member, since apply is deterministic — logged with the entry's index and
+     * command, rather than an exception that would stop every member on every replay of the entry.
+     */
     private CommandResult apply(long index, long term, byte[] data) {
         Command cmd;
         try {
@@ -156,6 +166,19 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         } catch (InvalidProtocolBufferException e) {
             return error(StoreException.invalid("malformed command"));
         }
+        try {
+            return applyCommand(index, term, cmd);
+        } catch (RuntimeException e) {
+            log.error("BUG: entry {} ({}) could not be applied; it is refused, as on every member. Command: {}", index,
+                    cmd.getOpCase(), TextFormat.shortDebugString(cmd), e);
+            // The class only: the answer is replicated state (remembered by sessions), the same on every member.
+            return error(StoreException.invalid("entry " + index + " (" + cmd.getOpCase() + ") could not be applied"
+                    + " and was refused on every member: " + e.getClass().getName()
+                    + " (a bug in Rota; the member's log has the details)"));
+        }
+    }
+
+    private CommandResult applyCommand(long index, long term, Command cmd) {
         clock.advance(term, cmd.getStamp());
         long nowMs = clock.nowMs();
         sessions.expire(nowMs);
@@ -192,6 +215,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     private CommandResult execute(long index, Command cmd) {
         try {
+            Admission.require(cmd);
             if (noSpace && growsState(cmd)) {
                 throw noSpaceError();
             }
@@ -282,7 +306,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private void commit(WriteTxn txn) {
         List<Event> events = store.commit(txn);
         if (!events.isEmpty()) {
-            listener.onRevision(store.revision(), events);
+            effects.add(new Effects.Revision(store.revision(), events));
         }
     }
 
@@ -306,7 +330,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         long id = req.getID() != 0 ? req.getID() : leases.freeId(index);
         long ttl = req.getTTL();
         leases.grant(id, ttl, clock.nowMs() + ttl * 1000, index);
-        leaseListener.renewed(id, ttl, index);
+        effects.add(new Effects.LeaseRenewed(id, ttl, index));
         return LeaseGrantResponse.newBuilder().setHeader(header()).setID(id).setTTL(ttl).build();
     }
 
@@ -329,7 +353,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             throw StoreException.leaseNotFound(id);
         }
         List<ByteString> keys = store.keysOf(id);
-        leaseListener.ended(id, keys.size());
+        effects.add(new Effects.LeaseEnded(id, keys.size()));
         WriteTxn txn = store.begin(leases::contains);
         for (ByteString key : keys) {
             txn.deleteKey(store.get(key));
@@ -341,7 +365,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private LeaseKeepAliveResponse keepAlive(long index, long id) {
         Lease lease = existingLease(id);
         lease.keepAlive(clock.nowMs(), index);
-        leaseListener.renewed(id, lease.ttlSeconds(), index);
+        effects.add(new Effects.LeaseRenewed(id, lease.ttlSeconds(), index));
         return LeaseKeepAliveResponse.newBuilder().setHeader(header()).setID(id).setTTL(lease.ttlSeconds()).build();
     }
 
@@ -369,9 +393,6 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     /** A member announces (or re-announces) its addresses; the latest announcement wins. No revision. */
     private PublishMemberResponse publish(Member member) {
-        if (member.getId() == 0 || member.getName().isEmpty() || member.getClientAddress().isEmpty()) {
-            throw StoreException.invalid("a published member needs an id, a name and a client address");
-        }
         RegisteredMember registered = registry.get(member.getId());
         if (registered != null && registered.getRemoved()) {
             throw StoreException.invalid("member " + member.getId() + " was removed from the cluster; its id is"
@@ -390,13 +411,6 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
      * unique among the members not removed.
      */
     private RegisterMemberResponse registerMember(RegisterMemberRequest req) {
-        if (req.getName().isEmpty() || !req.getName().matches("[A-Za-z0-9_.-]+")) {
-            throw StoreException.invalid("a member name must be letters, digits, '_', '.' or '-', got '"
-                    + req.getName() + "'");
-        }
-        if (req.getPeerAddress().isEmpty()) {
-            throw StoreException.invalid("a member needs a peer address (host:port)");
-        }
         for (RegisteredMember r : registry.values()) {
             if (r.getRemoved()) {
                 continue;
@@ -455,9 +469,6 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private MemberUpdateResponse updateMember(UpdateMemberRequest req) {
         long id = req.getId();
         String peer = req.getPeerAddress();
-        if (!isHostPort(peer)) {
-            throw StoreException.invalid("a member's peer address must be host:port, got '" + peer + "'");
-        }
         RegisteredMember entry = registry.get(id);
         Member published = members.get(id);
         if (id == 0 || (entry != null && entry.getRemoved())
@@ -490,27 +501,13 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return MemberUpdateResponse.newBuilder().setHeader(header()).setMember(after).build();
     }
 
-    /** host:port with a port in 1..65535 (the host is looked up when dialled, not here: apply does no I/O). */
-    static boolean isHostPort(String address) {
-        int colon = address.lastIndexOf(':');
-        if (colon <= 0 || colon == address.length() - 1 || address.chars().anyMatch(c -> c == ',' || c <= ' ')) {
-            return false;
-        }
-        String port = address.substring(colon + 1);
-        if (!port.chars().allMatch(Character::isDigit) || port.length() > 5) {
-            return false;
-        }
-        int p = Integer.parseInt(port);
-        return p >= 1 && p <= 65535;
-    }
-
     private static StoreException nameTaken(String message) {
         return new StoreException(Error.newBuilder().setCode(Error.Code.MEMBERSHIP_REFUSED).setMessage(message)
                 .setMembershipRefusal("NAME_TAKEN").build());
     }
 
     private void registryChanged() {
-        registryListener.membersChanged(List.copyOf(registry.values()), List.copyOf(members.values()));
+        effects.add(new Effects.MembersChanged(List.copyOf(registry.values()), List.copyOf(members.values())));
     }
 
     // ---- sessions -------------------------------------------------------------------------------------
@@ -721,7 +718,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         alarms.clear();
         image.getAlarmsList().forEach(a -> alarms.put(alarmKey(a.getMemberId(), a.getAlarm()), a));
         noSpace = alarms.values().stream().anyMatch(a -> a.getAlarm() == AlarmType.NOSPACE);
-        listener.onRestore(store.revision());
+        effects.add(new Effects.Restored(store.revision()));
+        effects.carryOut();
     }
 
     // ---- read side (not replicated) -------------------------------------------------------------------

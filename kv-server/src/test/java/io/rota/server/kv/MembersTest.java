@@ -8,6 +8,9 @@ import io.rota.proto.RegisterMemberRequest;
 import io.rota.proto.RegisteredMember;
 import io.rota.proto.RetireMemberRequest;
 import io.rota.proto.UpdateMemberRequest;
+import io.rota.proto.CommandResult;
+import io.rota.raft.core.Entry;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -137,5 +140,62 @@ class MembersTest {
         assertEquals("127.0.0.1:7101", h.sm.members().get(0).getPeerAddress(), "nothing changed");
         assertEquals("127.0.0.1:7101", h.run(update(1, "127.0.0.1:7101", true)).getUpdateMember().getMember()
                 .getPeerAddress(), "its own address again is no conflict");
+    }
+
+    /** What the server's peer directory does with the tables: dial every address (it threw on a bad one). */
+    private static MemberRegistryListener dialling(List<String> dialled) {
+        return (registry, published) -> {
+            registry.forEach(r -> dialled.add(io.rota.proto.facts.HostPort.parse("peer", r.getPeerAddress()).toString()));
+            published.forEach(m -> dialled.add(io.rota.proto.facts.HostPort.parse("peer", m.getPeerAddress()).toString()));
+        };
+    }
+
+    @Test
+    @DisplayName("issue 30: member add n4:71010 is refused by apply itself, on every member alike, and never dialled")
+    void aTypoedPeerAddressIsRefusedAtApply() {
+        Harness h = new Harness();
+        List<String> dialled = new java.util.ArrayList<>();
+        h.sm.setRegistryListener(dialling(dialled));
+        Error e = h.run(register("n4", "n4:71010", 3)).getError();
+        assertEquals(Error.Code.INVALID_ARGUMENT, e.getCode());
+        assertEquals("peer address 'n4:71010': port 71010 is out of range 1–65535", e.getMessage());
+        assertTrue(h.sm.registry().isEmpty());
+        assertTrue(dialled.isEmpty(), "nothing reached the peer directory");
+        for (Member bad : List.of(member(5, "127.0.0.1:7005").toBuilder().setPeerAddress("n5:71010").build(),
+                member(5, "127.0.0.1:99999"), member(5, "127.0.0.1:7005").toBuilder().setName("n 5").build(),
+                member(5, "127.0.0.1:7005").toBuilder().setEtcdAddress("h:").build(),
+                member(5, "127.0.0.1:7005").toBuilder().setHttpAddress("a,b:1").build())) {
+            assertEquals(Error.Code.INVALID_ARGUMENT, h.run(publish(bad)).getError().getCode(), bad.toString());
+        }
+        assertEquals(Error.Code.INVALID_ARGUMENT, h.run(update(1, "n1:0", true)).getError().getCode());
+        assertTrue(h.sm.members().isEmpty());
+        assertTrue(h.run(register("n4", "n4:7104", 3)).hasRegisterMember(), "the corrected add applies");
+        assertEquals(List.of("n4:7104"), dialled);
+    }
+
+    @Test
+    @DisplayName("issue 30: an effect that fails after apply is logged; apply answers and the next entry applies")
+    void aFailingEffectNeverStopsApply() {
+        Harness h = new Harness();
+        h.sm.setRegistryListener((registry, published) -> {
+            throw new IllegalStateException("the peer table is broken");
+        });
+        h.sm.setListener((revision, events) -> {
+            throw new IllegalStateException("the watch hub is broken");
+        });
+        assertTrue(h.run(register("n4", "n4:7104", 3)).hasRegisterMember());
+        assertEquals(1, h.sm.registry().size(), "the replicated state is applied all the same");
+        long before = h.sm.revision();
+        assertTrue(h.run(Command.newBuilder().setPut(io.rota.proto.PutRequest.newBuilder().setKey(Harness.b("k"))
+                .setValue(Harness.b("v")))).hasPut());
+        assertEquals(before + 1, h.sm.revision(), "the put applied, its watch event's failure only logged");
+    }
+
+    @Test
+    @DisplayName("issue 30: bytes that are no Command are refused, not thrown on")
+    void aMalformedEntryIsRefused() {
+        Harness h = new Harness();
+        CommandResult r = h.sm.apply(List.of(Entry.command(1, 1, new byte[] {(byte) 0xff, (byte) 0xff}))).get(0);
+        assertEquals(Error.Code.INVALID_ARGUMENT, r.getError().getCode());
     }
 }

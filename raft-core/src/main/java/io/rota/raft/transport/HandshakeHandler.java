@@ -20,17 +20,26 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 /**
  * The first exchange on every peer connection: each side names its cluster and node, and the connection is
  * closed unless both agree. The dialling side (always the lower node id) speaks first; the accepting side
- * checks the cluster id, the protocol version, and that the node id is a known peer with a lower id than its
- * own, then answers with its own handshake, which the dialler checks in turn.
+ * checks the dialler's handshake and answers with its own, which the dialler checks in turn.
  *
- * <p>Until the handshake completes nothing else passes: any other frame closes the connection. Afterwards
- * this handler removes itself and fires {@link HandshakeCompleted}. A fresh peer (an empty data directory)
- * that the {@link PeerAdmission} refuses gets a refusal frame saying why before the close; the accepting
- * side has already answered when the dialler refuses it, so {@link PeerMessageHandler} reports a refusal
- * arriving after the handshake too. A peer that stays silent for the connect
- * timeout is disconnected. With mutual TLS, the peer's certificate (already checked against the peer CA by
- * the TLS handshake) must also name the member the handshake claims ({@link PeerIdentity}); a failed TLS
- * handshake — a certificate of another CA, or none — is logged here. One instance per channel.
+ * <p>The checks of a handshake frame, in order (issue 30: nothing a peer says counts before it is known):
+ * <ol>
+ *   <li>it is a handshake: until the handshake completes any other frame closes the connection;</li>
+ *   <li>with mutual TLS, the peer's certificate (already checked against the peer CA by the TLS handshake)
+ *       names the member the handshake claims ({@link PeerIdentity});</li>
+ *   <li>a refusal is reported ({@link ConnectionEvents#refusedBy}) only on the dialling side, from the node
+ *       dialled, with this cluster id and protocol version; on the accepting side one is never legitimate
+ *       (only the acceptor refuses during the handshake). Any other refusal is logged and closes;</li>
+ *   <li>with this cluster id and protocol version, the {@link PeerAdmission}: a fresh peer (an empty data
+ *       directory) under a joined id, or a removed id, gets a refusal frame saying why before the close;</li>
+ *   <li>the cluster id and the protocol version; then, on the accepting side, a known peer with a lower id
+ *       than this node's, and on the dialling side, the node dialled.</li>
+ * </ol>
+ * Afterwards this handler removes itself and fires {@link HandshakeCompleted}. The accepting side has
+ * already answered when the dialler refuses it, so {@link PeerMessageHandler} reports a refusal arriving
+ * after the handshake too, if it comes from the peer this handshake authenticated. A peer that stays silent
+ * for the connect timeout is disconnected; a failed TLS handshake — a certificate of another CA, or none — is
+ * logged here. One instance per channel.
  */
 final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
@@ -94,22 +103,32 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         PeerHandshake handshake = frame.getHandshake();
-        if (!handshake.getRefusal().isEmpty()) {
-            refusedBy(ctx, handshake.getNodeId(), handshake.getRefusal());
-            return;
-        }
         // Authentication first: with mutual TLS the certificate must name the member the peer claims to be,
-        // before anything else is said to it (an impostor learns nothing about the cluster's members).
+        // before anything it says counts or anything is said to it (an impostor learns nothing about the
+        // cluster's members).
         String impostor = identity == null ? null : checkCertificate(ctx, handshake.getNodeId());
         if (impostor != null) {
             refuse(ctx, impostor);
+            return;
+        }
+        if (!handshake.getRefusal().isEmpty()) {
+            // Issue 30: a refusal stops a fresh member, so it counts only as the answer it replaces would: from
+            // the node dialled, in this cluster and protocol. Its text is not logged: anyone can send it, a
+            // frame long.
+            String problem = accepting() ? "it sent a refusal (claiming node " + handshake.getNodeId() + "), but"
+                    + " only the accepting side refuses during the handshake" : checkAcceptor(handshake);
+            if (problem != null) {
+                refuse(ctx, "ignoring a refusal: " + problem);
+                return;
+            }
+            refusedBy(ctx, handshake.getNodeId(), handshake.getRefusal());
             return;
         }
         // Issue 13: a removed id, or a fresh node under an id the cluster knows as joined (it has lost its
         // votes and the entries it acknowledged), is told why (it stops) before the connection closes. Asked
         // before the other checks: a removed id is no longer a known peer, and would otherwise be refused
         // without a word.
-        String admission = checkCommon(handshake) == null
+        String admission = checkCommon(config, handshake) == null
                 ? this.admission.refuse(handshake.getNodeId(), handshake.getFresh()) : null;
         if (admission != null) {
             refusals.warn("Refusing peer {} ({}) on node {}: {}", handshake.getNodeId(), ctx.channel().remoteAddress(),
@@ -133,7 +152,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     /** Checks a dialler's handshake; returns why it is refused, or null. */
     private String checkDialler(PeerHandshake h) {
-        String common = checkCommon(h);
+        String common = checkCommon(config, h);
         if (common != null) {
             return common;
         }
@@ -152,7 +171,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     /** Checks the acceptor's answer; returns why it is refused, or null. */
     private String checkAcceptor(PeerHandshake h) {
-        String common = checkCommon(h);
+        String common = checkCommon(config, h);
         if (common != null) {
             return common;
         }
@@ -194,7 +213,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         ctx.fireUserEventTriggered(evt);
     }
 
-    private String checkCommon(PeerHandshake h) {
+    /** Whether {@code h} names this node's cluster and protocol; returns why not, or null. */
+    static String checkCommon(TransportConfig config, PeerHandshake h) {
         if (!config.clusterId().equals(h.getClusterId())) {
             return "expected cluster id '" + config.clusterId() + "' but received cluster id '"
                     + h.getClusterId() + "' (node id " + h.getNodeId() + ")";

@@ -3,6 +3,7 @@ package io.rota.raft.transport;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.rota.proto.PeerHandshake;
 import io.rota.proto.RaftMessage;
 import io.rota.raft.core.Message;
 import io.rota.raft.core.RaftNode;
@@ -55,8 +56,16 @@ final class PeerMessageHandler extends ChannelInboundHandlerAdapter {
         }
         RaftMessage frame = (RaftMessage) msg;
         if (frame.hasHandshake() && !frame.getHandshake().getRefusal().isEmpty()) {
-            // The dialler checked this node's answer and refused it (see HandshakeHandler).
-            HandshakeHandler.refusedBy(ctx, events, log, peerId, frame.getHandshake().getRefusal());
+            // The dialler checked this node's answer and refused it (see HandshakeHandler). Issue 30: it counts
+            // only from the peer the handshake authenticated, in this cluster and protocol.
+            PeerHandshake refusal = frame.getHandshake();
+            String problem = refusal.getNodeId() != peerId ? "it names node " + refusal.getNodeId()
+                    : HandshakeHandler.checkCommon(config, refusal);
+            if (problem != null) {
+                throw InvalidFrameException.malformed("a refusal on the connection between " + peerId + " and "
+                        + config.selfId() + ", ignored: " + problem, null); // exceptionCaught closes the connection
+            }
+            HandshakeHandler.refusedBy(ctx, events, log, peerId, refusal.getRefusal());
             return;
         }
         Message message;

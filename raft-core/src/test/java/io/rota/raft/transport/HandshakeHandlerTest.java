@@ -1,15 +1,22 @@
 package io.rota.raft.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.rota.proto.PeerHandshake;
 import io.rota.proto.RaftMessage;
 import io.rota.raft.core.Message;
+import io.rota.testkit.TestCertificates;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +24,16 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The pipeline of {@link PeerChannelInitializer} without sockets: what the handshake lets through and what
  * closes a connection. Node 2 of cluster "rota-test" knows peers 1 and 3.
+ *
+ * <p>Issue 30, "nothing a peer says counts before it is known": a refusal stops a fresh member, so in the
+ * handshake it is reported only on the dialling side, from the node dialled, in this cluster and protocol,
+ * under mutual TLS with a certificate naming that member (only the acceptor refuses there); after the
+ * handshake, only from the peer it authenticated. Any other refusal closes the connection, never reported.
  */
 class HandshakeHandlerTest {
 
@@ -201,7 +214,143 @@ class HandshakeHandlerTest {
         assertEquals(message, MessageCodec.fromProto(readFrame(channel)));
     }
 
+    @Test
+    @DisplayName("issue 13: the node this side dialled refuses it in the handshake: reported")
+    void aRefusalFromTheDialledNodeIsReported() {
+        EmbeddedChannel channel = new EmbeddedChannel(PeerChannelInitializer.dialling(config, 3, events));
+        readFrame(channel);
+        channel.writeInbound(frame(refusal(CLUSTER, 3, HandshakeHandler.PROTOCOL_VERSION)));
+        assertFalse(channel.isOpen());
+        assertEquals(List.of("3: member 2 has joined already"), events.refusedBy);
+    }
+
+    @Test
+    @DisplayName("issue 30: a refusal with another cluster id is not reported")
+    void aRefusalWithAnotherClusterIdIsNotReported() {
+        EmbeddedChannel channel = new EmbeddedChannel(PeerChannelInitializer.dialling(config, 3, events));
+        readFrame(channel);
+        channel.writeInbound(frame(refusal("other-cluster", 3, HandshakeHandler.PROTOCOL_VERSION)));
+        assertRefusalIgnored(channel);
+    }
+
+    @Test
+    @DisplayName("issue 30: a refusal with another protocol version is not reported")
+    void aRefusalWithAnotherProtocolVersionIsNotReported() {
+        EmbeddedChannel channel = new EmbeddedChannel(PeerChannelInitializer.dialling(config, 3, events));
+        readFrame(channel);
+        channel.writeInbound(frame(refusal(CLUSTER, 3, 99)));
+        assertRefusalIgnored(channel);
+    }
+
+    @ParameterizedTest(name = "node {0}")
+    @ValueSource(longs = {9, 1})
+    @DisplayName("issue 30: a refusal from a node this side did not dial (unknown 9, or known 1) is not reported")
+    void aRefusalFromANodeThisSideDidNotDialIsNotReported(long sender) {
+        EmbeddedChannel channel = new EmbeddedChannel(PeerChannelInitializer.dialling(config, 3, events));
+        readFrame(channel);
+        channel.writeInbound(frame(refusal(CLUSTER, sender, HandshakeHandler.PROTOCOL_VERSION)));
+        assertRefusalIgnored(channel);
+    }
+
+    @Test
+    @DisplayName("issue 30: a refusal arriving at the accepting side in the handshake is not reported")
+    void aRefusalArrivingAtTheAcceptingSideIsNotReported() {
+        EmbeddedChannel channel = acceptor();
+        channel.writeInbound(frame(refusal(CLUSTER, 1, HandshakeHandler.PROTOCOL_VERSION)));
+        assertRefusalIgnored(channel);
+    }
+
+    @Test
+    @DisplayName("issue 30: after the handshake, a refusal naming another node than the peer is not reported")
+    void aRefusalAfterTheHandshakeNamingAnotherNodeIsNotReported() {
+        EmbeddedChannel channel = acceptor();
+        channel.writeInbound(frame(handshake(CLUSTER, 1)));
+        channel.writeInbound(frame(refusal(CLUSTER, 3, HandshakeHandler.PROTOCOL_VERSION)));
+        assertFalse(channel.isOpen());
+        assertTrue(events.refusedBy.isEmpty(), "reported: " + events.refusedBy);
+    }
+
+    @Test
+    @DisplayName("issue 30: after the handshake, a refusal with another cluster id is not reported")
+    void aRefusalAfterTheHandshakeWithAnotherClusterIdIsNotReported() {
+        EmbeddedChannel channel = acceptor();
+        channel.writeInbound(frame(handshake(CLUSTER, 1)));
+        channel.writeInbound(frame(refusal("other-cluster", 1, HandshakeHandler.PROTOCOL_VERSION)));
+        assertFalse(channel.isOpen());
+        assertTrue(events.refusedBy.isEmpty(), "reported: " + events.refusedBy);
+    }
+
+    @Test
+    @DisplayName("issue 30: under mutual TLS, a refusal whose certificate names another member is not reported")
+    void underMutualTlsARefusalWhoseCertificateNamesAnotherMemberIsNotReported(@TempDir Path dir) {
+        EmbeddedChannel channel = refusalOverMutualTls(dir, "n1");
+        assertFalse(channel.isOpen());
+        assertTrue(events.refusedBy.isEmpty(), "reported: " + events.refusedBy);
+    }
+
+    @Test
+    @DisplayName("issue 13 under mutual TLS: a refusal from the dialled member, named by its certificate, is reported")
+    void underMutualTlsARefusalFromTheDialledMemberIsReported(@TempDir Path dir) {
+        EmbeddedChannel channel = refusalOverMutualTls(dir, "n3");
+        assertFalse(channel.isOpen());
+        assertEquals(List.of("3: member 2 has joined already"), events.refusedBy);
+    }
+
     // --- helpers
+
+    private void assertRefusalIgnored(EmbeddedChannel channel) {
+        assertRefused(channel);
+        assertTrue(events.refusedBy.isEmpty(), "reported: " + events.refusedBy);
+    }
+
+    /**
+     * This node (2, certificate "n2") dials node 3 over mutual TLS; the far end is a bare TLS server of the same
+     * CA whose certificate names {@code acceptorName}, and answers with a refusal from node 3. Member i's name
+     * is {@code n<i>}. Returns the dialler's channel once neither side has more to say.
+     */
+    private EmbeddedChannel refusalOverMutualTls(Path dir, String acceptorName) {
+        String missing = TestCertificates.unavailable();
+        assumeTrue(missing == null, () -> "SKIPPED: TLS tests need openssl to make certificates: " + missing);
+        TestCertificates.Ca ca = TestCertificates.ca(dir, "cluster-ca");
+        try (TlsContexts dialler = memberTls(ca, "n2"); TlsContexts acceptor = memberTls(ca, acceptorName)) {
+            EmbeddedChannel near = new EmbeddedChannel(PeerChannelInitializer.dialling(config, 3, events,
+                    PeerAdmission.OPEN, dialler, PeerIdentity.byMemberName(member -> "n" + member)));
+            EmbeddedChannel far = new EmbeddedChannel(acceptor.server().newHandler(ByteBufAllocator.DEFAULT));
+            far.writeOutbound(frame(refusal(CLUSTER, 3, HandshakeHandler.PROTOCOL_VERSION)));
+            for (boolean moved = true; moved; ) {
+                moved = shuttle(near, far) | shuttle(far, near);
+            }
+            far.finishAndReleaseAll();
+            return near;
+        }
+    }
+
+    /** Hands what {@code from} wrote to {@code to} (dropped once {@code to} is closed); whether there was any. */
+    private static boolean shuttle(EmbeddedChannel from, EmbeddedChannel to) {
+        boolean moved = false;
+        for (ByteBuf bytes; (bytes = from.readOutbound()) != null; moved = true) {
+            if (to.isOpen()) {
+                to.writeInbound(bytes);
+            } else {
+                bytes.release();
+            }
+        }
+        from.runPendingTasks();
+        return moved;
+    }
+
+    private static TlsContexts memberTls(TestCertificates.Ca ca, String name) {
+        TestCertificates.Pair pair = ca.issue(name, List.of(name), List.of("127.0.0.1"));
+        return TlsContexts.load(new TlsFiles(pair.cert(), pair.key(), ca.cert(), true, TlsProvider.JDK), List.of(),
+                false, "peer port");
+    }
+
+    static RaftMessage refusal(String clusterId, long nodeId, int protocolVersion) {
+        return RaftMessage.newBuilder().setHandshake(PeerHandshake.newBuilder().setClusterId(clusterId)
+                .setNodeId(nodeId).setProtocolVersion(protocolVersion).setRefusal("member 2 has joined already"))
+                .build();
+    }
+
 
     private void assertRefused(EmbeddedChannel channel) {
         assertFalse(channel.isOpen(), "connection should be closed");

@@ -1,5 +1,7 @@
 package io.rota.client.cli;
 
+import io.rota.client.ProtocolFacts;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -54,19 +56,7 @@ final class Endpoints {
             if (e.contains("://")) {
                 throw new IllegalArgumentException(source + ": '" + e + "' is a URL; give host:port, e.g. 127.0.0.1:7001");
             }
-            int colon = e.lastIndexOf(':');
-            if (colon <= 0 || colon == e.length() - 1) {
-                throw new IllegalArgumentException(source + ": '" + e + "' is not host:port, e.g. 127.0.0.1:7001");
-            }
-            int port;
-            try {
-                port = Integer.parseInt(e.substring(colon + 1));
-            } catch (NumberFormatException ex) {
-                port = -1;
-            }
-            if (port < 1 || port > 65_535) {
-                throw new IllegalArgumentException(source + ": '" + e + "' has no valid port (1-65535)");
-            }
+            ProtocolFacts.hostPort(source, e);   // the cluster's own parser (issue 30); the message names the source
             out.add(e);
         }
         if (out.isEmpty()) {

@@ -2,6 +2,7 @@ package io.rota.client.cli;
 
 import io.rota.client.AddedMember;
 import io.rota.client.ClusterMember;
+import io.rota.client.ProtocolFacts;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import picocli.CommandLine.Command;
@@ -50,10 +51,14 @@ final class MemberCommand extends CommandGroup {
 
         @Override
         int run(RotaClient client, Printer printer) {
-            String peer = stripScheme(peerUrls);
-            String clientAddress = clientUrls == null ? "" : stripScheme(clientUrls);
-            if (!peer.matches("[^:,\\s]+:\\d{1,5}")) {
-                throw usage("--peer-urls must be one HOST:PORT, got '" + peerUrls + "'");
+            String peer;
+            String clientAddress;
+            try {
+                ProtocolFacts.memberName("NAME", name);
+                peer = ProtocolFacts.hostPort("--peer-urls", peerUrls);
+                clientAddress = clientUrls == null ? "" : ProtocolFacts.hostPort("--client-urls", clientUrls);
+            } catch (IllegalArgumentException e) {
+                throw usage(e.getMessage());
             }
             AddedMember added = client.cluster().addMember(name, peer, clientAddress, learner);
             List<String> next = new ArrayList<>();
@@ -133,9 +138,11 @@ final class MemberCommand extends CommandGroup {
 
         @Override
         int run(RotaClient client, Printer printer) {
-            String peer = stripScheme(peerUrls);
-            if (!peer.matches("[^:,\\s]+:\\d{1,5}")) {
-                throw usage("--peer must be one HOST:PORT, got '" + peerUrls + "'");
+            String peer;
+            try {
+                peer = ProtocolFacts.hostPort("--peer", peerUrls);
+            } catch (IllegalArgumentException e) {
+                throw usage(e.getMessage());
             }
             try {
                 client.cluster().updateMember(id, peer);
@@ -180,10 +187,4 @@ final class MemberCommand extends CommandGroup {
         }
     }
 
-    /** {@code http://host:port} → {@code host:port}: etcdctl's flags take URLs. */
-    static String stripScheme(String url) {
-        int scheme = url.indexOf("://");
-        String s = scheme < 0 ? url : url.substring(scheme + 3);
-        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
-    }
 }

@@ -69,9 +69,9 @@ class EndpointsAndValuesTest {
 
     @Test
     void badEndpointsSayWhatIsWrongAndWhere() {
-        assertMessage(() -> Endpoints.parse("127.0.0.1", "--endpoints"), "--endpoints: '127.0.0.1' is not host:port");
-        assertMessage(() -> Endpoints.parse("h:70000", "ROTA_ENDPOINTS"), "ROTA_ENDPOINTS: 'h:70000' has no valid port");
-        assertMessage(() -> Endpoints.parse("h:x", "--endpoints"), "--endpoints: 'h:x' has no valid port");
+        assertMessage(() -> Endpoints.parse("127.0.0.1", "--endpoints"), "--endpoints '127.0.0.1': it has no port");
+        assertMessage(() -> Endpoints.parse("h:70000", "ROTA_ENDPOINTS"), "ROTA_ENDPOINTS 'h:70000': port 70000 is out of range 1–65535");
+        assertMessage(() -> Endpoints.parse("h:x", "--endpoints"), "--endpoints 'h:x': the port 'x' is not a number");
         assertMessage(() -> Endpoints.parse("http://h:1", "--endpoints"), "--endpoints: 'http://h:1' is a URL");
         assertMessage(() -> Endpoints.parse(" , ", "--endpoints"), "--endpoints is empty");
         assertMessage(() -> resolve(null, Map.of("ROTA_BASE_PORT", "65534"), dir), "ROTA_BASE_PORT must be a port");

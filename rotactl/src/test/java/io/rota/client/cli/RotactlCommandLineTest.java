@@ -1,5 +1,6 @@
 package io.rota.client.cli;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,12 +45,27 @@ class RotactlCommandLineTest {
         assertUsage(run("", "lease"), "Error: name a lease command: grant, revoke, keep-alive, timetolive or list;"
                 + " see 'rotactl lease --help'");
         assertUsage(run("", "get", "k", "--endpoints", "localhost"),
-                "Error: --endpoints: 'localhost' is not host:port, e.g. 127.0.0.1:7001; see 'rotactl get --help'");
+                "Error: --endpoints 'localhost': it has no port; give HOST:PORT; see 'rotactl get --help'");
         assertUsage(run("", "get", "k", "--keys-only", "--count-only"),
                 "Error: --keys-only, --print-value-only and --count-only exclude each other");
         assertUsage(run("", "get", ""), "Error: the key is empty; to get every key use: get \"\" --prefix");
         assertUsage(run("", "lease", "grant", "0"), "Error: TTL must be a positive number of seconds (got 0)");
         assertUsage(run("", "watch", "k", "--rev", "-1"), "Error: --rev must not be negative");
+    }
+
+    @Test
+    @DisplayName("issue 30: member add/update check an address and a name as the cluster does, before talking to it")
+    void memberCommandsRefuseWhatTheClusterWouldRefuse() {
+        assertUsage(run("", "member", "add", "n4", "--peer-urls", "n4:71010"),
+                "Error: --peer-urls 'n4:71010': port 71010 is out of range 1–65535; see 'rotactl member add --help'");
+        assertUsage(run("", "member", "add", "n4", "--peer-urls", "http://n4"),
+                "Error: --peer-urls 'http://n4': it has no port; give HOST:PORT");
+        assertUsage(run("", "member", "add", "n 4", "--peer-urls", "n4:7104"),
+                "Error: NAME 'n 4' has a character other than letters, digits");
+        assertUsage(run("", "member", "add", "n4", "--peer-urls", "n4:7104", "--client-urls", "n4:"),
+                "Error: --client-urls 'n4:': the port is missing");
+        assertUsage(run("", "member", "update", "4", "--peer", "[zz]:7104"),
+                "Error: --peer '[zz]:7104': '[zz]' is not an IPv6 address");
     }
 
     @Test
