@@ -45,8 +45,8 @@ class ServerSimulationTest {
         int seconds = Integer.getInteger("serversim.apply.seconds", 20);
         String one = System.getProperty("serversim.apply.seed");
         if (one != null) {
-            ServerWorld w = ServerSimulation.runApplySweep(Long.parseLong(one), Integer.getInteger("serversim.members", 3),
-                    seconds);
+            int members = Integer.getInteger("serversim.members", 3);
+            ServerWorld w = ServerSimulation.runApplySweep(Long.parseLong(one), members, seconds);
             System.out.println("apply seed " + one + ": " + w.summary());
             return;
         }

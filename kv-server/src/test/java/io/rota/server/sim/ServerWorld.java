@@ -6,11 +6,16 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Frame;
+import io.rota.proto.Member;
+import io.rota.proto.RegisteredMember;
+import io.rota.proto.facts.HostPort;
 import io.rota.proto.StoreSnapshot;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
 import io.rota.server.api.Forwarder;
+import io.rota.server.kv.MemberRegistryListener;
+import io.rota.server.lease.LeaseListener;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
@@ -84,6 +89,8 @@ final class ServerWorld {
      */
     boolean applySweep;
     static final long STATE_EVERY = 8;
+    /** What apply's last-resort guard (issue 30) says of an entry whose apply threw. */
+    static final String BUG_REFUSAL = "(a bug in Rota";
     CommandGenerator generator;
     long generatedProposed;
     long generatedResults;
@@ -457,7 +464,8 @@ final class ServerWorld {
         }
         violation = new AssertionError("seed " + seed + " (" + members.size() + " members): " + what
                 + "\n  at " + String.format("%.3f s", loop.now() / 1e9) + "; last events:\n    "
-                + String.join("\n    ", trace) + "\n  replay: -Dserversim." + (applySweep ? "apply.seed=" : "seed=") + seed + " -Dserversim.members="
+                + String.join("\n    ", trace) + "\n  replay: -Dserversim." + (applySweep ? "apply.seed=" : "seed=")
+                + seed + " -Dserversim.members="
                 + members.size());
         throw violation;
     }
@@ -614,7 +622,8 @@ final class ServerWorld {
         } else if (first != hash) {
             StoreSnapshot before = recentImages.get(index);
             fail("replicas disagree at index " + index + ": n" + m.id + "'s state (image hash " + hash
-                    + ") is not the first member's (" + first + ")" + (before == null ? "" : difference(before, image)));
+                    + ") is not the first member's (" + first + ")"
+                    + (before == null ? "" : difference(before, image)));
         }
     }
 
@@ -689,9 +698,67 @@ final class ServerWorld {
         });
     }
 
-    /** What a generated entry's result must look like: the op's own response, or an Error. */
+    /**
+     * The registry listener a member's state machine is given: the production peer directory, watched. Since
+     * issue 30 the state machine carries effects out after each batch and logs, not throws, a failed one; here a
+     * failed effect, or a member table that now holds a peer address that is not host:port (the directory would
+     * skip it: a member nobody can dial), is a violation.
+     */
+    MemberRegistryListener watchedRegistryListener(SimMember m, MemberRegistryListener directory) {
+        return (registry, published) -> {
+            for (RegisteredMember r : registry) {
+                if (!r.getRemoved() && !r.getPeerAddress().isEmpty() && !HostPort.isValid(r.getPeerAddress())) {
+                    fail("n" + m.id + " applied member " + r.getId() + " with peer address '" + r.getPeerAddress()
+                            + "', which no one can dial");
+                }
+            }
+            for (Member p : published) {
+                if (!p.getPeerAddress().isEmpty() && !HostPort.isValid(p.getPeerAddress())) {
+                    fail("n" + m.id + " applied the publication of member " + p.getId() + " with peer address '"
+                            + p.getPeerAddress() + "', which no one can dial");
+                }
+            }
+            try {
+                directory.membersChanged(registry, published);
+            } catch (RuntimeException e) {
+                fail("n" + m.id + "'s peer directory failed on the applied member tables: " + e);
+            }
+        };
+    }
+
+    /** The lease listener (the lease keeper), watched likewise: a failed effect is a violation. */
+    LeaseListener watchedLeaseListener(SimMember m, LeaseListener keeper) {
+        return new LeaseListener() {
+            @Override
+            public void renewed(long id, long ttlSeconds, long renewal) {
+                try {
+                    keeper.renewed(id, ttlSeconds, renewal);
+                } catch (RuntimeException e) {
+                    fail("n" + m.id + "'s lease keeper failed on lease " + id + "'s renewal: " + e);
+                }
+            }
+
+            @Override
+            public void ended(long id, int keysDeleted) {
+                try {
+                    keeper.ended(id, keysDeleted);
+                } catch (RuntimeException e) {
+                    fail("n" + m.id + "'s lease keeper failed on lease " + id + "'s end: " + e);
+                }
+            }
+        };
+    }
+
+    /**
+     * What an entry's result must look like: the op's own response, or an Error — and not the refusal apply's
+     * last-resort guard gives an entry whose apply threw (a bug, logged with its index).
+     */
     private void checkShape(SimMember m, Entry e, Command c, CommandResult r) {
         if (r.hasError()) {
+            if (r.getError().getMessage().contains(BUG_REFUSAL)) {
+                fail("apply refused the entry at index " + e.index() + " as a bug: " + r.getError().getMessage()
+                        + "\n  the command: " + shorten(c));
+            }
             return;
         }
         // A session's sequence seen before is answered with the remembered response, whatever the command is.

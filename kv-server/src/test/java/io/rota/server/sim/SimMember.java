@@ -101,7 +101,7 @@ final class SimMember {
         stateMachine = new CoordinationStateMachine(Limits.defaults());
         peerDirectory = new PeerDirectory(id, new MemberIdentity("sim", id, true), Path.of("sim-n" + id),
                 new NettyPeerTransport(TransportConfig.builder("sim", id, new InetSocketAddress(0)).build()));
-        stateMachine.setRegistryListener(peerDirectory);
+        stateMachine.setRegistryListener(world.watchedRegistryListener(this, peerDirectory));
         NodeConfig config = NodeConfig.builder(RaftOptions.builder(id, configuration)
                         .electionTicks(electionTicks).heartbeatTicks(1).build())
                 .tick(TICK).snapshotCount(300).memberAddresses(addresses).build();
@@ -112,7 +112,7 @@ final class SimMember {
         view = new ClusterView("n" + id, driver, stateMachine::members, scheduler, TICK);
         LeaseKeeper keeper = new LeaseKeeper(driver, stateMachine::leaseImages, scheduler, clock, CHECKPOINT_INTERVAL,
                 REQUEST_TIMEOUT);
-        stateMachine.setLeaseListener(keeper);
+        stateMachine.setLeaseListener(world.watchedLeaseListener(this, keeper));
         ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress(0)).maxFrameBytes(1 << 20)
                 .requestTimeout(REQUEST_TIMEOUT).retryInterval(TICK)
                 .readAttemptTimeout(TICK.multipliedBy(electionTicks * 2L)).minLeaseTtlSeconds(minLeaseTtlSeconds())
