@@ -15,11 +15,13 @@ import org.junit.jupiter.api.Test;
  * </pre>
  *
  * <p>{@link #applyIsTotalForGeneratedCommands} is the apply-totality sweep (issue 30): generated commands of
- * every op, with boundary values, appended straight into the leader's log past the router's checks.
+ * every op, with boundary values, appended straight into the leader's log past the router's checks
+ * (default: 40 seeds × 20 s for 3 and for 5 members).
  *
  * <pre>
  * ... -Dtest=ServerSimulationTest#applyIsTotalForGeneratedCommands -Dserversim.apply.seeds=2000   # long sweep
- * ... -Dserversim.apply.seed=7 -Dserversim.members=3                                              # replay one
+ * ... -Dserversim.apply.seed=5 -Dserversim.members=3                                              # replay one
+ * ... -Dserversim.apply.keepGoing=true      # list every failing seed; -Dserversim.apply.seconds (20), seedBase
  * </pre>
  */
 class ServerSimulationTest {
