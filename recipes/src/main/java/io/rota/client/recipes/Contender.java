@@ -16,6 +16,7 @@ import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -132,7 +133,11 @@ final class Contender {
                     continue;
                 }
                 c.retired = true;
-                c.giveUpSession(e);   // the outcome is unknown: the key may be in the queue, so end its lease
+                if (e.code() == RotaException.Code.LEASE_NOT_FOUND) {
+                    session.invalidate(e);   // gone indeed, with its places: the next acquisition grants anew
+                } else if (!nothingWritten(e)) {
+                    c.cleanUp(0);   // the key may be in the queue: delete it, and only it (issue 31)
+                }
                 throw e;
             }
         }
@@ -375,8 +380,9 @@ final class Contender {
     /**
      * Leaves cleanly: deletes the own key (only if it is still this contender's, by create_revision) with
      * {@code alongside} in the same txn — one Raft write; the session lease lives on for the client's other
-     * places. The lost listeners are not told. If the txn's outcome is unknown, the session is given up so
-     * no key of it can block the queue (see {@link #giveUpSession}).
+     * places. The lost listeners are not told. If the txn fails, the own key alone is deleted — at once when
+     * the cluster refused the txn (a put alongside refused under NOSPACE, say), else in the background until
+     * it is gone ({@link #cleanUp}); the session, which holds the client's other places, is never ended.
      *
      * @return whether the key was still there and was deleted
      */
@@ -403,7 +409,16 @@ final class Contender {
             ops.addAll(List.of(alongside));
             return guardedTxn().then(ops.toArray(Op[]::new)).commit().succeeded();
         } catch (RotaException e) {
-            giveUpSession(e);
+            if (nothingWritten(e) && alongside.length > 0) {
+                try {
+                    guardedTxn().then(Op.delete(key)).commit();   // the key alone: a delete is never refused for space
+                    return false;
+                } catch (RotaException again) {
+                    cleanUp(0);
+                    return false;
+                }
+            }
+            cleanUp(0);
             return false;
         } finally {
             if (interrupted) {
@@ -430,7 +445,7 @@ final class Contender {
         try {
             rota.kv().delete(key);
         } catch (RotaException e) {
-            giveUpSession(e);
+            cleanUp(0);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -439,14 +454,39 @@ final class Contender {
     }
 
     /**
-     * A write that would remove this place failed with an unknown outcome (the cluster unreachable, a
-     * timeout): the key may still be in the queue, and with a shared session lease it would stay there as
-     * long as the client lives. So the session is given up — marked lost (the client's other places on it
-     * are told) and revoked if the cluster can be reached, else it expires after its TTL — and the next
-     * acquisition gets a new one. Before the shared session, the per-place lease was revoked the same way.
+     * Whether the cluster answered {@code e} without writing anything: a refusal (a name over the key limit,
+     * NOSPACE, a permission, an ended lease or session). Then a failed join left no key behind and needs no
+     * clean-up. A timeout or an unreachable cluster is an unknown outcome: the write may have applied.
      */
-    private void giveUpSession(RotaException why) {
-        session.invalidate(why);
-        rota.leases().revokeAsync(session.leaseId()).exceptionally(e -> null);
+    static boolean nothingWritten(RotaException e) {
+        return switch (e.code()) {
+            case INVALID_ARGUMENT, REQUEST_TOO_LARGE, PERMISSION_DENIED, NO_SPACE, LEASE_NOT_FOUND, SESSION_EXPIRED,
+                 AUTH_FAILED, INVALID_AUTH_TOKEN, AUTH_NOT_ENABLED, COMPACTED, MEMBERSHIP_REFUSED -> true;
+            default -> false;
+        };
+    }
+
+    /** How long {@link #cleanUp} waits between attempts: doubling from 100 ms, at most 2 s. */
+    private static long cleanUpDelayMs(int attempt) {
+        return Math.min(2_000, 100L << Math.min(attempt, 5));
+    }
+
+    /**
+     * Deletes this contender's own key in the background until it is gone, the session ends (which takes the
+     * key with it) or the client closes — Curator's guaranteed delete (issue 31). A failed write of one place
+     * never ends the session: that lease carries the client's other locks, elections and jobs, and revoking
+     * it handed them to waiters before their holders' safe-until. The key's name holds the session and a
+     * sequence, so it is this contender's alone and the delete needs no compare.
+     */
+    private void cleanUp(int attempt) {
+        if (session.isLost() || rota.whenClosed().isDone()) {
+            return;
+        }
+        rota.kv().deleteAsync(key.getBytes(StandardCharsets.UTF_8)).whenComplete((deleted, e) -> {
+            if (e != null) {
+                CompletableFuture.delayedExecutor(cleanUpDelayMs(attempt), TimeUnit.MILLISECONDS)
+                        .execute(() -> cleanUp(attempt + 1));
+            }
+        });
     }
 }

@@ -1,0 +1,75 @@
+package io.rota.server;
+
+import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
+import io.rota.client.recipes.Lock;
+import io.rota.client.recipes.LockHandle;
+import io.rota.client.recipes.LockOptions;
+import io.rota.testkit.Await;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One lock's failure is no other lock's loss (issue 31, item 1): a client's locks share one session lease,
+ * and a failed operation on one of them never ends that session — which would hand the others to their
+ * waiters before their holders' safe-until.
+ */
+class LockFailureTest {
+
+    @RegisterExtension
+    static final SharedCluster CLUSTER = new SharedCluster(Duration.ofSeconds(10));
+
+    /** 2 s leases: a revoked session would hand the lock over within a round trip; an expired one within 2 s. */
+    static final LockOptions OPTIONS = LockOptions.defaults().withTtl(Duration.ofSeconds(2));
+
+    @Test
+    @DisplayName("issue 31: a second lock refused (name over the key limit) leaves the first held; its waiter waits")
+    void aRefusedSecondLockLeavesTheFirstHeld() throws Exception {
+        ExecutorService pool = Executors.newCachedThreadPool();
+        try (RotaClient a = CLUSTER.connect(); RotaClient b = CLUSTER.connect()) {
+            LockHandle held = Lock.of(a, "held", OPTIONS).acquire(Duration.ofSeconds(30));
+            CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Lock.of(b, "held", OPTIONS).acquire(Duration.ofSeconds(60));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, pool);
+            Await.until(Duration.ofSeconds(10), () -> a.kv().getPrefix("rota/lock/held/").count() == 2,
+                    "B queued behind A");
+
+            RotaException refused = assertThrows(RotaException.class,
+                    () -> Lock.of(a, "x".repeat(9_000), OPTIONS).acquire(Duration.ofSeconds(5)));
+            assertTrue(refused.code() == RotaException.Code.REQUEST_TOO_LARGE
+                    || refused.code() == RotaException.Code.INVALID_ARGUMENT, refused.toString());
+
+            // Longer than the session's TTL: a revoked session hands the lock over within a round trip, an
+            // expired one within 2 s. Neither may happen while A holds it.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() - until < 0) {
+                assertThrows(TimeoutException.class, () -> waiter.get(50, TimeUnit.MILLISECONDS),
+                        "B got 'held' while A's handle said it still held it");
+                assertTrue(held.isHeld(), "A's handle lost 'held' after a refusal of another lock");
+            }
+            assertEquals(2, a.kv().getPrefix("rota/lock/held/").count(), "both places still queued");
+            assertTrue(held.release());
+            LockHandle next = waiter.get(30, TimeUnit.SECONDS);
+            assertTrue(next.fencingToken() > held.fencingToken());
+            next.release();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
