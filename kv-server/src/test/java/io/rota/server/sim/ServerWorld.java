@@ -6,10 +6,16 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Frame;
+import io.rota.proto.Member;
+import io.rota.proto.RegisteredMember;
+import io.rota.proto.facts.HostPort;
+import io.rota.proto.StoreSnapshot;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
 import io.rota.server.api.Forwarder;
+import io.rota.server.kv.MemberRegistryListener;
+import io.rota.server.lease.LeaseListener;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
@@ -48,7 +54,11 @@ import java.util.function.Predicate;
  *   <li><b>deadlines</b>: every request a member accepted is answered by its deadline (plus a tick);</li>
  *   <li><b>exactly once</b>: a session's write is executed once however often it is retried, and every
  *       retry gets the same answer;</li>
- *   <li><b>linearizable reads</b>: a read sees every write acknowledged before it was sent.</li>
+ *   <li><b>linearizable reads</b>: a read sees every write acknowledged before it was sent;</li>
+ *   <li><b>apply is total</b> (issue 30): no member stops itself (its driver's {@code failure()}), every
+ *       command entry gets a result — its op's response or a typed {@code Error} — and, in the
+ *       apply-totality sweep ({@link #applySweep}), the members' whole states (a hash of the state
+ *       machine's image) are equal at the same applied index.</li>
  * </ol>
  */
 final class ServerWorld {
@@ -73,9 +83,31 @@ final class ServerWorld {
     private final List<Map.Entry<Message, Runnable>> held = new ArrayList<>();
     /** Directed tests: no loss, duplication or stragglers. */
     boolean quietNetwork;
+    /**
+     * The apply-totality sweep (issue 30): members compare their whole state every {@link #STATE_EVERY}
+     * indexes, and {@link #proposeGenerated} appends {@link CommandGenerator}'s commands to the log.
+     */
+    boolean applySweep;
+    static final long STATE_EVERY = 8;
+    /** What apply's last-resort guard (issue 30) says of an entry whose apply threw. */
+    static final String BUG_REFUSAL = "(a bug in Rota";
+    CommandGenerator generator;
+    long generatedProposed;
+    long generatedResults;
+    long generatedRefused;
+    long generatedRaftOutcomes;
+    long stateChecks;
 
     // --- what the invariants remember ---
     private final Map<Long, Long> resultHashByIndex = new HashMap<>();
+    private final Map<Long, Long> stateHashByIndex = new HashMap<>();
+    /** The first image seen at each of the latest indexes, to say what differs when two hashes do. */
+    private final Map<Long, StoreSnapshot> recentImages = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, StoreSnapshot> eldest) {
+            return size() > 64;
+        }
+    };
     /** Lease id → the latest true time until which its holder was told it may rely on it. */
     private final Map<Long, Long> safeUntil = new HashMap<>();
     private final Map<Long, Long> expiredAt = new HashMap<>();
@@ -407,6 +439,7 @@ final class ServerWorld {
             if (violation != null) {
                 throw violation;
             }
+            checkStopped();
             if (++events % 64 == 0) {
                 checkDeadlines();
             }
@@ -431,7 +464,8 @@ final class ServerWorld {
         }
         violation = new AssertionError("seed " + seed + " (" + members.size() + " members): " + what
                 + "\n  at " + String.format("%.3f s", loop.now() / 1e9) + "; last events:\n    "
-                + String.join("\n    ", trace) + "\n  replay: -Dserversim.seed=" + seed + " -Dserversim.members="
+                + String.join("\n    ", trace) + "\n  replay: -Dserversim." + (applySweep ? "apply.seed=" : "seed=")
+                + seed + " -Dserversim.members="
                 + members.size());
         throw violation;
     }
@@ -442,6 +476,9 @@ final class ServerWorld {
             Entry e = committed.get(k);
             CommandResult r = results.get(k);
             if (r == null) {
+                if (e.type() == Entry.Type.COMMAND) {
+                    fail("n" + m.id + " applied the command at index " + e.index() + " without a result");
+                }
                 continue;
             }
             long hash = Arrays.hashCode(r.toByteArray());
@@ -457,6 +494,10 @@ final class ServerWorld {
             try {
                 c = Command.parseFrom(e.data());
             } catch (InvalidProtocolBufferException ex) {
+                c = null;
+            }
+            checkShape(m, e, c, r);
+            if (c == null) {
                 continue;
             }
             if (c.hasLeaseExpire() && r.hasLeaseExpire()) {
@@ -539,11 +580,7 @@ final class ServerWorld {
 
     /** Invariant 4: an accepted request still open a tick past its deadline, on a running member. */
     private void checkDeadlines() {
-        for (SimMember m : members) {
-            if (m.alive && m.driver.failure() != null) {
-                fail("n" + m.id + " stopped itself: " + m.driver.failure());
-            }
-        }
+        checkStopped();
         for (Iterator<Tracked> it = accepted.iterator(); it.hasNext(); ) {
             Tracked t = it.next();
             if (t.answer().isDone() || t.member().incarnation != t.incarnation() || !t.member().alive) {
@@ -558,8 +595,195 @@ final class ServerWorld {
         }
     }
 
+    /** Invariant 7: no member stopped itself (the driver's fail-stop), checked after every event. */
+    private void checkStopped() {
+        for (SimMember m : members) {
+            Throwable failure = m.alive ? m.driver.failure() : null;
+            if (failure != null) {
+                StringBuilder stack = new StringBuilder();
+                for (StackTraceElement f : failure.getStackTrace()) {
+                    stack.append("\n    at ").append(f);
+                    if (f.getClassName().startsWith("io.rota.raft.node.RaftDriver")) {
+                        break;   // the driver's turn: below it only the simulator
+                    }
+                }
+                fail("n" + m.id + " stopped itself: " + failure + stack + m.applyingDescription());
+            }
+        }
+    }
+
+    /** Invariant 7 in the sweep: members' whole states agree at the same applied index. */
+    void observeState(SimMember m, long index, StoreSnapshot image) {
+        stateChecks++;
+        long hash = image.hashCode();
+        Long first = stateHashByIndex.putIfAbsent(index, hash);
+        if (first == null) {
+            recentImages.put(index, image);
+        } else if (first != hash) {
+            StoreSnapshot before = recentImages.get(index);
+            fail("replicas disagree at index " + index + ": n" + m.id + "'s state (image hash " + hash
+                    + ") is not the first member's (" + first + ")"
+                    + (before == null ? "" : difference(before, image)));
+        }
+    }
+
+    /** The first field (and element) in which two images differ. */
+    private static String difference(StoreSnapshot a, StoreSnapshot b) {
+        for (com.google.protobuf.Descriptors.FieldDescriptor f : StoreSnapshot.getDescriptor().getFields()) {
+            Object x = a.getField(f);
+            Object y = b.getField(f);
+            if (x.equals(y)) {
+                continue;
+            }
+            if (f.isRepeated()) {
+                List<?> xs = (List<?>) x;
+                List<?> ys = (List<?>) y;
+                for (int i = 0; i < Math.max(xs.size(), ys.size()); i++) {
+                    Object xi = i < xs.size() ? xs.get(i) : null;
+                    Object yi = i < ys.size() ? ys.get(i) : null;
+                    if (!java.util.Objects.equals(xi, yi)) {
+                        return "\n  first difference: " + f.getName() + "[" + i + "] of " + xs.size() + "/" + ys.size()
+                                + ": first member's " + shorten(xi) + "\n    this member's " + shorten(yi);
+                    }
+                }
+            }
+            return "\n  first difference: " + f.getName() + ": first member's " + shorten(x) + "\n    this member's "
+                    + shorten(y);
+        }
+        return "\n  (the images are equal but hash differently)";
+    }
+
+    private static String shorten(Object o) {
+        String s = String.valueOf(o).replace('\n', ' ');
+        return s.length() > 600 ? s.substring(0, 600) + "..." : s;
+    }
+
+    /**
+     * Append one of {@link #generator}'s commands (or non-commands) to the log straight through the leader's
+     * driver, past the router and every admission the leader runs (issue 30); sometimes through a member
+     * that is not the leader (refused NOT_LEADER). Its answer must be a result or a Raft outcome.
+     */
+    void proposeGenerated() {
+        SimMember leader = leader();
+        if (leader == null || random.nextInt(20) == 0) {
+            leader = members.get(random.nextInt(members.size()));
+            if (!leader.alive) {
+                return;
+            }
+        }
+        SimMember m = leader;
+        int incarnation = m.incarnation;
+        m.scheduler.execute(() -> {
+            if (!m.alive || m.incarnation != incarnation) {
+                return;
+            }
+            byte[] entry = generator.next(m);
+            generatedProposed++;
+            m.driver.propose(entry, SimMember.REQUEST_TIMEOUT).whenComplete((r, e) -> {
+                if (e == null) {
+                    generatedResults++;
+                    if (r == null) {
+                        fail("n" + m.id + " answered a generated command with no result");
+                    }
+                    if (r.hasError()) {
+                        generatedRefused++;
+                    }
+                } else if (e instanceof io.rota.raft.node.RaftException
+                        || e.getCause() instanceof io.rota.raft.node.RaftException) {
+                    generatedRaftOutcomes++;
+                } else {
+                    fail("n" + m.id + "'s proposal of a generated command failed with " + e);
+                }
+            });
+        });
+    }
+
+    /**
+     * The registry listener a member's state machine is given: the production peer directory, watched. Since
+     * issue 30 the state machine carries effects out after each batch and logs, not throws, a failed one; here a
+     * failed effect, or a member table that now holds a peer address that is not host:port (the directory would
+     * skip it: a member nobody can dial), is a violation.
+     */
+    MemberRegistryListener watchedRegistryListener(SimMember m, MemberRegistryListener directory) {
+        return (registry, published) -> {
+            for (RegisteredMember r : registry) {
+                if (!r.getRemoved() && !r.getPeerAddress().isEmpty() && !HostPort.isValid(r.getPeerAddress())) {
+                    fail("n" + m.id + " applied member " + r.getId() + " with peer address '" + r.getPeerAddress()
+                            + "', which no one can dial");
+                }
+            }
+            for (Member p : published) {
+                if (!p.getPeerAddress().isEmpty() && !HostPort.isValid(p.getPeerAddress())) {
+                    fail("n" + m.id + " applied the publication of member " + p.getId() + " with peer address '"
+                            + p.getPeerAddress() + "', which no one can dial");
+                }
+            }
+            try {
+                directory.membersChanged(registry, published);
+            } catch (RuntimeException e) {
+                fail("n" + m.id + "'s peer directory failed on the applied member tables: " + e);
+            }
+        };
+    }
+
+    /** The lease listener (the lease keeper), watched likewise: a failed effect is a violation. */
+    LeaseListener watchedLeaseListener(SimMember m, LeaseListener keeper) {
+        return new LeaseListener() {
+            @Override
+            public void renewed(long id, long ttlSeconds, long renewal) {
+                try {
+                    keeper.renewed(id, ttlSeconds, renewal);
+                } catch (RuntimeException e) {
+                    fail("n" + m.id + "'s lease keeper failed on lease " + id + "'s renewal: " + e);
+                }
+            }
+
+            @Override
+            public void ended(long id, int keysDeleted) {
+                try {
+                    keeper.ended(id, keysDeleted);
+                } catch (RuntimeException e) {
+                    fail("n" + m.id + "'s lease keeper failed on lease " + id + "'s end: " + e);
+                }
+            }
+        };
+    }
+
+    /**
+     * What an entry's result must look like: the op's own response, or an Error — and not the refusal apply's
+     * last-resort guard gives an entry whose apply threw (a bug, logged with its index).
+     */
+    private void checkShape(SimMember m, Entry e, Command c, CommandResult r) {
+        if (r.hasError()) {
+            if (r.getError().getMessage().contains(BUG_REFUSAL)) {
+                fail("apply refused the entry at index " + e.index() + " as a bug: " + r.getError().getMessage()
+                        + "\n  the command: " + shorten(c));
+            }
+            return;
+        }
+        // A session's sequence seen before is answered with the remembered response, whatever the command is.
+        boolean sessionReplay = c != null && c.getSession().getClientId() != 0 && !c.hasRegisterSession();
+        if (c == null || !sessionReplay && c.getOpCase() == Command.OpCase.OP_NOT_SET) {
+            fail("n" + m.id + " applied " + (c == null ? "bytes that are not a command" : "a command without an op")
+                    + " at index " + e.index() + " without refusing it: " + r.toString().replace('\n', ' '));
+        }
+        if (!sessionReplay && r.getResultCase().getNumber() != c.getOpCase().getNumber()) {
+            fail("n" + m.id + " answered a " + c.getOpCase() + " at index " + e.index() + " with a "
+                    + r.getResultCase());
+        }
+        if (generator != null && c.hasRegisterSession() && r.hasRegisterSession()) {
+            generator.sessions.add(r.getRegisterSession().getClientId());
+        }
+        if (generator != null && c.hasLeaseGrant() && r.hasLeaseGrant()) {
+            generator.leases.add(r.getLeaseGrant().getID());
+        }
+    }
+
     String summary() {
+        String generated = !applySweep ? "" : String.format("; %d generated entries proposed, %d answered (%d refused),"
+                + " %d Raft outcomes, %d state comparisons", generatedProposed, generatedResults, generatedRefused,
+                generatedRaftOutcomes, stateChecks);
         return String.format("%d events, %d writes acked, %d reads, %d lock acquisitions, %d expiries (%d stale dropped)",
-                loop.processed(), acknowledgedWrites, reads, lockAcquisitions, expiries, skippedExpiries);
+                loop.processed(), acknowledgedWrites, reads, lockAcquisitions, expiries, skippedExpiries) + generated;
     }
 }

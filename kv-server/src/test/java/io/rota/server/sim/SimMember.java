@@ -11,18 +11,24 @@ import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.StateMachine;
 import io.rota.raft.storage.MemoryLogStore;
+import io.rota.raft.transport.NettyPeerTransport;
 import io.rota.raft.transport.PeerTransport;
+import io.rota.raft.transport.TransportConfig;
 import io.rota.server.api.ClientServer;
 import io.rota.server.api.MemberPublisher;
 import io.rota.server.api.RequestRouter;
 import io.rota.server.api.ServerMetrics;
 import io.rota.server.cluster.ClusterView;
+import io.rota.server.cluster.MemberIdentity;
+import io.rota.server.cluster.PeerDirectory;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.kv.Limits;
 import io.rota.server.lease.LeaseKeeper;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,10 +39,15 @@ import java.util.function.LongConsumer;
 /**
  * One Rota member inside the simulation, wired as {@code RotaServer} wires a real one — the real
  * {@link RaftDriver}, {@link CoordinationStateMachine}, {@link LeaseKeeper}, {@link ClusterView},
- * {@link RequestRouter} and {@link MemberPublisher} — except that its disk is a {@link MemoryLogStore}
- * that survives crashes, its network is the {@link ServerWorld}'s, and its clock and executor are its own
- * {@link SimClock} and {@link SimScheduler}. Its hardware clock outlives a crash; everything else is
- * rebuilt from the disk on restart.
+ * {@link RequestRouter}, {@link MemberPublisher} and {@link PeerDirectory} — except that its disk is a
+ * {@link MemoryLogStore} that survives crashes, its network is the {@link ServerWorld}'s, and its clock and
+ * executor are its own {@link SimClock} and {@link SimScheduler}. Its hardware clock outlives a crash;
+ * everything else is rebuilt from the disk on restart.
+ *
+ * <p>The peer directory is the server's own, fed the replicated member tables by apply exactly as in
+ * {@code RotaServer}, so every registered or published peer address is parsed by the production code; its
+ * transport is a real {@link NettyPeerTransport} that is never started (its peer table takes the addresses,
+ * no event loop or socket exists), and its identity says "joined" so it never writes an identity file.
  */
 final class SimMember {
 
@@ -60,6 +71,9 @@ final class SimMember {
     RaftDriver<CommandResult> driver;
     ClusterView view;
     RequestRouter router;
+    PeerDirectory peerDirectory;
+    /** In the apply sweep: the entry being applied (still set if its apply threw). */
+    Entry applying;
     private Consumer<Message> inbound;
     private LongConsumer peerDown;
 
@@ -85,6 +99,9 @@ final class SimMember {
         alive = true;
         scheduler = new SimScheduler(world.loop, clock);
         stateMachine = new CoordinationStateMachine(Limits.defaults());
+        peerDirectory = new PeerDirectory(id, new MemberIdentity("sim", id, true), Path.of("sim-n" + id),
+                new NettyPeerTransport(TransportConfig.builder("sim", id, new InetSocketAddress(0)).build()));
+        stateMachine.setRegistryListener(world.watchedRegistryListener(this, peerDirectory));
         NodeConfig config = NodeConfig.builder(RaftOptions.builder(id, configuration)
                         .electionTicks(electionTicks).heartbeatTicks(1).build())
                 .tick(TICK).snapshotCount(300).memberAddresses(addresses).build();
@@ -95,7 +112,7 @@ final class SimMember {
         view = new ClusterView("n" + id, driver, stateMachine::members, scheduler, TICK);
         LeaseKeeper keeper = new LeaseKeeper(driver, stateMachine::leaseImages, scheduler, clock, CHECKPOINT_INTERVAL,
                 REQUEST_TIMEOUT);
-        stateMachine.setLeaseListener(keeper);
+        stateMachine.setLeaseListener(world.watchedLeaseListener(this, keeper));
         ClientServer.Settings settings = ClientServer.Settings.builder(new InetSocketAddress(0)).maxFrameBytes(1 << 20)
                 .requestTimeout(REQUEST_TIMEOUT).retryInterval(TICK)
                 .readAttemptTimeout(TICK.multipliedBy(electionTicks * 2L)).minLeaseTtlSeconds(minLeaseTtlSeconds())
@@ -107,6 +124,21 @@ final class SimMember {
         view.addListener(new MemberPublisher(view, router, self, clock));
         keeper.start(TICK);
         view.start();
+    }
+
+    /** The entry whose apply threw, if one did (apply sweep), for a failure's message. */
+    String applyingDescription() {
+        if (applying == null) {
+            return "";
+        }
+        String what;
+        try {
+            what = io.rota.proto.Command.parseFrom(applying.data()).toString().replace('\n', ' ');
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            what = "bytes that are not a command (" + applying.data().length + " bytes)";
+        }
+        return "\n  while applying index " + applying.index() + ": "
+                + (what.length() > 400 ? what.substring(0, 400) + "..." : what);
     }
 
     /** kill -9: nothing more runs, nothing in memory survives; the disk does. */
@@ -171,7 +203,23 @@ final class SimMember {
 
         @Override
         public List<CommandResult> apply(List<Entry> committed) {
-            List<CommandResult> results = inner.apply(committed);
+            List<CommandResult> results;
+            if (!world.applySweep) {
+                results = inner.apply(committed);
+            } else {
+                // One entry at a time, to compare whole states at the same index across members.
+                results = new ArrayList<>(committed.size());
+                for (Entry e : committed) {
+                    applying = e;
+                    results.addAll(inner.apply(List.of(e)));
+                    applying = null;
+                    if (e.index() % ServerWorld.STATE_EVERY == 0) {
+                        // The image message's hash: memoized in its keys and events, which the store shares
+                        // between images, so this costs a pass over references, not over the bytes.
+                        world.observeState(SimMember.this, e.index(), inner.image());
+                    }
+                }
+            }
             world.observeApplied(SimMember.this, committed, results);
             return results;
         }
