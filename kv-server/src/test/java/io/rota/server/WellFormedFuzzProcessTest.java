@@ -89,7 +89,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class WellFormedFuzzProcessTest {
 
-    private static final long DEFAULT_REQUESTS = 3_000;
+    private static final long DEFAULT_REQUESTS = 2_000;
     private static final long REQUESTS = Long.getLong("fuzz.wellformed", DEFAULT_REQUESTS);
     private static final long TLS_CONNECTIONS = Long.getLong("fuzz.wellformed.tls", 60);
     private static final long SEED = Long.getLong("fuzz.seed", System.nanoTime());
