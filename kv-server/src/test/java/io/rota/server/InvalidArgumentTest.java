@@ -94,6 +94,16 @@ class InvalidArgumentTest {
     }
 
     @Test
+    @DisplayName("issue 30 (fuzz seed 2872385125731): disarming an alarm type this version does not know is"
+            + " answered, not a closed connection")
+    void anUnknownAlarmTypeIsAnswered() {
+        Frame answer = client.call(Frame.newBuilder().setAlarmRequest(io.rota.proto.AlarmRequest.newBuilder()
+                .setAction(io.rota.proto.AlarmRequest.AlarmAction.DEACTIVATE).setMemberId(1).setAlarmValue(7)));
+        assertTrue(answer.hasAlarmResponse() || answer.hasError(), answer::toString);
+        ok(client.call(put("invalid/after", "still usable")));
+    }
+
+    @Test
     @DisplayName("a PublishMember for an id outside the configuration is refused: the member table stays bounded")
     void publishOfANonMemberIsRefused() {
         for (long id : new long[] {0, 2, 99, Long.MAX_VALUE}) {

@@ -49,8 +49,10 @@ public final class Frames {
             case SESSION_KEEP_ALIVE_REQUEST -> c.setSessionKeepAlive(f.getSessionKeepAliveRequest());
             case PUBLISH_MEMBER_REQUEST -> c.setPublishMember(f.getPublishMemberRequest());
             case COMPACTION_REQUEST -> c.setCompaction(f.getCompactionRequest());
-            case ALARM_REQUEST -> c.setAlarm(AlarmCommand.newBuilder().setAction(f.getAlarmRequest().getAction())
-                    .setMemberId(f.getAlarmRequest().getMemberId()).setAlarm(f.getAlarmRequest().getAlarm()));
+            // By number: an enum value this version does not know is apply's to refuse, not a throw here.
+            case ALARM_REQUEST -> c.setAlarm(AlarmCommand.newBuilder()
+                    .setActionValue(f.getAlarmRequest().getActionValue())
+                    .setMemberId(f.getAlarmRequest().getMemberId()).setAlarmValue(f.getAlarmRequest().getAlarmValue()));
             default -> throw new IllegalArgumentException("not a write: " + f.getBodyCase());
         }
         return c.build();
