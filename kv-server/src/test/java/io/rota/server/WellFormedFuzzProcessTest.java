@@ -287,7 +287,8 @@ class WellFormedFuzzProcessTest {
 
     private long clientSession(ProcessCluster cluster, WellFormedRequests gen, DoorGuard.Caller caller, String user) {
         int member = gen.random().nextInt(MEMBERS);
-        ClientDoor door = new ClientDoor(gen, guard, caller, tally, MAX_REQUEST_BYTES, DEADLINE);
+        ClientDoor door = new ClientDoor(gen, guard, caller, tally,
+                MAX_REQUEST_BYTES + ServerConfig.FRAME_ENVELOPE_BYTES, DEADLINE);
         if (user != null) {
             door.as(user, user.equals("root") ? ROOT_PASSWORD : NOBODY + "-pw");
         }

@@ -62,7 +62,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
     }
 
     private static StatusRuntimeException electionError(String message) {
-        return Status.UNKNOWN.withDescription(message).asRuntimeException();
+        return Status.UNKNOWN.withDescription(EtcdErrors.bounded(message)).asRuntimeException();
     }
 
     private static ByteString prefix(ByteString name) {

@@ -37,7 +37,7 @@ final class EtcdErrors {
     }
 
     static StatusRuntimeException of(Error e) {
-        String m = e.getMessage();
+        String m = bounded(e.getMessage());
         return switch (e.getCode()) {
             case COMPACTED -> Status.OUT_OF_RANGE.withDescription(COMPACTED).asRuntimeException();
             case LEASE_NOT_FOUND -> Status.NOT_FOUND.withDescription(LEASE_NOT_FOUND).asRuntimeException();
@@ -91,12 +91,26 @@ final class EtcdErrors {
             case "NAME_TAKEN" -> Status.FAILED_PRECONDITION.withDescription(PEER_URL_EXISTS).asRuntimeException();
             case "NOT_A_LEARNER" -> Status.FAILED_PRECONDITION.withDescription(MEMBER_NOT_LEARNER).asRuntimeException();
             case "LEARNER_BEHIND" -> Status.FAILED_PRECONDITION.withDescription(LEARNER_NOT_READY).asRuntimeException();
-            default -> Status.FAILED_PRECONDITION.withDescription("etcdserver: " + e.getMessage()).asRuntimeException();
+            default -> Status.FAILED_PRECONDITION.withDescription("etcdserver: " + bounded(e.getMessage()))
+                    .asRuntimeException();
         };
     }
 
     static StatusRuntimeException invalid(String message) {
-        return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+        return Status.INVALID_ARGUMENT.withDescription(bounded(message)).asRuntimeException();
+    }
+
+    /** Longest message a status carries: it travels in an HTTP/2 trailer, which the client bounds (8 KiB). */
+    static final int MAX_DESCRIPTION = 512;
+
+    /**
+     * {@code message}, cut to {@link #MAX_DESCRIPTION} characters: a message may echo what the caller sent (a
+     * 10,000-character name), and a trailer over the client's bound fails the call with an HTTP/2 error
+     * instead of the typed status (issue 30, found by WellFormedFuzzProcessTest seed 7).
+     */
+    static String bounded(String message) {
+        return message.length() <= MAX_DESCRIPTION ? message
+                : message.substring(0, MAX_DESCRIPTION) + "… (" + (message.length() - MAX_DESCRIPTION) + " more characters)";
     }
 
     static StatusRuntimeException unimplemented(String message) {

@@ -146,6 +146,19 @@ class EtcdApiTest {
     }
 
     @Test
+    @org.junit.jupiter.api.DisplayName("issue 30 (fuzz seed 7): an error that echoes a huge argument is a typed status,"
+            + " its message cut short, not an HTTP/2 failure of the call")
+    void anErrorEchoingAHugeArgumentIsStillTyped() {
+        io.grpc.StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.grpc.StatusRuntimeException.class, () -> io.rota.etcd.api.ClusterGrpc.newBlockingStub(channel)
+                        .withDeadlineAfter(10, TimeUnit.SECONDS).memberAdd(io.rota.etcd.api.MemberAddRequest.newBuilder()
+                                .addPeerURLs("http://" + "h".repeat(20_000) + ":2380").setIsLearner(true).build()));
+        assertEquals(io.grpc.Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
+        assertTrue(e.getStatus().getDescription().length() < 700, e.getStatus().getDescription());
+        assertTrue(e.getStatus().getDescription().contains("more characters"), e.getStatus().getDescription());
+    }
+
+    @Test
     void putThenGetCarriesEtcdsHeaderAndRecord() {
         PutResponse first = put("hdr/a", "1");
         PutResponse second = kv().put(PutRequest.newBuilder().setKey(b("hdr/a")).setValue(b("2")).setPrevKv(true).build());

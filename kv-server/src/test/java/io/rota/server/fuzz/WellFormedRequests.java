@@ -53,6 +53,8 @@ public final class WellFormedRequests {
     private static final int MAX_KEY = 8 * 1024;
     private static final int MAX_VALUE = 1024 * 1024;
     private static final int MAX_REQUEST = 1_572_864;
+    /** ServerConfig.FRAME_ENVELOPE_BYTES: a frame may be this much over the request limit. */
+    private static final int ENVELOPE = 4_096;
     private static final long[] EXTREMES = {0, 1, -1, 2, Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE,
             Integer.MIN_VALUE, Long.MAX_VALUE - 1, 1L << 40, -(1L << 40), 4_294_967_295L, 4_294_967_296L};
     /** host:port strings that are not a usable address: each is a mistake an operator can type. */
@@ -390,7 +392,7 @@ public final class WellFormedRequests {
             return ByteString.copyFrom(new byte[MAX_VALUE + 1]);
         }
         if (roll < 3) {
-            return ByteString.copyFrom(new byte[MAX_REQUEST + 1]);
+            return ByteString.copyFrom(new byte[MAX_REQUEST + ENVELOPE + 1]);   // past what the decoder takes
         }
         if (roll < 30) {
             return ByteString.copyFrom(randomBytes(1024 + random.nextInt(32 * 1024)));
