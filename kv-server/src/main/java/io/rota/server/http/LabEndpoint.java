@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.rota.proto.Member;
+import io.rota.proto.facts.HostPort;
 import io.rota.server.lab.LabController;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,10 +115,8 @@ final class LabEndpoint {
     /** The origin of one of this cluster's members' HTTP ports (as published), on a loopback host. */
     private static boolean memberOrigin(Dashboard dashboard, String origin) {
         for (Member m : dashboard.members().values()) {
-            String http = m.getHttpAddress();
-            int colon = http.lastIndexOf(':');
-            if (!http.isEmpty() && colon > 0) {
-                String port = http.substring(colon + 1);
+            if (HostPort.isValid(m.getHttpAddress())) {   // apply refuses others; an old log may hold one
+                int port = HostPort.parse("http address", m.getHttpAddress()).port();
                 if (origin.equals("http://127.0.0.1:" + port) || origin.equals("http://localhost:" + port)) {
                     return true;
                 }
