@@ -202,6 +202,9 @@ class LockRecipeTest {
             a.leases().revoke(old.leaseId());
             Await.until(WAIT, () -> lost.get() != null, "the lost notification");
             assertFalse(old.isHeld());
+            // Issue 31: lost means lost at once — safe-until no longer runs on to the lease's old deadline.
+            assertTrue(old.safeUntilNanos() - System.nanoTime() <= 0, "safe-until still ahead after the loss");
+            assertEquals(Duration.ZERO, old.remaining());
             LockHandle next = Lock.of(b, "revoked", OPTIONS).acquire(WAIT);
             assertFalse(old.release(), "a late release must not delete anything");
             assertEquals(next.key(), Lock.of(b, "revoked", OPTIONS).holder().orElseThrow().keyString());

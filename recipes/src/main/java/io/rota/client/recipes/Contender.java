@@ -69,6 +69,8 @@ final class Contender {
     /** The queue as the join txn read it (when not first at once): no second read before waiting. */
     private GetResult joinedView;
     private final CompletableFuture<String> lost = new CompletableFuture<>();
+    /** When {@link #lost} completed, on {@link System#nanoTime}: where safe-until ends once the place is lost. */
+    private volatile long lostAtNanos;
     /** Completed when the place is given up (retire, abandon): a waiter stops waiting. */
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private final List<Consumer<String>> lostListeners = new CopyOnWriteArrayList<>();
@@ -311,7 +313,9 @@ final class Contender {
      * confirmed keep-alive (or of the grant) + TTL − margin.
      */
     long safeUntilNanos() {
-        return tenureWatch.safeUntilNanos();
+        long until = tenureWatch.safeUntilNanos();
+        // Lost means lost at once (issue 31): a deleted key or an ended lease may already have a next holder.
+        return lost.isDone() && lostAtNanos - until < 0 ? lostAtNanos : until;
     }
 
     boolean hasTenure() {
@@ -340,10 +344,13 @@ final class Contender {
 
     /** Marks the place lost: interrupts guarded tasks at once and tells the listeners, once, apart. */
     void lose(String reason) {
+        long now = System.nanoTime();
         synchronized (this) {
-            if (retired || !lost.complete(reason)) {
+            if (retired || lost.isDone()) {
                 return;
             }
+            lostAtNanos = now;   // before the completion that publishes it (safeUntilNanos reads both)
+            lost.complete(reason);
             session.removeListener(sessionLost);
             tenureWatch.stop();
             for (Thread t : guarded) {
