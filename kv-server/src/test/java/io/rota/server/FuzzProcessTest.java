@@ -174,7 +174,7 @@ class FuzzProcessTest {
                 }
                 int round = 1;
                 for (Future<?> worker : workers) {
-                    while (!finished(worker)) {
+                    while (!finished(worker, CHECK_EVERY_SECONDS, "a fuzz worker failed")) {
                         checkRound(cluster, viaMember, round++);
                         if (round % 30 == 0) {
                             System.out.printf("FuzzProcessTest: %,d frames after %d s%n", framesSent.get(),
@@ -251,15 +251,18 @@ class FuzzProcessTest {
         return now - next >= 0 && nextClaim.compareAndSet(next, now + CLAIM_INTERVAL_NANOS);
     }
 
-    /** Whether the worker ended, waiting up to one check interval for it; a worker's failure fails the test. */
-    private static boolean finished(Future<?> worker) throws InterruptedException {
+    /**
+     * Whether the worker ended, waiting up to {@code seconds} for it; a worker's failure fails the test with
+     * {@code failure} (the well-formed fuzz's doors use it too).
+     */
+    static boolean finished(Future<?> worker, long seconds, String failure) throws InterruptedException {
         try {
-            worker.get(CHECK_EVERY_SECONDS, TimeUnit.SECONDS);
+            worker.get(seconds, TimeUnit.SECONDS);
             return true;
         } catch (TimeoutException e) {
             return false;
         } catch (ExecutionException e) {
-            throw new AssertionError("a fuzz worker failed", e.getCause());
+            throw new AssertionError(failure, e.getCause());
         }
     }
 

@@ -37,12 +37,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
 
@@ -268,7 +266,7 @@ class WellFormedFuzzProcessTest {
             }
             canaries.round();
             for (Future<?> f : running) {
-                while (!finished(f)) {
+                while (!FuzzProcessTest.finished(f, CHECK_EVERY_SECONDS, "a door's worker failed (seed " + SEED + ")")) {
                     canaries.round();
                 }
             }
@@ -276,17 +274,6 @@ class WellFormedFuzzProcessTest {
         } finally {
             pool.shutdownNow();
             pool.awaitTermination(1, TimeUnit.MINUTES);
-        }
-    }
-
-    private static boolean finished(Future<?> worker) throws InterruptedException {
-        try {
-            worker.get(CHECK_EVERY_SECONDS, TimeUnit.SECONDS);
-            return true;
-        } catch (TimeoutException e) {
-            return false;
-        } catch (ExecutionException e) {
-            throw new AssertionError("a door's worker failed (seed " + SEED + ")", e.getCause());
         }
     }
 
