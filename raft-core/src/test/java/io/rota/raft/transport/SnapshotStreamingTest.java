@@ -59,7 +59,8 @@ class SnapshotStreamingTest {
 
     @Test
     void heartbeatsFlowWhileASnapshotStreams() throws Exception {
-        Message.InstallSnapshot install = installSnapshot();
+        // 4 MiB (1,024 chunks): 1 MiB once streamed whole before the first heartbeat's round trip (a full suite).
+        Message.InstallSnapshot install = installSnapshot(4 * IMAGE_BYTES);
         NettyPeerTransport leader = transport(1, 0, dir.resolve("leader"), m -> { });
         Receiver follower = new Receiver(dir.resolve("follower"));
         NettyPeerTransport followerTransport = transport(2, 0, follower.dir, follower::receive);
