@@ -65,6 +65,10 @@ class DriverOnLoopTest extends RaftClusterTest {
         })) {
             long leader = c.awaitLeader();
             leaderId.set(leader);
+            // A follower still probing after the election gets nothing new until it answers, and the held leader
+            // cannot read the answer: one committed write first puts a follower in the replicate state (§5.3).
+            c.node(leader).propose("warm-up".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(20))
+                    .get(20, TimeUnit.SECONDS);
             CompletableFuture<Long> write = c.node(leader).propose(MARKER.getBytes(StandardCharsets.UTF_8),
                     Duration.ofSeconds(20));
             // Checked before the write's outcome: a leader held for the whole 10 s loses its term, and that
