@@ -16,7 +16,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One client connection (a new handler per channel). Calls are multiplexed by call id: each request is
@@ -34,8 +33,6 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
     private static final Logger log = LoggerFactory.getLogger(ClientHandler.class);
     /** Any client can cause these lines at will (a reconnect loop of bad frames): bounded. */
     private static final LogLimiter badFrames = new LogLimiter(log, 5);
-    /** A request the router threw on: a bug, but one a client can repeat at will, so bounded too. */
-    private static final LogLimiter bugs = new LogLimiter(log, 5);
 
     private final RequestRouter router;
     /** Null only in pipeline tests without a router. */
@@ -114,15 +111,7 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
         }
         callsInFlight++;
         long callId = frame.getCallId();
-        CompletableFuture<Frame> answered;
-        try {
-            answered = router.handle(frame, user);
-        } catch (RuntimeException e) {   // issue 30: a well-formed request is answered; the connection stays
-            bugs.warn("BUG: a {} could not be handled ({} at {}); answered as an internal error", frame.getBodyCase(),
-                    e, e.getStackTrace().length > 0 ? e.getStackTrace()[0] : "?");
-            answered = CompletableFuture.failedFuture(e);
-        }
-        answered.whenComplete((answer, e) -> ctx.executor().execute(() -> {
+        router.handle(frame, user).whenComplete((answer, e) -> ctx.executor().execute(() -> {
             callsInFlight--;
             ctx.writeAndFlush(e == null ? checkedAgain(ctx, asked, seen, answer) : Frames.error(callId, Errors.internal(e)));
         }));

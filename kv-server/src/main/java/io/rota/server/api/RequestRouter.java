@@ -16,11 +16,13 @@ import io.rota.raft.core.RaftNode;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
+import io.rota.raft.transport.LogLimiter;
 import io.rota.server.auth.AuthGate;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.Admission;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.lease.LogClock;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
@@ -48,6 +50,9 @@ import java.util.function.Supplier;
  * Every answer carries the header: the state machine's revision, this member's term and id.
  */
 public final class RequestRouter {
+
+    /** A request the routing threw on: a bug, but one a client can repeat at will, so its lines are bounded. */
+    private static final LogLimiter bugs = new LogLimiter(LoggerFactory.getLogger(RequestRouter.class), 5);
 
     private final RaftDriver<CommandResult> driver;
     private final CoordinationStateMachine stateMachine;
@@ -151,8 +156,22 @@ public final class RequestRouter {
         });
     }
 
-    /** Answer {@code request} (write, read or status); the answer echoes its call id. */
+    /**
+     * Answer {@code request} (write, read or status); the answer echoes its call id. Every door comes here (the
+     * client port, the etcd door, a forwarded frame), so this is where a well-formed request that the routing
+     * throws on is still answered (issue 30): an internal error, logged as a bug, never a closed connection.
+     */
     public CompletableFuture<Frame> handle(Frame request) {
+        try {
+            return route(request);
+        } catch (RuntimeException e) {
+            bugs.warn("BUG: a {} could not be handled ({} at {}); answered as an internal error",
+                    request.getBodyCase(), e, e.getStackTrace().length > 0 ? e.getStackTrace()[0] : "?");
+            return CompletableFuture.completedFuture(Frames.error(request.getCallId(), Errors.internal(e)));
+        }
+    }
+
+    private CompletableFuture<Frame> route(Frame request) {
         long deadline = clock.nanoTime() + timeout.toNanos();
         CompletableFuture<Frame> answer;
         if (request.hasAuthRequest()) {
@@ -253,13 +272,7 @@ public final class RequestRouter {
         if (!view.isLeader()) {
             return forward(request, deadline);
         }
-        CompletableFuture<Frame> handled;
-        try {
-            handled = membership.handle(request, deadline);
-        } catch (RuntimeException e) {   // issue 30: a request is answered, never a closed connection
-            handled = CompletableFuture.failedFuture(e);
-        }
-        return handled.handle((answer, e) -> {
+        return membership.handle(request, deadline).handle((answer, e) -> {
             if (e == null) {
                 return Attempt.done(answer);
             }
