@@ -187,9 +187,10 @@ final class Contender {
     /**
      * Waits until this contender is first in the queue, watching only its predecessor's key.
      *
-     * <p>Hand-over without a round trip (design.md L3): when the view the waiter holds shows its predecessor
+     * <p>Hand-over without a Raft round (design.md L3, F2): when the view the waiter holds shows its predecessor
      * FIRST, the predecessor's deletion makes this contender first — keys only join at the end (a higher
-     * create_revision), so nobody else can be ahead — and the deletion event alone decides. Otherwise the
+     * create_revision), so nobody else can be ahead — provided its own key is still there, which one
+     * serializable read of that key at the deletion's revision confirms. Otherwise the
      * predecessor was a waiter too, and its deletion may mean it gave up or its session ended while others
      * are still ahead; then the queue is read again AT the deletion's revision (a serializable read of
      * history, no Raft round; a linearizable read if the member cannot serve it) and the new predecessor is
@@ -197,7 +198,8 @@ final class Contender {
      *
      * @param deadline the {@link System#nanoTime} deadline
      * @param wakeups  counts the wake-ups after a predecessor left (to show there is no herd)
-     * @param reads    counts the reads of the queue after a wake-up (none when each predecessor was first)
+     * @param reads    counts the reads of the queue after a wake-up (none when each predecessor was first: then
+     *                only the own key is read, at the deletion's revision)
      * @return true when first; false when the deadline passed
      * @throws LockLostException if the contender's key or lease is gone, or it left the queue meanwhile
      *                           (resign from another thread)
@@ -275,11 +277,35 @@ final class Contender {
             wakeups.incrementAndGet();
             long deletedAt = predecessorLeft.join();
             if (deletedAt > 0 && predecessorIsFirst && !lost.isDone() && !left.isDone()) {
-                return true;   // the first left: nobody can be ahead any more
+                // The first left: nobody can be ahead any more — if this key is still there. It may have gone
+                // while it waited (its lease ended, someone deleted it) without anything watching it yet, so
+                // the step that makes it first also confirms it, at the deletion's revision (issue 31; etcd's
+                // Mutex re-reads its own key too). Gone: lost, never a handle that is already lost.
+                Boolean ownKeyThere = ownKeyAt(deletedAt);
+                if (Boolean.TRUE.equals(ownKeyThere)) {
+                    return true;
+                }
+                reads.incrementAndGet();
+                view = null;   // gone, or unknown at that revision: the current queue decides (linearizable)
+                viewRevision = 0;
+                continue;
             }
             reads.incrementAndGet();
             view = deletedAt > 0 ? queueAt(deletedAt) : null;
             viewRevision = deletedAt;
+        }
+    }
+
+    /**
+     * Whether this contender's key (with its create_revision) existed at {@code revision}, read from history
+     * without a Raft round; null if this member cannot serve that revision (then the current queue is read).
+     */
+    private Boolean ownKeyAt(long revision) {
+        try {
+            GetResult r = rota.kv().get(key, GetOptions.builder().revision(revision).serializable().build());
+            return r.first().filter(kv -> kv.createRevision() == token).isPresent();
+        } catch (RotaException e) {
+            return null;   // a member behind that revision (INVALID_ARGUMENT) or history compacted
         }
     }
 
