@@ -4,6 +4,7 @@ import io.rota.client.RotaClient;
 import io.rota.client.SessionLease;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
+import io.rota.client.recipes.LockLostException;
 import io.rota.client.recipes.LockOptions;
 import io.rota.client.recipes.LockTimeoutException;
 import io.rota.testkit.Await;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,21 +58,39 @@ class LockCycleTest {
     }
 
     @Test
-    @DisplayName("an uncontended cycle is two writes: the join txn (key + holder record) and the compare-and-delete release")
+    @DisplayName("an uncontended cycle is two writes: the join txn and the compare-and-delete release; no key is left")
     void anUncontendedCycleIsTwoWrites() throws Exception {
         try (RotaClient a = CLUSTER.connect()) {
             Lock lock = Lock.of(a, "two-writes", OPTIONS);
             lock.acquire(WAIT).release();   // the first cycle also grants the session lease (not a revision)
             long before = revision(a);
             LockHandle held = lock.acquire(WAIT);
-            assertEquals(before + 1, revision(a), "acquire: one revision (key and holder record in one txn)");
+            assertEquals(before + 1, revision(a), "acquire: one revision (the join txn)");
             assertEquals(before + 1, held.fencingToken(), "the token is the join txn's revision");
-            assertEquals("held", a.kv().get("rota/lock.holder/two-writes").first().orElseThrow().valueString()
-                    .lines().filter(l -> l.startsWith("state=")).findFirst().orElseThrow().substring(6));
+            assertEquals(0, a.kv().getPrefix("rota/lock.holder/two-writes").count(), "no lock-delay: no holder record");
             assertTrue(held.release());
-            assertEquals(before + 2, revision(a), "release: one revision (delete and 'released' record in one txn)");
+            assertEquals(before + 2, revision(a), "release: one revision (the compare-and-delete txn)");
             assertEquals(0, queued(a, "two-writes"));
             assertTrue(a.leases().list().contains(held.leaseId()), "the session lease outlives the release (no revoke)");
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: per-entity locks leave no key behind once released, with a lock-delay or without (a two-write cycle still)")
+    void releasedLocksLeaveNoKeyBehind() throws Exception {
+        try (RotaClient a = CLUSTER.connect()) {
+            for (LockOptions options : List.of(OPTIONS, OPTIONS.withLockDelay(Duration.ofSeconds(1)))) {
+                for (int order = 0; order < 20; order++) {
+                    Lock.of(a, "order-" + order, options).acquire(WAIT).release();
+                }
+                Lock lock = Lock.of(a, "order-0", options);
+                long before = revision(a);
+                LockHandle held = lock.acquire(WAIT);
+                assertTrue(held.release());
+                assertEquals(before + 2, revision(a), "a cycle is still two writes");
+                assertEquals(0, a.kv().getPrefix("rota/lock/order-").count(), "no contender key left");
+                assertEquals(0, a.kv().getPrefix("rota/lock.holder/order-").count(), "no holder record left, lock-delay " + options.lockDelay());
+            }
         }
     }
 
@@ -158,7 +178,7 @@ class LockCycleTest {
     }
 
     @Test
-    @DisplayName("hand-over by event: a waiter whose predecessor was the holder takes the lock without reading the queue")
+    @DisplayName("hand-over by event: a waiter whose predecessor was the holder takes the lock without reading the queue (only its own key)")
     void handOverByTheDeletionEvent() throws Exception {
         try (RotaClient a = CLUSTER.connect(); RotaClient b = CLUSTER.connect()) {
             LockHandle held = Lock.of(a, "by-event", OPTIONS).acquire(WAIT);
@@ -173,6 +193,26 @@ class LockCycleTest {
             assertEquals(before + 1, revision(a), "a hand-over writes nothing besides the release");
             assertTrue(next.fencingToken() > held.fencingToken());
             next.release();
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: a waiter whose own key vanished while it waited is told so at the hand-over, never handed the lock")
+    void aWaiterWhoseKeyVanishedIsNotHandedTheLock() throws Exception {
+        try (RotaClient a = CLUSTER.connect(); RotaClient b = CLUSTER.connect(); RotaClient c = CLUSTER.connect()) {
+            LockHandle held = Lock.of(a, "vanished", OPTIONS).acquire(WAIT);
+            Future<LockHandle> waiter = pool.submit(() -> Lock.of(b, "vanished", OPTIONS).acquire(WAIT));
+            Await.until(WAIT, () -> queued(a, "vanished") == 2, "the waiter queued");
+            // Nothing watches a waiter's own key: an operator's delete (or its lease's end) goes unnoticed ...
+            String waiterKey = a.kv().getPrefix("rota/lock/vanished/").kvs().stream()
+                    .map(kv -> kv.keyString()).filter(k -> !k.equals(held.key())).findFirst().orElseThrow();
+            a.kv().delete(waiterKey);
+            assertTrue(held.release());
+            // ... until the hand-over, which must confirm it: the queue is empty, so a newcomer takes the lock.
+            ExecutionException e = assertThrows(ExecutionException.class, waiter::get);
+            assertInstanceOf(LockLostException.class, e.getCause(), "lost, not held");
+            LockHandle newcomer = Lock.of(c, "vanished", OPTIONS).tryAcquire().orElseThrow();
+            newcomer.release();
         }
     }
 

@@ -120,17 +120,22 @@ public final class Lock {
     }
 
     private Optional<LockHandle> acquireBy(long deadline) throws InterruptedException {
-        // One txn joins the queue; if it was empty, the same txn records us as holder (and returns the last record).
+        // One txn joins the queue; if it was empty and the lock has a lock-delay, the same txn records us as
+        // holder (and returns the last record). Without a lock-delay nothing needs the record: none is written,
+        // so no key outlives the lock's use (issue 31).
+        boolean recorded = !options.lockDelay().isZero();
         Contender c = Contender.enter(rota, queue, "", options.ttl(), options::effectiveMargin,
-                key -> List.of(Op.put(holderKey(), holderRecord(0, "held", key))));
+                key -> recorded ? List.of(Op.put(holderKey(), holderRecord(0, "held", key))) : List.of());
         boolean held = false;
         try {
             if (!c.awaitFirst(deadline, wakeups, queueReads)) {
                 return Optional.empty();
             }
             if (c.firstAtOnce()) {
-                waitLockDelay(c, ((PutResult) c.ifFirstResults().get(0)).prev());
-            } else if (!options.lockDelay().isZero()) {
+                if (recorded) {
+                    waitLockDelay(c, ((PutResult) c.ifFirstResults().get(0)).prev());
+                }
+            } else if (recorded) {
                 // Handed over: with a lock-delay, record who holds it (guarded: only while our key is still
                 // there), learning in the same write whether the last holder released cleanly (design.md L4).
                 TxnResult r = c.guardedTxn()
@@ -193,7 +198,11 @@ public final class Lock {
         return queueReads.get();
     }
 
-    /** The record of the last holder: {@code <prefix>.holder/<name>}, outside every lock's queue. */
+    /**
+     * The record of the current holder, written only by locks with a lock-delay and deleted by every clean
+     * release: {@code <prefix>.holder/<name>}, outside every lock's queue. It outlives its holder only when that
+     * holder expired — exactly when the next holder must find it and wait.
+     */
     String holderKey() {
         return options.prefix() + ".holder/" + name;
     }

@@ -194,8 +194,9 @@ public final class LockHandle implements AutoCloseable {
 
     /**
      * Releases the lock: deletes the own key only if it is still this holder's (compared by create_revision,
-     * so a late release never removes another holder's key) and records a clean release for lock-delay, in
-     * one txn; the session lease lives on. Idempotent.
+     * so a late release never removes another holder's key) and deletes the holder record of a lock-delay
+     * (a later holder that finds none knows the lock was released, not expired), in one txn; the session lease
+     * lives on, and no key of this lock is left behind. Idempotent.
      *
      * @return whether the key was still held and was deleted (false if it had already been lost)
      */
@@ -203,7 +204,9 @@ public final class LockHandle implements AutoCloseable {
         if (!released.compareAndSet(false, true)) {
             return false;
         }
-        return contender.retire(Op.put(lock.holderKey(), Lock.holderRecord(fencingToken(), "released", key())));
+        // The holder record goes with the key (a delete is never refused for space): a record a later holder
+        // finds is then always one of a holder that did not release, and nothing is left behind (issue 31).
+        return contender.retire(Op.delete(lock.holderKey()));
     }
 
     /** {@link #release()}. */
