@@ -2,6 +2,9 @@ package io.rota.server;
 
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
+import io.rota.client.Watch;
+import io.rota.client.WatchEvent;
+import io.rota.client.WatchListener;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
 import io.rota.client.recipes.LockOptions;
@@ -11,7 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +76,46 @@ class LockFailureTest {
             next.release();
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: a holder whose watch is refused (the member's 1,000 watches per connection) still holds; a later deletion is still seen")
+    void aRefusedWatchIsNotALoss() throws Exception {
+        List<Watch> filler = new ArrayList<>();
+        try (RotaClient a = CLUSTER.connect(); RotaClient other = CLUSTER.connect()) {
+            // Fill the connection's watch slots, so the holder's own watch is refused when the lock is taken.
+            List<RotaException> refusals = new CopyOnWriteArrayList<>();
+            while (refusals.isEmpty()) {
+                filler.add(a.watches().watch("filler", 0, new WatchListener() {
+                    @Override
+                    public void onEvent(WatchEvent event) {
+                    }
+
+                    @Override
+                    public void onError(RotaException error) {
+                        refusals.add(error);
+                    }
+                }));
+                if (filler.size() % 100 == 0) {
+                    a.kv().get("filler");   // a round trip: the refusals of the watches sent so far have arrived
+                }
+                assertTrue(filler.size() <= 5_000, "no watch limit was met");
+            }
+            LockHandle held = Lock.of(a, "watch-refused", OPTIONS).acquire(Duration.ofSeconds(30));
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (System.nanoTime() - until < 0) {
+                assertTrue(held.isHeld(), "a refused watch is not a lost key: " + held);
+                a.kv().get("filler");
+            }
+            filler.remove(0).close();   // a slot frees: the holder's watch is set up on its next try
+            filler.remove(0).close();
+            Await.until(Duration.ofSeconds(10), () -> {
+                other.kv().delete(held.key());
+                return !held.isHeld();
+            }, "the holder learns its key was deleted");
+        } finally {
+            filler.forEach(Watch::close);
         }
     }
 }

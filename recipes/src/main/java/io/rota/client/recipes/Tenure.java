@@ -22,7 +22,10 @@ import java.util.function.Predicate;
  *
  * <p>The watch resumes from the last revision it delivered. When that is older than the server's history
  * (more than 10,000 other writes went by, then a reconnect), the watch ends COMPACTED; the key is then read
- * again: still there and still {@code ours} means still held, and the watch restarts after the read.
+ * again: still there and still {@code ours} means still held, and the watch restarts after the read. A watch
+ * that ends for any other reason (a member stopping, a watch limit) is not a loss either: the key is read again
+ * and watched anew after a backoff; only the key's deletion, an overwrite, safe-until or the client's close is
+ * a loss.
  */
 final class Tenure {
 
@@ -38,6 +41,8 @@ final class Tenure {
     private Watch watch;
     private ScheduledFuture<?> timer;
     private boolean stopped;
+    /** Watches (or reads) in a row that ended without an event: the retry backoff grows with them. */
+    private volatile int failures;
 
     Tenure(RotaClient rota, String key, KeepAlive keepAlive, long grantSentAt, long ttlNanos, long marginNanos) {
         this.rota = rota;
@@ -93,6 +98,7 @@ final class Tenure {
         watch = rota.watches().watch(key, revision, new WatchListener() {
             @Override
             public void onEvent(WatchEvent event) {
+                failures = 0;
                 if (event.type() == WatchEvent.Type.DELETE) {
                     lose.accept("key " + key + " was deleted at revision " + event.revision()
                             + " (lease revoked or expired, or deleted by someone else)");
@@ -105,21 +111,46 @@ final class Tenure {
             public void onError(RotaException error) {
                 if (error.code() == RotaException.Code.COMPACTED) {
                     recheck();
-                } else {
+                } else if (rota.whenClosed().isDone()) {
                     lose.accept("the watch on " + key + " ended: " + error.getMessage());
+                } else {
+                    // A watch that ends is not a key that is lost (issue 31): a member stopping, a watch limit, a
+                    // slow watcher. Read the key again and watch anew, after a backoff while it keeps failing;
+                    // if the cluster stays out of reach, the safe-until timer decides.
+                    failures++;
+                    Timers.at(System.nanoTime() + retryDelayNanos(failures),
+                            () -> Timers.apart("rota-tenure " + key, Tenure.this::recheck));
                 }
             }
         });
     }
 
-    /** After COMPACTED (on the client's callback thread, which may block): is the key still ours? */
+    /** How long to wait before watching again after {@code failures} watches in a row ended: 100 ms doubling to 2 s. */
+    static long retryDelayNanos(int failures) {
+        return Math.min(2_000_000_000L, 100_000_000L << Math.min(Math.max(failures - 1, 0), 5));
+    }
+
+    /**
+     * After the watch ended (on the client's callback thread or one of its own, which may block): is the key
+     * still ours? If it cannot be read now, it is read again later; the safe-until timer is the deadline.
+     */
     private void recheck() {
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+        }
         GetResult read;
         try {
             read = rota.kv().get(key);
         } catch (RotaException e) {
-            lose.accept("the watch on " + key + " fell behind the history and the key could not be read again: "
-                    + e.getMessage());
+            if (rota.whenClosed().isDone()) {
+                lose.accept("the watch on " + key + " ended and the client was closed: " + e.getMessage());
+                return;
+            }
+            failures++;
+            Timers.at(System.nanoTime() + retryDelayNanos(failures),
+                    () -> Timers.apart("rota-tenure " + key, this::recheck));
             return;
         }
         Optional<KeyValue> now = read.first();
