@@ -1,6 +1,7 @@
 package io.rota.server;
 
 import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
 import io.rota.client.Watch;
 import io.rota.client.recipes.Election;
 import io.rota.client.recipes.ElectionListener;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -62,6 +64,51 @@ class ElectionRecipeTest {
         List<Optional<Leader>> seen = new CopyOnWriteArrayList<>();
         watches.add(e.observe(seen::add));
         return seen;
+    }
+
+    @Test
+    @DisplayName("issue 31: resign() does not wait for a campaign whose join is still on its way; that campaign then withdraws")
+    void resignDoesNotWaitForAJoiningCampaign() throws Exception {
+        TestCluster cluster = CLUSTER.get();
+        int leader = cluster.awaitLeader();
+        try (RotaClient a = client()) {
+            Election election = Election.of(a, "joining", OPTIONS);
+            for (int i = 0; i < 3; i++) {
+                if (i != leader) {
+                    cluster.stop(i);   // no quorum: the join waits until the client gives up on it
+                }
+            }
+            CompletableFuture<Object> campaign = new CompletableFuture<>();
+            Thread campaigner = new Thread(() -> {
+                try {
+                    campaign.complete(election.campaign("a"));
+                } catch (Throwable e) {
+                    campaign.complete(e);
+                }
+            }, "campaign");
+            try {
+                campaigner.start();
+                Await.until(WAIT, () -> joining(campaigner), "the campaign is joining the queue");
+                election.resign();
+                // Before issue 31, resign() waited on the monitor the joining campaign held until its call ended.
+                assertTrue(joining(campaigner) && !campaign.isDone(), "resign returned while the join was on its way");
+            } finally {
+                cluster.startStopped();
+            }
+            Object ended = campaign.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(ended instanceof LockLostException || ended instanceof RotaException,
+                    "the resigned campaign is not elected: " + ended);
+            Await.until(WAIT, () -> a.kv().getPrefix("rota/election/joining/").count() == 0,
+                    "the key its join put is withdrawn");
+        } finally {
+            cluster.startStopped();
+            cluster.awaitLeader();
+        }
+    }
+
+    private static boolean joining(Thread campaign) {
+        return Arrays.stream(campaign.getStackTrace()).anyMatch(f -> f.getClassName().endsWith(".Contender")
+                && f.getMethodName().equals("enter"));
     }
 
     @Test

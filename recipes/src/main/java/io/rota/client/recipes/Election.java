@@ -49,6 +49,10 @@ public final class Election {
     private final AtomicLong wakeups = new AtomicLong();
     /** The current campaign's place, or null. */
     private volatile Contender contender;
+    /** A campaign's join txn is on its way (no place yet): the monitor is not held across it. */
+    private boolean joining;
+    /** {@link #resign()} was called while {@link #joining}: the join's place is withdrawn once it is answered. */
+    private boolean resignedWhileJoining;
 
     private Election(RotaClient rota, String name, LockOptions options) {
         this.rota = Objects.requireNonNull(rota, "rota");
@@ -140,14 +144,34 @@ public final class Election {
      */
     public Optional<Leader> campaign(String value, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Contender c;
         synchronized (this) {
-            if (contender != null) {
-                throw new IllegalStateException("election '" + name + "' already campaigns as " + contender.key()
-                        + "; resign first");
+            if (contender != null || joining) {
+                throw new IllegalStateException("election '" + name + "' already campaigns"
+                        + (contender != null ? " as " + contender.key() : "") + "; resign first");
             }
+            joining = true;
+            resignedWhileJoining = false;
+        }
+        // The join is a call of up to the client's timeout: not under the monitor, or resign() would wait for it
+        // (issue 31). A resign meanwhile is remembered and carried out here, once the key is known.
+        Contender c;
+        boolean resigned;
+        try {
             c = Contender.enter(rota, queue, value, options.ttl(), options::effectiveMargin, key -> List.of());
-            contender = c;
+        } finally {
+            synchronized (this) {
+                joining = false;
+                resigned = resignedWhileJoining;
+            }
+        }
+        synchronized (this) {
+            if (!resigned) {
+                contender = c;
+            }
+        }
+        if (resigned) {
+            c.abandon();
+            throw new LockLostException(c.key(), "resigned while the campaign was joining the queue");
         }
         boolean elected = false;
         try {
@@ -189,13 +213,21 @@ public final class Election {
 
     /**
      * Gives up leadership (or the campaign): deletes the own key (the client's session lease lives on). A
-     * {@link #campaign} waiting on another thread ends at once with a {@link LockLostException}. Idempotent.
+     * {@link #campaign} waiting on another thread ends at once with a {@link LockLostException}; one whose join
+     * is still on its way ends as soon as it is answered, withdrawing the key it put — resign never waits for
+     * it. Idempotent.
      */
-    public synchronized void resign() {
-        // Synchronized: a campaign that has just put its key (inside campaign's synchronized entry) is withdrawn too.
-        Contender c = contender;
+    public void resign() {
+        Contender c;
+        synchronized (this) {
+            if (joining) {
+                resignedWhileJoining = true;   // the campaign withdraws its key when its join is answered
+            }
+            c = contender;
+            contender = null;
+        }
         if (c != null) {
-            withdrawAfterRetire(c);
+            c.retire();   // outside the monitor: a call that must not hold up another thread's campaign or resign
         }
     }
 
@@ -375,17 +407,12 @@ public final class Election {
         }
     }
 
-    private synchronized void withdraw(Contender c) {
+    private void withdraw(Contender c) {
         c.abandon();
-        if (contender == c) {
-            contender = null;
-        }
-    }
-
-    private synchronized void withdrawAfterRetire(Contender c) {
-        c.retire();
-        if (contender == c) {
-            contender = null;
+        synchronized (this) {
+            if (contender == c) {
+                contender = null;
+            }
         }
     }
 
