@@ -120,7 +120,15 @@ final class LockCommand extends ClientCommand {
             throw new IllegalStateException("neither future fails", e);
         }
         if (exit.isDone()) {
-            return exit.join();
+            // The command ended, but was the lock held all along? After a pause (SIGSTOP, a long GC) the exit and
+            // the loss are seen together; safe-until passed also means another may have held it (issue 31).
+            if (!lost.isDone() && System.nanoTime() - held.safeUntilNanos() < 0) {
+                return exit.join();
+            }
+            throw new CommandFailure("lost the lock " + name + " while " + String.join(" ", command) + " ran ("
+                    + (lost.isDone() ? lost.join() : "its safe-until passed before rotactl saw the command end")
+                    + "); it exited with " + exit.join() + ", but another holder may have run meanwhile: check the"
+                    + " work, and fence it with ROTA_FENCING_TOKEN");
         }
         root().stop().beginCleanup();
         child.terminate("TERM", held.safeUntilNanos());
