@@ -444,8 +444,9 @@ final class Contender {
         } catch (RotaException e) {
             if (nothingWritten(e) && alongside.length > 0) {
                 try {
-                    guardedTxn().then(Op.delete(key)).commit();   // the key alone: a delete is never refused for space
-                    return false;
+                    // The key alone: a delete is never refused for space, and a user allowed only the queue may
+                    // delete its own key there. Released if it was still there, whatever the alongside op.
+                    return guardedTxn().then(Op.delete(key)).commit().succeeded();
                 } catch (RotaException again) {
                     cleanUp(0);
                     return false;

@@ -204,9 +204,10 @@ public final class LockHandle implements AutoCloseable {
         if (!released.compareAndSet(false, true)) {
             return false;
         }
-        // The holder record goes with the key (a delete is never refused for space): a record a later holder
-        // finds is then always one of a holder that did not release, and nothing is left behind (issue 31).
-        return contender.retire(Op.delete(lock.holderKey()));
+        // A lock-delay's holder record goes with the key (a delete is never refused for space): a record a later
+        // holder finds is then always one of a holder that did not release, and nothing is left behind (issue
+        // 31). Without a lock-delay there is no record, and a user allowed only the queue can release.
+        return lock.recordsHolder() ? contender.retire(Op.delete(lock.holderKey())) : contender.retire();
     }
 
     /** {@link #release()}. */
