@@ -7,6 +7,7 @@ import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 import io.rota.client.recipes.Lock;
+import io.rota.proto.Frame;
 import io.rota.client.recipes.LockHandle;
 import io.rota.client.recipes.LockOptions;
 import io.rota.client.recipes.LockTimeoutException;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -120,6 +122,29 @@ class LockFailureTest {
             }
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: a lost holder's late release does not delete another client's key of the same name (its lease id granted again)")
+    void aLateReleaseSparesAKeyOfTheSameNameUnderAReusedLeaseId() throws Exception {
+        try (RotaClient a = CLUSTER.connect(); RotaClient other = CLUSTER.connect();
+             FrameClient raw = new FrameClient(CLUSTER.get().client(0))) {
+            LockHandle held = Lock.of(a, "reused-id", OPTIONS).acquire(Duration.ofSeconds(30));
+            other.leases().revoke(held.leaseId());
+            Await.until(Duration.ofSeconds(10), () -> !held.isHeld(), "A learns its session lease was revoked");
+
+            // etcd lets a client grant a lease with an id of its choice once the old one has ended; a key named
+            // like A's (session id, sequence) can then exist under someone else's lease.
+            Frame granted = raw.call(Frame.newBuilder().setLeaseGrantRequest(
+                    io.rota.proto.LeaseGrantRequest.newBuilder().setID(held.leaseId()).setTTL(30)));
+            assertTrue(granted.hasLeaseGrantResponse(), granted.toString());
+            other.kv().put(held.key(), "another client's", held.leaseId());
+
+            assertFalse(held.release(), "A's lock was lost");
+            assertEquals("another client's", other.kv().get(held.key()).first().map(kv -> kv.valueString()).orElse("(deleted)"),
+                    "A's late release deleted a key that was not its own");
+            other.leases().revoke(held.leaseId());
         }
     }
 

@@ -16,7 +16,6 @@ import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -411,6 +410,18 @@ final class Contender {
     }
 
     /**
+     * The delete of this contender's own key, and only it. The name (session lease id, sequence) is not enough:
+     * lease ids can be granted again once a lease has ended (an explicit id, as etcd allows), so another
+     * client may hold a key of the same name. Once the key's create_revision is known the delete compares it;
+     * before that (a join whose outcome is unknown) only this session's lease can have put the key, and the
+     * clean-up stops when the session ends.
+     */
+    private Txn ownKeyDelete() {
+        Txn txn = token > 0 ? guardedTxn() : rota.kv().txn().ifPrefixLease(key, CompareOp.EQUAL, session.leaseId());
+        return txn.then(Op.delete(key));
+    }
+
+    /**
      * Leaves cleanly: deletes the own key (only if it is still this contender's, by create_revision) with
      * {@code alongside} in the same txn — one Raft write; the session lease lives on for the client's other
      * places. The lost listeners are not told. If the txn fails, the own key alone is deleted — at once when
@@ -434,7 +445,7 @@ final class Contender {
         boolean interrupted = Thread.interrupted();
         try {
             if (lost.isDone()) {
-                rota.kv().delete(key);   // lost by safe-until while the key may live on: take it away
+                ownKeyDelete().commit();   // lost by safe-until while the key may live on: take it away
                 return false;
             }
             List<Op> ops = new ArrayList<>();
@@ -462,8 +473,8 @@ final class Contender {
     }
 
     /**
-     * Leaves without the txn (a waiter that gave up, a failed entry): deletes the own key, which is this
-     * contender's alone (its name holds the session and a sequence), so no compare is needed.
+     * Leaves without the txn (a waiter that gave up, a failed entry): deletes the own key, guarded by its
+     * create_revision ({@link #ownKeyDelete}).
      */
     void abandon() {
         synchronized (this) {
@@ -477,7 +488,7 @@ final class Contender {
         session.removeListener(sessionLost);
         boolean interrupted = Thread.interrupted();   // see retire
         try {
-            rota.kv().delete(key);
+            ownKeyDelete().commit();
         } catch (RotaException e) {
             cleanUp(0);
         } finally {
@@ -509,14 +520,13 @@ final class Contender {
      * Deletes this contender's own key in the background until it is gone, the session ends (which takes the
      * key with it) or the client closes — Curator's guaranteed delete (issue 31). A failed write of one place
      * never ends the session: that lease carries the client's other locks, elections and jobs, and revoking
-     * it handed them to waiters before their holders' safe-until. The key's name holds the session and a
-     * sequence, so it is this contender's alone and the delete needs no compare.
+     * it handed them to waiters before their holders' safe-until. The delete is {@link #ownKeyDelete}.
      */
     private void cleanUp(int attempt) {
         if (session.isLost() || rota.whenClosed().isDone()) {
             return;
         }
-        rota.kv().deleteAsync(key.getBytes(StandardCharsets.UTF_8)).whenComplete((deleted, e) -> {
+        ownKeyDelete().commitAsync().whenComplete((deleted, e) -> {
             if (e != null) {
                 CompletableFuture.delayedExecutor(cleanUpDelayMs(attempt), TimeUnit.MILLISECONDS)
                         .execute(() -> cleanUp(attempt + 1));
