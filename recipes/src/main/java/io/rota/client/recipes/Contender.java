@@ -20,10 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -67,13 +64,11 @@ final class Contender {
     private List<OpResult> ifFirstResults = List.of();
     /** The queue as the join txn read it (when not first at once): no second read before waiting. */
     private GetResult joinedView;
-    private final CompletableFuture<String> lost = new CompletableFuture<>();
-    /** When {@link #lost} completed, on {@link System#nanoTime}: where safe-until ends once the place is lost. */
-    private volatile long lostAtNanos;
+    /** The place's loss: declared once, never after it was given up ({@link #retired}). */
+    private final Loss loss;
+    private final CompletableFuture<String> lost;
     /** Completed when the place is given up (retire, abandon): a waiter stops waiting. */
     private final CompletableFuture<Void> left = new CompletableFuture<>();
-    private final List<Consumer<String>> lostListeners = new CopyOnWriteArrayList<>();
-    private final Set<Thread> guarded = ConcurrentHashMap.newKeySet();
     private boolean retired;
     /** Set once first in the queue (holder or leader), when its loss starts being watched. */
     private volatile boolean tenure;
@@ -85,6 +80,8 @@ final class Contender {
         this.key = queue + Long.toHexString(session.leaseId()) + "-" + Long.toHexString(SEQUENCE.incrementAndGet());
         this.sessionLost = why -> lose("session lease " + Long.toHexString(session.leaseId()) + " lost: "
                 + why.getMessage());
+        this.loss = new Loss(key);
+        this.lost = loss.future();
         this.tenureWatch = new Tenure(rota, key, session.keepAlive(), session.grantSentNanos(),
                 session.ttl().toNanos(), margin.toNanos());
     }
@@ -338,9 +335,7 @@ final class Contender {
      * confirmed keep-alive (or of the grant) + TTL − margin.
      */
     long safeUntilNanos() {
-        long until = tenureWatch.safeUntilNanos();
-        // Lost means lost at once (issue 31): a deleted key or an ended lease may already have a next holder.
-        return lost.isDone() && lostAtNanos - until < 0 ? lostAtNanos : until;
+        return loss.cut(tenureWatch.safeUntilNanos());
     }
 
     boolean hasTenure() {
@@ -361,47 +356,24 @@ final class Contender {
      * listener delays neither the timer nor another lock's loss (now, on this thread, if it already is lost).
      */
     void onLost(Consumer<String> listener) {
-        lostListeners.add(listener);
-        if (lost.isDone() && lostListeners.remove(listener)) {
-            listener.accept(lost.join());
-        }
+        loss.onLost(listener);
     }
 
-    /** Marks the place lost: interrupts guarded tasks at once and tells the listeners, once, apart. */
+    /** Marks the place lost (unless it was given up): interrupts guarded tasks at once and tells the listeners. */
     void lose(String reason) {
-        long now = System.nanoTime();
         synchronized (this) {
-            if (retired || lost.isDone()) {
+            if (retired || !loss.declare(reason)) {
                 return;
             }
-            lostAtNanos = now;   // before the completion that publishes it (safeUntilNanos reads both)
-            lost.complete(reason);
             session.removeListener(sessionLost);
             tenureWatch.stop();
-            for (Thread t : guarded) {
-                t.interrupt();
-            }
         }
-        Timers.apart("rota-lost " + key, () -> {
-            for (Consumer<String> l : lostListeners) {
-                if (lostListeners.remove(l)) {
-                    l.accept(reason);
-                }
-            }
-        });
+        loss.tell(reason);
     }
 
-    /** Registers the current thread to be interrupted on loss; false if already lost. */
-    synchronized boolean guard(Thread t) {
-        if (lost.isDone() || retired) {
-            return false;
-        }
-        guarded.add(t);
-        return true;
-    }
-
-    synchronized void unguard(Thread t) {
-        guarded.remove(t);
+    /** The place's loss, for the handle's guarded runs. */
+    Loss loss() {
+        return loss;
     }
 
     /** A txn that applies only while this contender's key exists with its create_revision. */
