@@ -183,7 +183,7 @@ final class Contender {
     /**
      * Waits until this contender is first in the queue, watching only its predecessor's key.
      *
-     * <p>Hand-over without a Raft round (design.md L3, F2): when the view the waiter holds shows its predecessor
+     * <p>Hand-over without a Raft round (design.md L3, LF2): when the view the waiter holds shows its predecessor
      * FIRST, the predecessor's deletion makes this contender first — keys only join at the end (a higher
      * create_revision), so nobody else can be ahead — provided its own key is still there, which one
      * serializable read of that key at the deletion's revision confirms. Otherwise the

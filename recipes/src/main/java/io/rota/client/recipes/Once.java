@@ -142,7 +142,7 @@ public final class Once {
      * clock) and counted down on {@link System#nanoTime} from the read's send, so no client's wall clock decides
      * how long a record lives. A record lives at least its retention and at most retention + one bucket; a new
      * lease is granted about once a bucket, so the cluster holds about 25 such leases however many records
-     * complete (design.md R5, F8). 0 when records are kept forever.
+     * complete (design.md R5, LF8). 0 when records are kept forever.
      *
      * @param renew true to forget the cached lease (it was found gone): the cluster is asked again
      */
