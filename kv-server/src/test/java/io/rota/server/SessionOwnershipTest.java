@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * session; mallory, a user with no key permission at all, knows its id (the dashboard shows it) and its
  * sequence numbers (they count 1, 2, 3) — and sometimes even its secret. Under bob's session she can read none
  * of his remembered answers, swallow none of his writes, and plant no answer his lock would believe. Bob talks
- * to the leader and through a follower (his token names him on both); mallory through a follower.
+ * to the leader and through a follower (his token names him on both); mallory through a follower. She may
+ * write her own prefix, app-m/, and nothing else.
  */
 class SessionOwnershipTest {
 
@@ -55,13 +56,21 @@ class SessionOwnershipTest {
             auth.grantRole("root", "root");
             auth.addRole("owner-b");
             auth.grantPermission("owner-b", Auth.Permission.prefix(Auth.PermissionType.READWRITE, "app-b/"));
+            auth.grantPermission("owner-b", Auth.Permission.prefix(Auth.PermissionType.READWRITE, "rota/"));
+            auth.addRole("owner-m");
+            auth.grantPermission("owner-m", Auth.Permission.prefix(Auth.PermissionType.READWRITE, "app-m/"));
             auth.addUser("bob", "bob-pw".toCharArray());
             auth.grantRole("bob", "owner-b");
             auth.addUser("mallory", "mallory-pw".toCharArray());
+            auth.grantRole("mallory", "owner-m");
             auth.enable();
         }
         bobToken = login("bob", "bob-pw");
         malloryToken = login("mallory", "mallory-pw");
+    }
+
+    private static RotaClient as(String user, String password) {
+        return RotaClient.builder().endpoints(CLUSTER.get().endpoints()).credentials(user, password).build();
     }
 
     private static String login(String user, String password) {
@@ -138,6 +147,48 @@ class SessionOwnershipTest {
             assertFalse(answer.getSucceeded(), "bob's lock txn is answered by the cluster, not by mallory: " + acquire);
             Frame lock = bob.call(get("app-b/lock").setAuthToken(bobToken));
             assertEquals("held by another", lock.getRangeResponse().getKvs(0).getValue().toStringUtf8());
+        }
+    }
+
+    /** The leader's applied index: a session id is the index of its registering entry. */
+    private static long appliedIndex(int leader) {
+        try (FrameClient raw = new FrameClient(CLUSTER.get().client(leader))) {
+            Frame status = raw.call(Frame.newBuilder().setAuthToken(bobToken)
+                    .setStatusRequest(io.rota.proto.StatusRequest.getDefaultInstance()));
+            assertTrue(status.getStatusResponse().getRaftAppliedIndex() > 0, status.toString());
+            return status.getStatusResponse().getRaftAppliedIndex();
+        }
+    }
+
+    @Test
+    @DisplayName("Lock.acquire believes no planted answer: mallory answers every sequence of every session bob may"
+            + " have 'succeeded, put at revision r' first; bob's lock, held by root, is not his")
+    void noPlantedAnswerMakesALockHeld() throws Exception {
+        int leader = CLUSTER.get().awaitLeader();
+        try (RotaClient root = as("root", "root-pw"); RotaClient bob = as("bob", "bob-pw");
+             FrameClient mallory = new FrameClient(CLUSTER.get().client(CLUSTER.get().follower()))) {
+            try (var held = io.rota.client.recipes.Lock.of(root, "shared").acquire(Duration.ofSeconds(10))) {
+                long before = appliedIndex(leader);
+                bob.kv().put("app-b/first", "registers bob's session");
+                io.rota.client.recipes.Lock.of(bob, "warm-up").acquire(Duration.ofSeconds(10)).close();
+                long after = appliedIndex(leader);
+                // Every session bob may have, every sequence he may use next: "succeeded", a real put's answer.
+                Frame.Builder plant = Frame.newBuilder().setTxnRequest(TxnRequest.newBuilder()
+                        .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
+                                .setKey(bytes("app-m/planted")).setValue(bytes("m")))));
+                int planted = 0;
+                for (long id = before; id <= after; id++) {
+                    for (long sequence = 1; sequence <= 32; sequence++) {
+                        planted += mallory.call(asMallory(plant.clone(), id, ByteString.EMPTY, sequence))
+                                .hasTxnResponse() ? 1 : 0;
+                    }
+                }
+                var lock = io.rota.client.recipes.Lock.of(bob, "shared");
+                org.junit.jupiter.api.Assertions.assertThrows(io.rota.client.recipes.LockTimeoutException.class,
+                        () -> lock.acquire(Duration.ofSeconds(2)), "root holds 'shared': bob must not believe he does");
+                assertTrue(held.isHeld());
+                assertEquals(0, planted, "answers mallory planted under sessions not hers");
+            }
         }
     }
 }
