@@ -168,6 +168,7 @@ public final class RequestRouter {
      * Answer {@code request} (write, read or status); the answer echoes its call id. Every door comes here (the
      * client port, the etcd door, a forwarded frame), so this is where a well-formed request that the routing
      * throws on is still answered (issue 30): an internal error, logged as a bug, never a closed connection.
+     * Without a user (auth disabled, this member's own publication) the caller is anonymous (issue 31).
      */
     public CompletableFuture<Frame> handle(Frame request) {
         return answer(request, ANONYMOUS);
