@@ -58,13 +58,15 @@ public final class ChaosMain implements Runnable {
         long maxSpell;
         @Option(names = "--election-ms", defaultValue = "1000", description = "The members' election timeout (default: ${DEFAULT-VALUE}).")
         long electionMs;
+        @Option(names = "--auth", description = "Enable auth; the lock workload runs as a user allowed only its own prefix and also tries others (lock workload only; not with the membership nemesis).")
+        boolean auth;
 
         @Override
         public Integer call() {
             long s = seed != null ? seed : new java.util.Random().nextLong();
             ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings(nemesis, workload, Duration.ofSeconds(seconds),
                     out.toAbsolutePath(), s, clients, keys, rate, Duration.ofSeconds(minSpell), Duration.ofSeconds(maxSpell),
-                    Duration.ofMillis(electionMs)), System.out);
+                    Duration.ofMillis(electionMs), auth), System.out);
             return outcome.exitCode();
         }
     }

@@ -18,10 +18,13 @@ import io.rota.chaos.nemesis.PartitionNemesis;
 import io.rota.chaos.nemesis.PauseNemesis;
 import io.rota.chaos.net.MemberSlots;
 import io.rota.chaos.net.Network;
+import io.rota.chaos.workload.LockWorkload;
 import io.rota.chaos.workload.Workload;
 import io.rota.chaos.workload.WorkloadContext;
 import io.rota.chaos.workload.WorkloadResult;
 import io.rota.chaos.workload.Workloads;
+import io.rota.client.Auth;
+import io.rota.client.RotaClient;
 import io.rota.testkit.Ports;
 import io.rota.testkit.ProcessCluster;
 
@@ -76,9 +79,12 @@ public final class ChaosRun {
      * @param minSpell  shortest fault (and quiet) spell
      * @param maxSpell  longest fault (and quiet) spell
      * @param election  the members' election timeout
+     * @param auth      enable auth: the workload runs as a user allowed only its own prefix (lock workload
+     *                  only, not under the membership nemesis), so its refusals are part of the run
      */
     public record Settings(String nemesis, String workload, Duration duration, Path out, long seed, int clients,
-                           int keys, double rate, Duration minSpell, Duration maxSpell, Duration election) {
+                           int keys, double rate, Duration minSpell, Duration maxSpell, Duration election,
+                           boolean auth) {
     }
 
     /**
@@ -115,6 +121,27 @@ public final class ChaosRun {
     }
 
     /**
+     * Turns auth on (issue 31, item 7): {@code root}, and the workload's user {@code chaos} with readwrite on
+     * {@link LockWorkload#PREFIX} only, so the lock workload's attempts elsewhere are permission refusals.
+     */
+    private static WorkloadContext.Login enableAuth(String endpoints, PrintStream progress) {
+        try (RotaClient admin = RotaClient.builder().endpoints(endpoints).callTimeout(Duration.ofSeconds(30))
+                .credentials("root", "chaos-root".toCharArray()).build()) {
+            Auth auth = admin.auth();
+            auth.addUser("root", "chaos-root".toCharArray());
+            auth.grantRole("root", "root");
+            auth.addRole("chaos-lock");
+            auth.grantPermission("chaos-lock", Auth.Permission.prefix(Auth.PermissionType.READWRITE, LockWorkload.PREFIX));
+            auth.addUser("chaos", "chaos-pw".toCharArray());
+            auth.grantRole("chaos", "chaos-lock");
+            auth.enable();
+        }
+        progress.println("auth enabled: the workload runs as user 'chaos', readwrite on '" + LockWorkload.PREFIX
+                + "' only");
+        return new WorkloadContext.Login("chaos", "chaos-pw");
+    }
+
+    /**
      * Runs the whole thing and writes the report.
      *
      * @param s        the settings
@@ -124,6 +151,10 @@ public final class ChaosRun {
     public static Outcome run(Settings s, PrintStream progress) {
         if (!NEMESES.contains(s.nemesis())) {
             throw new IllegalArgumentException("unknown nemesis '" + s.nemesis() + "': use one of " + NEMESES);
+        }
+        if (s.auth() && (!s.workload().equals("lock") || s.nemesis().equals("membership"))) {
+            throw new IllegalArgumentException("--auth runs the lock workload only, under any nemesis but membership"
+                    + " (its administrator would need credentials); drop --auth or use --workload lock");
         }
         Workload workload = Workloads.create(s.workload(), s.keys(), s.election());
         createDirectories(s.out());
@@ -164,11 +195,12 @@ public final class ChaosRun {
                 ClockControl clocks = faultInjection ? new ClockControl(java.util.stream.IntStream.range(0, 3)
                         .mapToObj(i -> "127.0.0.1:" + cluster.httpPort(i)).toList()) : null;
                 Faults faults = new Faults(cluster, network, clocks);
+                WorkloadContext.Login login = s.auth() ? enableAuth(cluster.endpoints(), progress) : null;
                 WorkloadContext context = membership
                         ? new WorkloadContext(slots.endpoints(0), slots::endpoints, history, started, s.seed(),
-                        s.clients(), s.rate())
+                        s.clients(), s.rate(), null)
                         : new WorkloadContext(cluster.endpoints(), c -> network.clientEndpoints(c % cluster.size()),
-                        history, started, s.seed(), s.clients(), s.rate());
+                        history, started, s.seed(), s.clients(), s.rate(), login);
                 workload.start(context);
                 NemesisSchedule schedule = new NemesisSchedule(membership ? members : nemesis(s.nemesis(), faults),
                         random, s.minSpell(), s.maxSpell(), history, s.out().resolve("nemesis.log"));

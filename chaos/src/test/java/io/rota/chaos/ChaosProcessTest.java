@@ -38,12 +38,17 @@ class ChaosProcessTest {
     /** One run of {@code seconds} (overridable by {@code secondsProperty}); the seed is random unless given. */
     private Run run(String nemesis, String workload, String secondsProperty, long seconds, int clients, int keys,
                     int rate) throws Exception {
+        return run(nemesis, workload, secondsProperty, seconds, clients, keys, rate, false);
+    }
+
+    private Run run(String nemesis, String workload, String secondsProperty, long seconds, int clients, int keys,
+                    int rate, boolean auth) throws Exception {
         long seed = Long.getLong("chaos.seed", new java.util.Random().nextLong());
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream progress = new PrintStream(new TeeStream(captured), true, StandardCharsets.UTF_8);
         ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings(nemesis, workload,
                 Duration.ofSeconds(Long.getLong(secondsProperty, seconds)), dir, seed, clients, keys, rate,
-                Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000)), progress);
+                Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000), auth), progress);
         String report = Files.readString(dir.resolve("report.txt"));
         return new Run(outcome, report, "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n" + report);
     }
@@ -64,7 +69,9 @@ class ChaosProcessTest {
 
     @Test
     void lockUnderMixedFaultsKeepsFencingAndTokenOrder() throws Exception {
-        Run run = run("mixed", "lock", "chaos.seconds", 40, 5, 1, 50);
+        // With auth on: the workload's user may write only its prefix, and holders also try operations that must
+        // fail (an oversized name, the held lock again, a denied prefix) — none may cost them their lock (issue 31).
+        Run run = run("mixed", "lock", "chaos.seconds", 40, 5, 1, 50, true);
         ChaosRun.Outcome outcome = run.outcome();
         String report = run.report();
         String context = run.context();
@@ -72,6 +79,8 @@ class ChaosProcessTest {
         assertEquals(0, outcome.exitCode(), context);
         assertTrue(report.contains("lock violations with fencing (accepted writes that broke token order): 0"), context);
         assertTrue(report.contains("stale guarded Rota writes applied: 0"), context);
+        Matcher doomed = Pattern.compile("doomed operations while holding \\(issue 31\\): refused (\\d+)").matcher(report);
+        assertTrue(doomed.find() && Long.parseLong(doomed.group(1)) >= 3, "holders tried operations that must fail: " + context);
         Matcher acquisitions = Pattern.compile("acquisitions: (\\d+)").matcher(report);
         assertTrue(acquisitions.find() && Long.parseLong(acquisitions.group(1)) >= 30,
                 "the contenders acquired the locks at least 30 times: " + context);

@@ -6,6 +6,7 @@ import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
 import io.rota.client.recipes.LockOptions;
 import io.rota.testkit.Await;
+import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -76,6 +77,56 @@ class LockFailureProcessTest {
             assertTrue(held.release(), "A's key was still there to release");
             assertTrue(bAcquiredAt.get(WAIT.toSeconds(), TimeUnit.SECONDS) - releasedAt > 0,
                     "B acquired 'held' only after A released it");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: under a NOSPACE alarm a second lock is refused, the first stays held, its release and the hand-over still work")
+    void aNoSpaceAlarmLeavesTheFirstHeldAndReleaseStillWorks() throws Exception {
+        LockOptions options = LockOptions.defaults().withTtl(Duration.ofSeconds(3));
+        ExecutorService pool = Executors.newCachedThreadPool();
+        try (ProcessCluster cluster = ProcessCluster.start(dir.resolve("quota"), 3, "--quota-backend-bytes", "" + 256 * 1024);
+             RotaClient a = RotaClient.connect(cluster.endpoints());
+             RotaClient b = RotaClient.connect(cluster.endpoints())) {
+            LockHandle held = Lock.of(a, "held", options).acquire(WAIT);
+            CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Lock.of(b, "held", options).acquire(Duration.ofSeconds(90));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, pool);
+            Await.until(WAIT, () -> a.kv().getPrefix("rota/lock/held/").count() == 2, "B queued behind A");
+
+            String kib = "x".repeat(1024);
+            int[] n = {0};
+            Await.until(WAIT, () -> {
+                try {
+                    a.kv().put("fill/" + n[0]++, kib);
+                    return false;
+                } catch (RotaException e) {
+                    assertEquals(RotaException.Code.NO_SPACE, e.code(), e.toString());
+                    return true;
+                }
+            }, "the space quota armed NOSPACE");
+            RotaException refused = assertThrows(RotaException.class,
+                    () -> Lock.of(a, "second", options).acquire(Duration.ofSeconds(10)));
+            assertEquals(RotaException.Code.NO_SPACE, refused.code(), refused.toString());
+
+            // Two TTLs under the alarm: the session's keep-alives go on, A keeps 'held', B keeps waiting.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+            while (System.nanoTime() - until < 0) {
+                assertTrue(held.isHeld() && held.safeUntilNanos() - System.nanoTime() > 0, "A lost 'held' under NOSPACE: " + held);
+                assertTrue(!waiter.isDone(), "B got 'held' while A still held it");
+                a.kv().get("held");
+            }
+            assertTrue(held.release(), "a release is deletes only, which NOSPACE does not refuse");
+            LockHandle next = waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(next.fencingToken() > held.fencingToken());
+            assertTrue(next.release(), "the next holder's release under NOSPACE");
+            assertEquals(0, a.kv().getPrefix("rota/lock/").count(), "no place left behind");
         } finally {
             pool.shutdownNow();
         }

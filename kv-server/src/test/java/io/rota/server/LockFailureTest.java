@@ -1,18 +1,23 @@
 package io.rota.server;
 
+import io.rota.client.Auth;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 import io.rota.client.recipes.Lock;
+import io.rota.proto.Frame;
 import io.rota.client.recipes.LockHandle;
 import io.rota.client.recipes.LockOptions;
+import io.rota.client.recipes.LockTimeoutException;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,13 +52,7 @@ class LockFailureTest {
         ExecutorService pool = Executors.newCachedThreadPool();
         try (RotaClient a = CLUSTER.connect(); RotaClient b = CLUSTER.connect()) {
             LockHandle held = Lock.of(a, "held", OPTIONS).acquire(Duration.ofSeconds(30));
-            CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return Lock.of(b, "held", OPTIONS).acquire(Duration.ofSeconds(60));
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            }, pool);
+            CompletableFuture<LockHandle> waiter = waitFor(pool, b, "held");
             Await.until(Duration.ofSeconds(10), () -> a.kv().getPrefix("rota/lock/held/").count() == 2,
                     "B queued behind A");
 
@@ -61,22 +61,123 @@ class LockFailureTest {
             assertTrue(refused.code() == RotaException.Code.REQUEST_TOO_LARGE
                     || refused.code() == RotaException.Code.INVALID_ARGUMENT, refused.toString());
 
-            // Longer than the session's TTL: a revoked session hands the lock over within a round trip, an
-            // expired one within 2 s. Neither may happen while A holds it.
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-            while (System.nanoTime() - until < 0) {
-                assertThrows(TimeoutException.class, () -> waiter.get(50, TimeUnit.MILLISECONDS),
-                        "B got 'held' while A's handle said it still held it");
-                assertTrue(held.isHeld(), "A's handle lost 'held' after a refusal of another lock");
-            }
-            assertEquals(2, a.kv().getPrefix("rota/lock/held/").count(), "both places still queued");
-            assertTrue(held.release());
-            LockHandle next = waiter.get(30, TimeUnit.SECONDS);
-            assertTrue(next.fencingToken() > held.fencingToken());
-            next.release();
+            heldUntilReleased(a, held, waiter, "a refusal of another lock");
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    @DisplayName("issue 31: a second lock's acquire that times out behind another holder leaves the first held; its waiter waits")
+    void aSecondLocksTimeoutLeavesTheFirstHeld() throws Exception {
+        ExecutorService pool = Executors.newCachedThreadPool();
+        try (RotaClient a = CLUSTER.connect(); RotaClient b = CLUSTER.connect(); RotaClient c = CLUSTER.connect()) {
+            LockHandle busy = Lock.of(c, "busy", OPTIONS).acquire(Duration.ofSeconds(30));
+            LockHandle held = Lock.of(a, "held-t", OPTIONS).acquire(Duration.ofSeconds(30));
+            CompletableFuture<LockHandle> waiter = waitFor(pool, b, "held-t");
+            Await.until(Duration.ofSeconds(10), () -> a.kv().getPrefix("rota/lock/held-t/").count() == 2,
+                    "B queued behind A");
+
+            assertThrows(LockTimeoutException.class, () -> Lock.of(a, "busy", OPTIONS).acquire(Duration.ofMillis(300)));
+            assertEquals(1, a.kv().getPrefix("rota/lock/busy/").count(), "A's place behind C was deleted");
+
+            heldUntilReleased(a, held, waiter, "a timed-out acquire of another lock");
+            busy.release();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @TempDir
+    Path authDir;
+
+    @Test
+    @DisplayName("issue 31: a second lock refused for a permission (auth on) leaves the first held; its waiter waits")
+    void aPermissionRefusalLeavesTheFirstHeld() throws Exception {
+        ExecutorService pool = Executors.newCachedThreadPool();
+        try (TestCluster cluster = new TestCluster(authDir, 3, Duration.ofSeconds(10))) {
+            cluster.awaitLeader();
+            try (RotaClient root = RotaClient.builder().endpoints(cluster.endpoints()).credentials("root", "root-pw").build()) {
+                Auth auth = root.auth();
+                auth.addUser("root", "root-pw".toCharArray());
+                auth.grantRole("root", "root");
+                auth.addUser("app", "app-pw".toCharArray());
+                auth.addRole("held-only");   // app may use the lock 'held' and nothing else
+                auth.grantPermission("held-only", Auth.Permission.prefix(Auth.PermissionType.READWRITE, "rota/lock/held/"));
+                auth.grantRole("app", "held-only");
+                auth.enable();
+            }
+            try (RotaClient a = RotaClient.builder().endpoints(cluster.endpoints()).credentials("app", "app-pw").build();
+                 RotaClient b = RotaClient.builder().endpoints(cluster.endpoints()).credentials("root", "root-pw").build()) {
+                LockHandle held = Lock.of(a, "held", OPTIONS).acquire(Duration.ofSeconds(30));
+                CompletableFuture<LockHandle> waiter = waitFor(pool, b, "held");
+                Await.until(Duration.ofSeconds(10), () -> b.kv().getPrefix("rota/lock/held/").count() == 2,
+                        "B queued behind A");
+
+                RotaException refused = assertThrows(RotaException.class,
+                        () -> Lock.of(a, "elsewhere", OPTIONS).acquire(Duration.ofSeconds(5)));
+                assertEquals(RotaException.Code.PERMISSION_DENIED, refused.code(), refused.toString());
+
+                heldUntilReleased(b, held, waiter, "a permission refusal of another lock");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: a lost holder's late release does not delete another client's key of the same name (its lease id granted again)")
+    void aLateReleaseSparesAKeyOfTheSameNameUnderAReusedLeaseId() throws Exception {
+        try (RotaClient a = CLUSTER.connect(); RotaClient other = CLUSTER.connect();
+             FrameClient raw = new FrameClient(CLUSTER.get().client(0))) {
+            LockHandle held = Lock.of(a, "reused-id", OPTIONS).acquire(Duration.ofSeconds(30));
+            other.leases().revoke(held.leaseId());
+            Await.until(Duration.ofSeconds(10), () -> !held.isHeld(), "A learns its session lease was revoked");
+
+            // etcd lets a client grant a lease with an id of its choice once the old one has ended; a key named
+            // like A's (session id, sequence) can then exist under someone else's lease.
+            Frame granted = raw.call(Frame.newBuilder().setLeaseGrantRequest(
+                    io.rota.proto.LeaseGrantRequest.newBuilder().setID(held.leaseId()).setTTL(30)));
+            assertTrue(granted.hasLeaseGrantResponse(), granted.toString());
+            other.kv().put(held.key(), "another client's", held.leaseId());
+
+            assertFalse(held.release(), "A's lock was lost");
+            assertEquals("another client's", other.kv().get(held.key()).first().map(kv -> kv.valueString()).orElse("(deleted)"),
+                    "A's late release deleted a key that was not its own");
+            other.leases().revoke(held.leaseId());
+        }
+    }
+
+    /** B's acquire of {@code name}, waiting up to a minute, on a thread of the pool. */
+    private static CompletableFuture<LockHandle> waitFor(ExecutorService pool, RotaClient b, String name) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return Lock.of(b, name, OPTIONS).acquire(Duration.ofSeconds(60));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, pool);
+    }
+
+    /**
+     * After {@code failure}, A's {@code held} stays held — its safe-until ahead of the clock — for longer than the
+     * session's TTL (a revoked session hands the lock over within a round trip, an expired one within 2 s), and
+     * B's waiter gets it only after A releases, with a greater token.
+     */
+    private static void heldUntilReleased(RotaClient reader, LockHandle held, CompletableFuture<LockHandle> waiter,
+                                          String failure) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (System.nanoTime() - until < 0) {
+            assertThrows(TimeoutException.class, () -> waiter.get(50, TimeUnit.MILLISECONDS),
+                    "B got " + held.name() + " while A's handle said it still held it, after " + failure);
+            assertTrue(held.isHeld() && held.safeUntilNanos() - System.nanoTime() > 0,
+                    "A's handle lost " + held.name() + " after " + failure + ": " + held);
+        }
+        assertEquals(2, reader.kv().getPrefix("rota/lock/" + held.name() + "/").count(), "both places still queued");
+        assertTrue(held.release());
+        LockHandle next = waiter.get(30, TimeUnit.SECONDS);
+        assertTrue(next.fencingToken() > held.fencingToken());
+        next.release();
     }
 
     @Test

@@ -178,8 +178,26 @@ class RotactlRecipesProcessTest {
         Run failed = rotactl("once", "report/2", "--", "sh", "-c", append, log.toString());
         assertEquals(1, failed.exitCode(), failed.toString());
         assertTrue(failed.err().startsWith("Error: report/2 failed earlier (exit 4, by pid-"), failed.err());
+        assertTrue(failed.err().contains("'rotactl once report/2 --retry-failed -- COMMAND'"), failed.err());
         assertTrue(rotactl("once", "report/2", "--status", "-w", "json").out().contains("\"state\":\"FAILED\""));
         assertEquals(List.of("ran report/1"), Files.readAllLines(log), "a failed record is not run again");
+        // Issue 31, item 3: a deliberate retry instead of deleting an internal key, with the claim's fencing token.
+        String withToken = "echo \"ran $ROTA_ONCE_KEY token $ROTA_FENCING_TOKEN\" >> \"$0\"";
+        Run retried = rotactl("once", "report/2", "--retry-failed", "--", "sh", "-c", withToken, log.toString());
+        assertEquals(0, retried.exitCode(), retried.toString());
+        String ranAgain = Files.readAllLines(log).get(1);
+        assertTrue(ranAgain.matches("ran report/2 token \\d+"), ranAgain);
+        long token = Long.parseLong(ranAgain.substring("ran report/2 token ".length()));
+        String done = rotactl("once", "report/2", "--status", "-w", "json").out();
+        long doneAt = Long.parseLong(done.substring(done.indexOf("\"revision\":") + 11, done.lastIndexOf('}')));
+        assertTrue(token > 4 && doneAt > token, "the token is the retry's claim revision, before its DONE: " + done);
+        assertEquals(0, rotactl("once", "report/2", "--retry-failed", "--", "false").exitCode(), "DONE is not re-run");
+        Run reset = rotactl("once", "report/2", "--reset");
+        assertEquals(0, reset.exitCode(), reset.toString());
+        assertTrue(reset.out().startsWith("report/2: DONE (exit 0) by pid-"), reset.out());
+        assertTrue(reset.err().startsWith("reset report/2: the record above is deleted"), reset.err());
+        assertEquals(0, rotactl("once", "report/2", "--", "sh", "-c", append, log.toString()).exitCode());
+        assertEquals(3, Files.readAllLines(log).size(), "runs again after --reset");
 
         Path started = dir.resolve("once.started");
         Background busy = background("once", "report/3", "--", "sh", "-c", "touch \"$0\"; exec sleep 60", started.toString());
@@ -187,9 +205,13 @@ class RotactlRecipesProcessTest {
         Run elsewhere = rotactl("once", "report/3", "--", "true");
         assertEquals(1, elsewhere.exitCode(), elsewhere.toString());
         assertTrue(elsewhere.err().startsWith("Error: report/3 is in progress elsewhere (claimed by pid-"), elsewhere.err());
+        Run notReset = rotactl("once", "report/3", "--reset");
+        assertEquals(1, notReset.exitCode(), notReset.toString());
+        assertTrue(notReset.err().startsWith("Error: report/3 is in progress (claimed by pid-"), notReset.err());
         Run interrupted = busy.stop();
         assertEquals(143, interrupted.exitCode(), "SIGTERM ended the command: " + interrupted);
-        assertTrue(rotactl("once", "report/3", "--status").out().startsWith("report/3: FAILED (interrupted, exit 143)"));
+        assertEquals("report/3: no record (never claimed, its claimer died, or its retention ended)\n",
+                rotactl("once", "report/3", "--status").out(), "SIGTERM released the claim");
         assertEquals("report/4: no record (never claimed, its claimer died, or its retention ended)\n",
                 rotactl("once", "report/4", "--status").out());
     }

@@ -4,6 +4,7 @@ import io.rota.chaos.checker.Verdict;
 import io.rota.chaos.history.Event;
 import io.rota.client.Op;
 import io.rota.client.RotaClient;
+import io.rota.client.RotaException;
 import io.rota.client.recipes.FenceGuard;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
@@ -42,6 +43,11 @@ import java.util.concurrent.locks.LockSupport;
  * {@link LockHandle#isHeld()}. Its writes must be refused: by the resource, and by Rota (guarded txn not
  * succeeded).
  *
+ * <p>A fraction {@link #DOOMED_PROBABILITY} of holders, while holding, also try an operation that must fail
+ * (issue 31, item 7): a second lock whose name is over the key limit, the held lock again (it queues behind
+ * itself and times out), and on a run with auth ({@code --auth}) a lock outside the user's prefix. A failure of
+ * one lock must not cost the client's other lock its tenure; the safe-until check below judges that.
+ *
  * <p>History events (key: the lock's name; value: the fencing token): {@code acquire} (ok: the token; fail:
  * acquire timed out; info: the cluster could not be reached), {@code write} (the resource: ok = accepted,
  * fail = rejected as stale), {@code guard} (the guarded Rota txn: ok with {@code result} = succeeded; info:
@@ -76,8 +82,16 @@ public final class LockWorkload implements Workload {
     static final double STALL_PROBABILITY = 0.1;
     /** How long a stalled holder waits at most for a successor's write. */
     static final Duration MAX_STALL = Duration.ofSeconds(5);
+    /** Everything the workload writes is under this prefix (on a run with auth, its user may write nothing else). */
+    public static final String PREFIX = "lockwl/";
     /** Where the guarded Rota writes go: {@code lockwl/data/<lock>}. */
-    static final String DATA_PREFIX = "lockwl/data/";
+    static final String DATA_PREFIX = PREFIX + "data/";
+    /** The fraction of holders that, holding their lock, also try an operation that must fail (issue 31). */
+    static final double DOOMED_PROBABILITY = 0.2;
+    /** How long a doomed acquire waits at most. */
+    static final Duration DOOMED_WAIT = Duration.ofMillis(200);
+    /** A lock name over the cluster's 8 KiB key limit. */
+    static final int OVERSIZED_NAME = 9_000;
 
     private final Counters counters = new Counters();
     private final List<Thread> threads = new ArrayList<>();
@@ -87,6 +101,7 @@ public final class LockWorkload implements Workload {
     private long longestHoldNanos = MAX_HOLD.toNanos();
     private volatile boolean stopping;
     private WorkloadContext context;
+    private LockOptions options;
 
     /**
      * A lock workload.
@@ -119,7 +134,7 @@ public final class LockWorkload implements Workload {
         this.context = context;
         longestHoldNanos = Math.max(MIN_HOLD.toNanos(), (long) (MAX_HOLD.toNanos() * 100 / context.rate()));
         longestHoldNanos = Math.min(MAX_HOLD.toNanos(), longestHoldNanos);
-        LockOptions options = LockOptions.defaults().withPrefix("lockwl/lock").withTtl(TTL);
+        options = LockOptions.defaults().withPrefix(PREFIX + "lock").withTtl(TTL);
         for (int c = 0; c < context.clients(); c++) {
             RotaClient client = context.newClient(c, Duration.ofSeconds(10), Duration.ofSeconds(1));
             clients.add(client);
@@ -160,10 +175,51 @@ public final class LockWorkload implements Workload {
             long[] safeUntil = {Long.MIN_VALUE};
             noteSafeUntil(process, handle, safeUntil);
             try {
+                if (random.nextDouble() < DOOMED_PROBABILITY) {
+                    doomed(client, process, handle, random);
+                }
                 criticalSection(client, process, handle, random, safeUntil);
             } finally {
                 release(process, handle);
             }
+        }
+    }
+
+    /**
+     * While holding {@code handle}, an operation on the same client that must fail (issue 31, item 7): a lock
+     * whose name is over the key limit (refused), the held lock again (queues behind itself and times out), or,
+     * on a run with auth, a lock outside the user's prefix (PERMISSION_DENIED). None may cost the held lock its
+     * tenure — the safe-until check judges that — and none may succeed: that is counted as a violation.
+     * History: {@code doomed} with the kind as value; fail = refused as it must be, ok = it succeeded, info =
+     * another error (a fault made the outcome unknown).
+     */
+    private void doomed(RotaClient client, int process, LockHandle handle, Random random) {
+        List<String> kinds = context.auth() ? List.of("oversized", "self", "denied") : List.of("oversized", "self");
+        String kind = kinds.get(random.nextInt(kinds.size()));
+        Lock lock = switch (kind) {
+            case "oversized" -> Lock.of(client, "x".repeat(OVERSIZED_NAME), options);
+            case "self" -> Lock.of(client, handle.name(), options);
+            default -> Lock.of(client, handle.name(), options.withPrefix("denied/lock"));
+        };
+        record(process, Event.Type.INVOKE, "doomed", handle.name(), kind, null);
+        try {
+            lock.acquire(DOOMED_WAIT).release();
+            record(process, Event.Type.OK, "doomed", handle.name(), kind, null);
+        } catch (LockTimeoutException e) {
+            record(process, kind.equals("self") ? Event.Type.FAIL : Event.Type.INFO, "doomed", handle.name(), kind, null);
+        } catch (RotaException e) {
+            boolean refused = switch (kind) {
+                case "oversized" -> e.code() == RotaException.Code.REQUEST_TOO_LARGE
+                        || e.code() == RotaException.Code.INVALID_ARGUMENT;
+                case "denied" -> e.code() == RotaException.Code.PERMISSION_DENIED;
+                default -> false;
+            };
+            record(process, refused ? Event.Type.FAIL : Event.Type.INFO, "doomed", handle.name(), kind, null);
+        } catch (InterruptedException e) {
+            record(process, Event.Type.INFO, "doomed", handle.name(), kind, null);
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            record(process, Event.Type.INFO, "doomed", handle.name(), kind, null);
         }
     }
 
@@ -315,7 +371,7 @@ public final class LockWorkload implements Workload {
             checkLock(entry.getKey(), entry.getValue(), total, details);
         }
         long violations = total.fencingViolations + total.tokenOrderViolations + total.staleGuardApplied
-                + total.safeUntilOverlaps;
+                + total.safeUntilOverlaps + total.doomedSucceeded;
         String report = String.format(Locale.ROOT, "locks: %d, acquisitions: %d (timed out %d, indeterminate %d),"
                         + " simulated holder stalls: %d%n"
                         + "fenced writes accepted: %d, stale writes rejected by the resource: %d%n"
@@ -328,11 +384,14 @@ public final class LockWorkload implements Workload {
                         + "stale guarded Rota writes applied: %d%n"
                         + "holders whose safe windows overlap (a higher token acquired before a lower one's"
                         + " safe-until, release or stall): %d%n"
+                        + "doomed operations while holding (issue 31): refused %d, outcome unknown %d,"
+                        + " succeeded (must not): %d%n"
                         + "violations: %d%n%s",
                 byLock.size(), total.acquisitions, total.acquireTimeouts, total.acquireUnknown, total.stalls,
                 total.accepted, total.rejected, total.guardApplied, total.guardRefused, total.staleGuardRefused,
                 total.guardUnknown, total.overlaps, total.fencingViolations, total.tokenOrderViolations,
-                total.staleGuardApplied, total.safeUntilOverlaps, violations, details);
+                total.staleGuardApplied, total.safeUntilOverlaps, total.doomedRefused, total.doomedUnknown,
+                total.doomedSucceeded, violations, details);
         return new WorkloadResult(violations == 0 ? Verdict.YES : Verdict.NO, 0, report);
     }
 
@@ -353,6 +412,9 @@ public final class LockWorkload implements Workload {
         long tokenOrderViolations;
         long staleGuardApplied;
         long safeUntilOverlaps;
+        long doomedRefused;
+        long doomedUnknown;
+        long doomedSucceeded;
     }
 
     /**
@@ -476,6 +538,13 @@ public final class LockWorkload implements Workload {
                 case "guard/OK" -> (Boolean.TRUE.equals(e.result()) ? guardsApplied : guardsRefused)
                         .add(new Done(p, token(e), invoked, e.time()));
                 case "guard/INFO" -> total.guardUnknown++;
+                case "doomed/FAIL" -> total.doomedRefused++;
+                case "doomed/INFO" -> total.doomedUnknown++;
+                case "doomed/OK" -> {
+                    total.doomedSucceeded++;
+                    details.append(String.format(Locale.ROOT, "  %s: process %d's doomed operation '%s' succeeded at"
+                            + " %.3f s (it must be refused)%n", lock, p, e.value(), e.time() / 1e9));
+                }
                 default -> { }
             }
         }

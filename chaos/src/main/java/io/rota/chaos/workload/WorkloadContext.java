@@ -20,9 +20,24 @@ import java.util.function.IntFunction;
  * @param seed            the run's seed (each client derives its own randomness from it)
  * @param clients         how many concurrent client processes to run
  * @param rate            target operations per second, all clients together
+ * @param login           the workload's user when the run has auth enabled; null when auth is off
  */
 public record WorkloadContext(String endpoints, IntFunction<String> clientEndpoints, HistoryWriter history,
-                              long originNanos, long seed, int clients, double rate) {
+                              long originNanos, long seed, int clients, double rate, Login login) {
+
+    /**
+     * The user every client of the workload authenticates as, on a run with auth enabled ({@code --auth}).
+     *
+     * @param user     the user name
+     * @param password its password
+     */
+    public record Login(String user, String password) {
+    }
+
+    /** Whether the run has auth enabled (then {@link #login} is the workload's user). */
+    public boolean auth() {
+        return login != null;
+    }
 
     /**
      * A new client of the cluster for client process {@code c} of a workload (the caller closes it).
@@ -33,8 +48,12 @@ public record WorkloadContext(String endpoints, IntFunction<String> clientEndpoi
      * @return the client
      */
     public RotaClient newClient(int c, Duration callTimeout, Duration attemptTimeout) {
-        return RotaClient.builder().endpoints(clientEndpoints.apply(c)).callTimeout(callTimeout)
-                .attemptTimeout(attemptTimeout).build();
+        RotaClient.Builder b = RotaClient.builder().endpoints(clientEndpoints.apply(c)).callTimeout(callTimeout)
+                .attemptTimeout(attemptTimeout);
+        if (login != null) {
+            b.credentials(login.user(), login.password().toCharArray());
+        }
+        return b.build();
     }
 
     /**

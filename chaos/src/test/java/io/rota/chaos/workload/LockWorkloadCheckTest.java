@@ -70,6 +70,28 @@ class LockWorkloadCheckTest {
         assertTrue(r.report().contains("violations: 0"), r.report());
     }
 
+    private void doomed(int process, String kind, Event.Type outcome, long ms) {
+        events.add(new Event(process, Event.Type.INVOKE, "doomed", LOCK, kind, null, ms * MS));
+        events.add(new Event(process, outcome, "doomed", LOCK, kind, null, (ms + 5) * MS));
+    }
+
+    @Test
+    void doomedOperationsAreCountedAndOneThatSucceedsIsAViolation() {
+        cleanHolder(0, 10, 0);
+        doomed(0, "oversized", Event.Type.FAIL, 30);
+        doomed(0, "self", Event.Type.INFO, 40);
+        cleanHolder(1, 12, 200);
+        WorkloadResult ok = check();
+        assertEquals(Verdict.YES, ok.verdict(), ok.report());
+        assertTrue(ok.report().contains("refused 1, outcome unknown 1, succeeded (must not): 0"), ok.report());
+
+        doomed(1, "denied", Event.Type.OK, 230);
+        WorkloadResult r = check();
+        assertEquals(Verdict.NO, r.verdict(), r.report());
+        assertTrue(r.report().contains("doomed operation 'denied' succeeded"), r.report());
+        assertTrue(r.report().contains("violations: 1"), r.report());
+    }
+
     @Test
     void aStaleWriteAcceptedByTheResourceIsAViolation() {
         acquire(0, 10, 0, 10);

@@ -106,6 +106,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private final TreeMap<Long, RegisteredMember> registry = new TreeMap<>();
     private long nextMemberId = 1;
     private final LogClock clock = new LogClock();
+    /** Whether the command being applied advanced {@link #clock} by its own stamp (see requireCountedStamp). */
+    private boolean stampCounted;
     /** Users, roles and permissions (issue 15): replicated like everything here, read by the auth gate. */
     private final AuthStore auth = new AuthStore();
     /** What apply means for the runtime, carried out after each batch (issue 30): never thrown into apply. */
@@ -180,7 +182,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     }
 
     private CommandResult applyCommand(long index, long term, Command cmd) {
-        clock.advance(term, cmd.getStamp());
+        stampCounted = clock.advance(term, cmd.getStamp());
         long nowMs = clock.nowMs();
         sessions.expire(nowMs);
         SessionRef ref = cmd.getSession();
@@ -341,6 +343,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         }
         // The TTL is taken as logged: the leader raised it to its minimum before proposing, so no member's
         // own flags decide a replicated value (issue 11, hole 3).
+        requireCountedStamp("lease grant");
         long id = req.getID() != 0 ? req.getID() : leases.freeId(index);
         long ttl = req.getTTL();
         leases.grant(id, ttl, clock.nowMs() + ttl * 1000, index);
@@ -376,8 +379,23 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return header();
     }
 
+    /**
+     * A lease's deadline is log time now + TTL, and its holder counts its safe-until from when it sent the
+     * grant or keep-alive. Log time stands still at an entry whose stamp did not count (stamped in another term,
+     * or by no leader), so it may lag real time there, and a deadline set from it could pass before the holder's
+     * safe-until (issue 31). Such a grant or keep-alive is refused, the same on every replica; the client
+     * retries it, and its safe-until does not move meanwhile.
+     */
+    private void requireCountedStamp(String what) {
+        if (!stampCounted) {
+            throw new StoreException(Error.Code.UNAVAILABLE, what + " refused: its entry carries no log-clock stamp"
+                    + " of its own term, so the lease could not be timed; retry");
+        }
+    }
+
     private LeaseKeepAliveResponse keepAlive(long index, long id) {
         Lease lease = existingLease(id);
+        requireCountedStamp("keep-alive of lease " + id);
         lease.keepAlive(clock.nowMs(), index);
         effects.add(new Effects.LeaseRenewed(id, lease.ttlSeconds(), index));
         return LeaseKeepAliveResponse.newBuilder().setHeader(header()).setID(id).setTTL(lease.ttlSeconds()).build();

@@ -40,10 +40,15 @@ public final class LogClock {
                 .setElapsedMs(leadership.elapsedMillis(nowNanos)).build();
     }
 
-    /** Apply the stamp of a command found in an entry of {@code entryTerm}. */
-    public void advance(long entryTerm, ClockStamp stamp) {
+    /**
+     * Apply the stamp of a command found in an entry of {@code entryTerm}.
+     *
+     * @return whether the stamp counted: false when it was stamped in another term or by no leader — then log
+     *         time stays where it was and may lag real time, so nothing may be timed from it (a lease's TTL)
+     */
+    public boolean advance(long entryTerm, ClockStamp stamp) {
         if (stamp.getTerm() != entryTerm || entryTerm == 0) {
-            return; // stamped in another term, or by no leader: its elapsed time is not this entry's
+            return false; // stamped in another term, or by no leader: its elapsed time is not this entry's
         }
         if (entryTerm != term) {
             term = entryTerm;
@@ -54,6 +59,7 @@ public final class LogClock {
             timeMs += elapsed - termElapsedMs;
             termElapsedMs = elapsed;
         }
+        return true;
     }
 
     /** Log time now, in milliseconds since the log began (not a date). */

@@ -1,5 +1,6 @@
 package io.rota.server.kv;
 
+import io.rota.proto.ClockStamp;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
@@ -58,6 +59,27 @@ class LeaseTest {
         assertEquals(5, h.grant(10));    // the id is its entry index (3 and 4 were refused grants)
         assertEquals(1, h.sm.revision());   // granting writes no revision
         assertEquals(List.of(1L, 3L, 5L), h.sm.leases().getLeasesList().stream().map(l -> l.getID()).toList());
+    }
+
+    @Test
+    @DisplayName("issue 31: a grant or keep-alive whose stamp does not count (another term, no leader) is refused; log time may lag there")
+    void aKeepAliveWithoutACountingStampIsRefusedAndMovesNoDeadline() {
+        long lease = h.grant(10);
+        passMs(4_000);
+        long remaining = ttl(lease).getTTL();
+        // The leader of term 1 stamped it, but it was appended in term 2 (it lost and won again between): its
+        // elapsed time is not this term's, so log time stands still, however late the keep-alive really came.
+        h.term = 2;
+        ClockStamp old = ClockStamp.newBuilder().setTerm(1).setElapsedMs(h.nowMs + 60_000).build();
+        assertError(Error.Code.UNAVAILABLE, h.run(Command.newBuilder().setStamp(old)
+                .setLeaseKeepAlive(LeaseKeepAliveRequest.newBuilder().setID(lease))));
+        assertEquals(remaining, ttl(lease).getTTL(), "a refused keep-alive moves no deadline");
+        assertError(Error.Code.UNAVAILABLE, h.run(Command.newBuilder().setStamp(ClockStamp.getDefaultInstance())
+                .setLeaseGrant(LeaseGrantRequest.newBuilder().setTTL(10))));
+        assertEquals(1, h.sm.leases().getLeasesCount(), "nothing granted");
+        // Stamped by the leader of the entry's own term: counted, and the keep-alive renews.
+        assertEquals(10, keepAlive(lease).getLeaseKeepAlive().getTTL());
+        assertEquals(10, ttl(lease).getTTL());
     }
 
     @Test

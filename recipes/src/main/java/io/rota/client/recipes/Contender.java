@@ -16,15 +16,11 @@ import io.rota.client.Watch;
 import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -68,13 +64,11 @@ final class Contender {
     private List<OpResult> ifFirstResults = List.of();
     /** The queue as the join txn read it (when not first at once): no second read before waiting. */
     private GetResult joinedView;
-    private final CompletableFuture<String> lost = new CompletableFuture<>();
-    /** When {@link #lost} completed, on {@link System#nanoTime}: where safe-until ends once the place is lost. */
-    private volatile long lostAtNanos;
+    /** The place's loss: declared once, never after it was given up ({@link #retired}). */
+    private final Loss loss;
+    private final CompletableFuture<String> lost;
     /** Completed when the place is given up (retire, abandon): a waiter stops waiting. */
     private final CompletableFuture<Void> left = new CompletableFuture<>();
-    private final List<Consumer<String>> lostListeners = new CopyOnWriteArrayList<>();
-    private final Set<Thread> guarded = ConcurrentHashMap.newKeySet();
     private boolean retired;
     /** Set once first in the queue (holder or leader), when its loss starts being watched. */
     private volatile boolean tenure;
@@ -86,6 +80,8 @@ final class Contender {
         this.key = queue + Long.toHexString(session.leaseId()) + "-" + Long.toHexString(SEQUENCE.incrementAndGet());
         this.sessionLost = why -> lose("session lease " + Long.toHexString(session.leaseId()) + " lost: "
                 + why.getMessage());
+        this.loss = new Loss(key);
+        this.lost = loss.future();
         this.tenureWatch = new Tenure(rota, key, session.keepAlive(), session.grantSentNanos(),
                 session.ttl().toNanos(), margin.toNanos());
     }
@@ -187,7 +183,7 @@ final class Contender {
     /**
      * Waits until this contender is first in the queue, watching only its predecessor's key.
      *
-     * <p>Hand-over without a Raft round (design.md L3, F2): when the view the waiter holds shows its predecessor
+     * <p>Hand-over without a Raft round (design.md L3, LF2): when the view the waiter holds shows its predecessor
      * FIRST, the predecessor's deletion makes this contender first — keys only join at the end (a higher
      * create_revision), so nobody else can be ahead — provided its own key is still there, which one
      * serializable read of that key at the deletion's revision confirms. Otherwise the
@@ -339,9 +335,7 @@ final class Contender {
      * confirmed keep-alive (or of the grant) + TTL − margin.
      */
     long safeUntilNanos() {
-        long until = tenureWatch.safeUntilNanos();
-        // Lost means lost at once (issue 31): a deleted key or an ended lease may already have a next holder.
-        return lost.isDone() && lostAtNanos - until < 0 ? lostAtNanos : until;
+        return loss.cut(tenureWatch.safeUntilNanos());
     }
 
     boolean hasTenure() {
@@ -362,52 +356,41 @@ final class Contender {
      * listener delays neither the timer nor another lock's loss (now, on this thread, if it already is lost).
      */
     void onLost(Consumer<String> listener) {
-        lostListeners.add(listener);
-        if (lost.isDone() && lostListeners.remove(listener)) {
-            listener.accept(lost.join());
-        }
+        loss.onLost(listener);
     }
 
-    /** Marks the place lost: interrupts guarded tasks at once and tells the listeners, once, apart. */
+    /** Marks the place lost (unless it was given up): interrupts guarded tasks at once and tells the listeners. */
     void lose(String reason) {
-        long now = System.nanoTime();
         synchronized (this) {
-            if (retired || lost.isDone()) {
+            if (retired || !loss.declare(reason)) {
                 return;
             }
-            lostAtNanos = now;   // before the completion that publishes it (safeUntilNanos reads both)
-            lost.complete(reason);
             session.removeListener(sessionLost);
             tenureWatch.stop();
-            for (Thread t : guarded) {
-                t.interrupt();
-            }
         }
-        Timers.apart("rota-lost " + key, () -> {
-            for (Consumer<String> l : lostListeners) {
-                if (lostListeners.remove(l)) {
-                    l.accept(reason);
-                }
-            }
-        });
+        loss.tell(reason);
     }
 
-    /** Registers the current thread to be interrupted on loss; false if already lost. */
-    synchronized boolean guard(Thread t) {
-        if (lost.isDone() || retired) {
-            return false;
-        }
-        guarded.add(t);
-        return true;
-    }
-
-    synchronized void unguard(Thread t) {
-        guarded.remove(t);
+    /** The place's loss, for the handle's guarded runs. */
+    Loss loss() {
+        return loss;
     }
 
     /** A txn that applies only while this contender's key exists with its create_revision. */
     Txn guardedTxn() {
         return Fencing.guard(rota.kv().txn(), key, token);
+    }
+
+    /**
+     * The delete of this contender's own key, and only it. The name (session lease id, sequence) is not enough:
+     * lease ids can be granted again once a lease has ended (an explicit id, as etcd allows), so another
+     * client may hold a key of the same name. Once the key's create_revision is known the delete compares it;
+     * before that (a join whose outcome is unknown) only this session's lease can have put the key, and the
+     * clean-up stops when the session ends.
+     */
+    private Txn ownKeyDelete() {
+        Txn txn = token > 0 ? guardedTxn() : rota.kv().txn().ifPrefixLease(key, CompareOp.EQUAL, session.leaseId());
+        return txn.then(Op.delete(key));
     }
 
     /**
@@ -434,7 +417,7 @@ final class Contender {
         boolean interrupted = Thread.interrupted();
         try {
             if (lost.isDone()) {
-                rota.kv().delete(key);   // lost by safe-until while the key may live on: take it away
+                ownKeyDelete().commit();   // lost by safe-until while the key may live on: take it away
                 return false;
             }
             List<Op> ops = new ArrayList<>();
@@ -444,8 +427,9 @@ final class Contender {
         } catch (RotaException e) {
             if (nothingWritten(e) && alongside.length > 0) {
                 try {
-                    guardedTxn().then(Op.delete(key)).commit();   // the key alone: a delete is never refused for space
-                    return false;
+                    // The key alone: a delete is never refused for space, and a user allowed only the queue may
+                    // delete its own key there. Released if it was still there, whatever the alongside op.
+                    return guardedTxn().then(Op.delete(key)).commit().succeeded();
                 } catch (RotaException again) {
                     cleanUp(0);
                     return false;
@@ -461,8 +445,8 @@ final class Contender {
     }
 
     /**
-     * Leaves without the txn (a waiter that gave up, a failed entry): deletes the own key, which is this
-     * contender's alone (its name holds the session and a sequence), so no compare is needed.
+     * Leaves without the txn (a waiter that gave up, a failed entry): deletes the own key, guarded by its
+     * create_revision ({@link #ownKeyDelete}).
      */
     void abandon() {
         synchronized (this) {
@@ -476,7 +460,7 @@ final class Contender {
         session.removeListener(sessionLost);
         boolean interrupted = Thread.interrupted();   // see retire
         try {
-            rota.kv().delete(key);
+            ownKeyDelete().commit();
         } catch (RotaException e) {
             cleanUp(0);
         } finally {
@@ -508,14 +492,13 @@ final class Contender {
      * Deletes this contender's own key in the background until it is gone, the session ends (which takes the
      * key with it) or the client closes — Curator's guaranteed delete (issue 31). A failed write of one place
      * never ends the session: that lease carries the client's other locks, elections and jobs, and revoking
-     * it handed them to waiters before their holders' safe-until. The key's name holds the session and a
-     * sequence, so it is this contender's alone and the delete needs no compare.
+     * it handed them to waiters before their holders' safe-until. The delete is {@link #ownKeyDelete}.
      */
     private void cleanUp(int attempt) {
         if (session.isLost() || rota.whenClosed().isDone()) {
             return;
         }
-        rota.kv().deleteAsync(key.getBytes(StandardCharsets.UTF_8)).whenComplete((deleted, e) -> {
+        ownKeyDelete().commitAsync().whenComplete((deleted, e) -> {
             if (e != null) {
                 CompletableFuture.delayedExecutor(cleanUpDelayMs(attempt), TimeUnit.MILLISECONDS)
                         .execute(() -> cleanUp(attempt + 1));

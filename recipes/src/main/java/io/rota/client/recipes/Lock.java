@@ -123,7 +123,7 @@ public final class Lock {
         // One txn joins the queue; if it was empty and the lock has a lock-delay, the same txn records us as
         // holder (and returns the last record). Without a lock-delay nothing needs the record: none is written,
         // so no key outlives the lock's use (issue 31).
-        boolean recorded = !options.lockDelay().isZero();
+        boolean recorded = recordsHolder();
         Contender c = Contender.enter(rota, queue, "", options.ttl(), options::effectiveMargin,
                 key -> recorded ? List.of(Op.put(holderKey(), holderRecord(0, "held", key))) : List.of());
         boolean held = false;
@@ -196,6 +196,11 @@ public final class Lock {
      */
     public long queueReads() {
         return queueReads.get();
+    }
+
+    /** Whether holders of this lock record themselves at {@link #holderKey()}: only with a lock-delay. */
+    boolean recordsHolder() {
+        return !options.lockDelay().isZero();
     }
 
     /**

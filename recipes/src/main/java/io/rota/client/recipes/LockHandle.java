@@ -130,7 +130,7 @@ public final class LockHandle implements AutoCloseable {
      * @throws Exception         what the task threw while the lock was held
      */
     public <T> T runGuarded(Callable<T> task) throws Exception {
-        return guarded(task::call);
+        return contender.loss().runGuarded(task::call, this::isHeld, "released");
     }
 
     /**
@@ -143,42 +143,10 @@ public final class LockHandle implements AutoCloseable {
      *                           if it threw one, is attached as suppressed)
      */
     public void runGuarded(Runnable task) {
-        guarded(() -> {
+        contender.loss().runGuarded(() -> {
             task.run();
             return null;
-        });
-    }
-
-    /** A task that may throw {@code E}: lets both forms share one guard without wrapping exceptions. */
-    private interface GuardedBody<T, E extends Exception> {
-        T run() throws E;
-    }
-
-    private <T, E extends Exception> T guarded(GuardedBody<T, E> task) throws E {
-        Thread me = Thread.currentThread();
-        if (!contender.guard(me) || !isHeld()) {
-            contender.unguard(me);
-            throw new LockLostException(key(), lostReasonOr("released"));
-        }
-        try {
-            T result = task.run();
-            if (contender.isLost()) {
-                throw new LockLostException(key(), contender.lostReason());
-            }
-            return result;
-        } catch (Exception e) {
-            if (contender.isLost()) {
-                LockLostException lost = new LockLostException(key(), contender.lostReason());
-                lost.addSuppressed(e);
-                throw lost;
-            }
-            throw e;
-        } finally {
-            contender.unguard(me);
-            if (contender.isLost()) {
-                Thread.interrupted();   // our interrupt, delivered as the LockLostException instead
-            }
-        }
+        }, this::isHeld, "released");
     }
 
     /**
@@ -204,20 +172,16 @@ public final class LockHandle implements AutoCloseable {
         if (!released.compareAndSet(false, true)) {
             return false;
         }
-        // The holder record goes with the key (a delete is never refused for space): a record a later holder
-        // finds is then always one of a holder that did not release, and nothing is left behind (issue 31).
-        return contender.retire(Op.delete(lock.holderKey()));
+        // A lock-delay's holder record goes with the key (a delete is never refused for space): a record a later
+        // holder finds is then always one of a holder that did not release, and nothing is left behind (issue
+        // 31). Without a lock-delay there is no record, and a user allowed only the queue can release.
+        return lock.recordsHolder() ? contender.retire(Op.delete(lock.holderKey())) : contender.retire();
     }
 
     /** {@link #release()}. */
     @Override
     public void close() {
         release();
-    }
-
-    private String lostReasonOr(String otherwise) {
-        String reason = contender.lostReason();
-        return reason != null ? reason : otherwise;
     }
 
     /** For humans: name, key, token and state. */

@@ -3,10 +3,11 @@ package io.rota.client.recipes;
 import io.rota.client.CompareOp;
 import io.rota.client.GetResult;
 import io.rota.client.KeyValue;
+import io.rota.client.Lease;
 import io.rota.client.Op;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
-import io.rota.client.TxnResult;
+import io.rota.client.Txn;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -33,9 +34,10 @@ public final class Once {
 
     private final RotaClient rota;
     private final OnceOptions options;
-    /** The lease completed records are attached to now (see {@link #retentionLease}), and its time bucket. */
+    /** The lease completed records are attached to now (see {@link #retentionLease}); 0 before the first. */
     private long retentionLease;
-    private long retentionBucket = -1;
+    /** Until when (on {@link System#nanoTime}) {@link #retentionLease} has at least the retention left. */
+    private long retentionUsableUntil;
 
     private Once(RotaClient rota, OnceOptions options) {
         this.rota = Objects.requireNonNull(rota, "rota");
@@ -96,6 +98,33 @@ public final class Once {
         return kv.map(k -> OnceStatus.decode(key, k.valueString(), k.modRevision()));
     }
 
+    /**
+     * Deletes a finished record so that its key may be claimed again: the deliberate retry of a FAILED record
+     * (or the re-run of a DONE one). Compares the record's mod revision, so a record that changed since it was
+     * read is not deleted.
+     *
+     * @param key the record's key
+     * @return the record that was deleted, or empty if there was none
+     * @throws IllegalStateException if the record is CLAIMED (its claimer works on it now; its claim ends when
+     *                               it finishes, gives up or dies) or changed while being reset
+     */
+    public Optional<OnceStatus> reset(String key) {
+        Optional<OnceStatus> current = status(key);
+        if (current.isEmpty()) {
+            return current;
+        }
+        OnceStatus s = current.get();
+        if (s.state() == OnceState.CLAIMED) {
+            throw new IllegalStateException(key + " is in progress (claimed by " + s.owner() + "): not reset; its "
+                    + "claim ends when that claimer finishes, gives up or dies");
+        }
+        if (!rota.kv().txn().ifModRevision(storedKey(key), CompareOp.EQUAL, s.revision())
+                .then(Op.delete(storedKey(key))).commit().succeeded()) {
+            throw new IllegalStateException(key + " changed while it was being reset: not reset; read it again");
+        }
+        return current;
+    }
+
     RotaClient rota() {
         return rota;
     }
@@ -105,43 +134,68 @@ public final class Once {
     }
 
     /**
-     * The lease for records completed now. Records share one lease per time bucket of retention/24,
-     * granted for retention + one bucket, so a record lives at least its retention and at most retention +
-     * 2 buckets, and the cluster holds about 25 such leases however many records complete. The bucket's lease
-     * id is itself stored (at {@code <prefix>.retention/<bucket>}, attached to that lease) so that every
-     * client uses the same one. 0 when records are kept forever.
+     * The lease for records completed now. Records share the current retention lease, named by the key {@code
+     * <prefix>.retention/<retention-ms>ms} (attached to that lease, so it goes with it) so that every client with
+     * the same retention uses the same one. A
+     * lease is granted for retention + one bucket (retention/24, at least 1 s) and used while the cluster says
+     * it has at least the retention left: its remaining TTL is read from the cluster (which counts it on its own
+     * clock) and counted down on {@link System#nanoTime} from the read's send, so no client's wall clock decides
+     * how long a record lives. A record lives at least its retention and at most retention + one bucket; a new
+     * lease is granted about once a bucket, so the cluster holds about 25 such leases however many records
+     * complete (design.md R5, LF8). 0 when records are kept forever.
      *
-     * @param renew true to forget the cached lease (it was found gone)
+     * @param renew true to forget the cached lease (it was found gone): the cluster is asked again
      */
     synchronized long retentionLease(boolean renew) {
         if (options.retention().isZero()) {
             return 0;
         }
-        long bucketMs = Math.max(1_000, options.retention().toMillis() / 24);
-        long bucket = System.currentTimeMillis() / bucketMs;
-        if (bucket == retentionBucket && !renew) {
+        if (!renew && retentionLease != 0 && System.nanoTime() - retentionUsableUntil < 0) {
             return retentionLease;
         }
-        String bucketKey = options.prefix() + ".retention/" + bucket;
-        Optional<KeyValue> shared = renew ? Optional.empty() : rota.kv().get(bucketKey).first();
-        long lease;
-        if (shared.isPresent()) {
-            lease = shared.get().lease();
-        } else {
-            lease = rota.leases().grant(options.retention().plus(Duration.ofMillis(bucketMs))).id();
-            TxnResult r = rota.kv().txn().ifCreateRevision(bucketKey, CompareOp.EQUAL, 0)
-                    .then(Op.put(bucketKey, Long.toHexString(lease), lease))
-                    .orElse(Op.get(bucketKey)).commit();
-            if (!r.succeeded()) {
-                Optional<KeyValue> winner = ((GetResult) r.responses().get(0)).first();
-                if (winner.isPresent() && winner.get().lease() != 0) {
-                    rota.leases().revoke(lease);
-                    lease = winner.get().lease();
+        String current = options.prefix() + ".retention/" + options.retention().toMillis() + "ms";
+        long retention = options.retention().toNanos();
+        for (int attempt = 0; attempt < 3; attempt++) {
+            long sentAt = System.nanoTime();
+            GetResult read = rota.kv().get(current);
+            Optional<KeyValue> shared = read.first();
+            if (shared.isPresent() && shared.get().lease() != 0) {
+                long left = remainingNanos(shared.get().lease());
+                if (left >= retention) {
+                    return use(shared.get().lease(), sentAt + left - retention);
                 }
             }
+            long bucket = Math.max(1_000_000_000L, retention / 24);
+            Lease lease = rota.leases().grant(Duration.ofNanos(retention + bucket));
+            Txn swap = shared.isPresent() ? rota.kv().txn().ifModRevision(current, CompareOp.EQUAL,
+                    shared.get().modRevision()) : rota.kv().txn().ifCreateRevision(current, CompareOp.EQUAL, 0);
+            if (swap.then(Op.put(current, Long.toHexString(lease.id()), lease.id())).commit().succeeded()) {
+                return use(lease.id(), sentAt + lease.ttl().toNanos() - retention);
+            }
+            rota.leases().revoke(lease.id());   // another client swapped first: use its lease
         }
+        throw new RotaException(RotaException.Code.UNAVAILABLE, "could not agree on a retention lease for "
+                + options.prefix() + " in 3 attempts: other clients kept replacing it");
+    }
+
+    /**
+     * What the cluster says is left of {@code lease}, less the one second its answer may be rounded up by;
+     * 0 if it is gone.
+     */
+    private long remainingNanos(long lease) {
+        try {
+            return Math.max(0, rota.leases().timeToLive(lease, false).remaining().toNanos() - 1_000_000_000L);
+        } catch (RotaException e) {
+            if (leaseGone(e)) {
+                return 0;
+            }
+            throw e;
+        }
+    }
+
+    private long use(long lease, long usableUntil) {
         retentionLease = lease;
-        retentionBucket = bucket;
+        retentionUsableUntil = usableUntil;
         return lease;
     }
 

@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param prefix      where records live: {@code <prefix>/<key>} (default {@code rota/once})
  * @param claimTtl    the TTL of a claimer's lease: a dead claimer's record is free again this long (plus the
  *                    cluster's failover allowance) after it died. Default 10 s
- * @param retention   how long DONE and FAILED records are kept (they vanish within retention + retention/12).
+ * @param retention   how long DONE and FAILED records are kept (they vanish within retention + retention/24, at
+ *                    least 1 s, counted by the cluster's lease clock, not the client's wall clock).
  *                    Zero: kept forever. Default 7 days
  * @param retryFailed whether a FAILED record may be claimed again (default false: a failure is recorded and
  *                    left for a human or a later, explicit retry, because a half-done side effect may not be

@@ -11,17 +11,21 @@ import io.rota.client.Txn;
 import io.rota.client.TxnResult;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 
 /**
  * One once-record (see {@link Once}): {@link #claim()} it; if you won, do the work and {@link #complete}
- * or {@link #fail} it. Closing a claimed but unfinished record gives the claim up (deletes it), so another
- * caller may claim it at once. Every transition is one compare-and-set transaction. Not for concurrent use
- * by several threads.
+ * or {@link #fail} it. Every transition is one compare-and-set transaction.
+ *
+ * <p>A claim carries a {@linkplain #fencingToken() fencing token}: a claimer paused past its lease may find
+ * that another claimed the record and did the work, so let the resource reject its late writes ({@link
+ * JdbcFencing}, {@link FenceGuard}, {@link #guardedTxn()}) and stop by {@link #safeUntilNanos()} ({@link
+ * #runGuarded} does it for you). An interrupt the caller sends — closing the record without completing or
+ * failing it, typically because the thread was interrupted — releases the claim: the record is deleted, and
+ * the next {@code claim()} may run the work again (docs/jobs.md). Not for concurrent use by several threads.
  */
 public final class OnceRecord implements AutoCloseable {
 
@@ -29,13 +33,18 @@ public final class OnceRecord implements AutoCloseable {
     private final String key;
     private final String stored;
     private KeepAlive keepAlive;
-    /** The claim's loss (record deleted or overwritten, safe-until passed) and its safe-until, while claimed. */
-    private Tenure tenure;
-    private final List<Consumer<String>> lostListeners = new CopyOnWriteArrayList<>();
+    /** The claim's key watch and safe-until, while claimed. */
+    private volatile Tenure tenure;
+    /** The claim's loss (lease gone, record deleted or overwritten, safe-until passed), while claimed. */
+    private volatile Loss loss;
     private long claimLease;
-    /** The mod revision of our CLAIMED write: every later transition compares it, so a lost claim is seen. */
-    private long claimRevision;
-    private volatile String lostReason;
+    /**
+     * The mod revision of our CLAIMED write, 0 while not claimed: the fencing token. Every later transition
+     * compares it, so a lost claim is seen; every later claim writes at a higher revision.
+     */
+    private volatile long claimRevision;
+    /** Set while complete, fail or close write: our own write is not a loss. */
+    private volatile boolean finishing;
 
     OnceRecord(Once once, String key) {
         this.once = once;
@@ -86,31 +95,86 @@ public final class OnceRecord implements AutoCloseable {
             revokeQuietly(lease.id());
             return false;
         }
+        long claimed = ((PutResult) r.responses().get(0)).revision();
+        Loss l = new Loss(stored);
+        loss = l;
+        finishing = false;
         claimLease = lease.id();
-        claimRevision = ((PutResult) r.responses().get(0)).revision();
-        lostReason = null;
-        keepAlive = once.rota().leases().keepAlive(lease.id(), (id, why) -> lose("lease " + Long.toHexString(id)
+        claimRevision = claimed;
+        keepAlive = once.rota().leases().keepAlive(lease.id(), (id, why) -> lose(l, "lease " + Long.toHexString(id)
                 + " lost: " + why.getMessage()));
-        long claimed = claimRevision;
         tenure = new Tenure(once.rota(), stored, keepAlive, sentAt, lease.ttl().toNanos(),
                 LockOptions.defaults().effectiveMargin(lease.ttl()).toNanos());
-        tenure.start(claimed + 1, kv -> kv.modRevision() == claimed, this::lose);
+        tenure.start(claimed + 1, kv -> kv.modRevision() == claimed, reason -> lose(l, reason));
         return true;
+    }
+
+    /**
+     * The claim's fencing token: the revision of its CLAIMED write (the record's create revision, unless a
+     * FAILED record was claimed again). Every later claim of this key writes at a strictly greater revision,
+     * so a resource that remembers the highest token it admitted ({@link FenceGuard}, {@link JdbcFencing})
+     * rejects a claimer that was paused past its lease while another claimed the record and did the work.
+     *
+     * @return the token
+     * @throws IllegalStateException if this object holds no claim
+     */
+    public long fencingToken() {
+        return claimed();
+    }
+
+    /**
+     * A transaction that applies only while this claim holds the record: it compares the record's mod
+     * revision with the {@linkplain #fencingToken() token}. Add the job's writes to data in Rota with {@code
+     * then(...)}; a lost claim's commit does not apply ({@code succeeded() == false}) however late it arrives.
+     * {@link #complete} and {@link #fail} use the same guard.
+     *
+     * @return a transaction with the guard in place
+     * @throws IllegalStateException if this object holds no claim
+     */
+    public Txn guardedTxn() {
+        return once.rota().kv().txn().ifModRevision(stored, CompareOp.EQUAL, claimed());
     }
 
     /**
      * Until when (on {@link System#nanoTime}) the claim's lease cannot have expired, as a lock's
      * {@linkplain LockHandle#safeUntilNanos() safe-until}: the send time of the last confirmed keep-alive (or of
-     * the grant) + TTL − (10% of TTL + 200 ms). Work done for the claim must stop by then.
+     * the grant) + TTL − (10% of TTL + 200 ms), or the moment the claim was known lost, if earlier. Work done for
+     * the claim must stop by then.
      *
      * @return the deadline in nanoTime units
      * @throws IllegalStateException if this object holds no claim
      */
     public synchronized long safeUntilNanos() {
-        if (tenure == null) {
-            throw new IllegalStateException("once-record '" + key + "' is not claimed by this object");
+        claimed();
+        return loss.cut(tenure.safeUntilNanos());
+    }
+
+    /**
+     * Whether the claim can still be assumed held: claimed, not known lost, safe-until not passed.
+     *
+     * @return true while held
+     */
+    public synchronized boolean isHeld() {
+        return claimRevision != 0 && !finishing && !loss.isLost()
+                && System.nanoTime() - loss.cut(tenure.safeUntilNanos()) < 0;
+    }
+
+    /**
+     * Runs {@code task} on the calling thread while the claim is held; if the claim is lost or safe-until
+     * passes meanwhile, the thread is interrupted at once, as {@link LockHandle#runGuarded(Callable)} does.
+     *
+     * @param task the work; it should honour interruption
+     * @param <T>  the result type
+     * @return the task's result
+     * @throws LockLostException if the claim was lost before or while the task ran
+     * @throws Exception         what the task threw while the claim was held
+     */
+    public <T> T runGuarded(Callable<T> task) throws Exception {
+        Loss l = loss;
+        if (l == null) {
+            throw new IllegalStateException("once-record '" + key + "' is not claimed by this object; claim() first");
         }
-        return tenure.safeUntilNanos();
+        return l.runGuarded(task::call, this::isHeld, "the claim was completed, failed or given up");
     }
 
     /**
@@ -121,41 +185,33 @@ public final class OnceRecord implements AutoCloseable {
      *
      * @param listener receives the reason
      * @return this record
+     * @throws IllegalStateException if this object holds no claim
      */
     public OnceRecord onLost(Consumer<String> listener) {
-        lostListeners.add(listener);
-        String reason = lostReason;
-        if (reason != null && lostListeners.remove(listener)) {
-            listener.accept(reason);
-        }
+        claimed();
+        loss.onLost(listener);
         return this;
     }
 
-    private void lose(String reason) {
-        Tenure t;
-        synchronized (this) {
-            if (claimRevision == 0 || lostReason != null) {
-                return;
-            }
-            lostReason = reason;
-            t = tenure;
+    /** Declares claim {@code l} lost, unless it is over (finished or replaced by a later claim of this object). */
+    private void lose(Loss l, String reason) {
+        if (finishing || l != loss || !l.declare(reason)) {
+            return;
         }
-        t.stop();
-        Timers.apart("rota-lost " + stored, () -> {
-            for (Consumer<String> l : lostListeners) {
-                if (lostListeners.remove(l)) {
-                    l.accept(reason);
-                }
-            }
-        });
+        Tenure t = tenure;
+        if (t != null) {
+            t.stop();
+        }
+        l.tell(reason);
     }
 
     /**
-     * Records DONE with a short result; from now on nobody's claim succeeds (until the retention ends).
+     * Records DONE with a short result; from now on nobody's claim succeeds (until the retention ends). Guarded
+     * by the claim's token: only this claim, still holding the record, can complete it.
      *
      * @param result a short result (single line, cut to 512 characters)
      * @return true if recorded; false if the claim had been lost (its lease expired and someone else may
-     *         have claimed the record): the work may then have been done twice — use fencing where that matters
+     *         have claimed the record): the work may then have been done twice — fence it with {@link #fencingToken()}
      * @throws IllegalStateException if this object holds no claim
      */
     public synchronized boolean complete(String result) {
@@ -163,7 +219,8 @@ public final class OnceRecord implements AutoCloseable {
     }
 
     /**
-     * Records FAILED with a short reason (claimable again only with {@link OnceOptions#retryFailed()}).
+     * Records FAILED with a short reason (claimable again only with {@link OnceOptions#retryFailed()} or
+     * after {@link Once#reset}).
      *
      * @param reason a short reason
      * @return true if recorded; false if the claim had been lost
@@ -188,29 +245,49 @@ public final class OnceRecord implements AutoCloseable {
      * @return the reason, or null
      */
     public String lostReason() {
-        return lostReason;
+        Loss l = loss;
+        return l == null ? null : l.reason();
     }
 
-    /** Gives up an unfinished claim: deletes the CLAIMED record (if still ours) and revokes its lease. */
+    /**
+     * Releases an unfinished claim: deletes the CLAIMED record (if still ours) and revokes its lease, so the next
+     * {@link #claim()} may run the work again. This is what an interrupt means: a caller that stops the work
+     * (an interrupted thread, an exception out of a try-with-resources) gives the claim back rather than
+     * recording a failure. Runs on an interrupted thread too (the interrupt is kept). Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (claimRevision == 0) {
             return;
         }
-        tenure.stop();
+        finishing = true;
+        // The release must happen on an interrupted thread too — that is when it matters most — and the SDK's
+        // blocking calls give up at once when interrupted.
+        boolean interrupted = Thread.interrupted();
         try {
-            once.rota().kv().txn().ifModRevision(stored, CompareOp.EQUAL, claimRevision).then(Op.delete(stored))
-                    .commit();
+            guardedTxn().then(Op.delete(stored)).commit();
+        } catch (RotaException e) {
+            // unreachable: the revoke below (or the lease's TTL) ends the claim
         } finally {
             endClaim();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
-    private boolean finish(OnceState state, String result) {
-        if (claimRevision == 0) {
+    private long claimed() {
+        long token = claimRevision;
+        if (token == 0) {
             throw new IllegalStateException("once-record '" + key + "' is not claimed by this object; claim() first");
         }
-        tenure.stop();   // our own write below is not a loss
+        return token;
+    }
+
+    private boolean finish(OnceState state, String result) {
+        claimed();
+        finishing = true;   // our own write below is not a loss
+        tenure.stop();
         try {
             return write(state, result, once.retentionLease(false));
         } catch (RotaException e) {
@@ -224,8 +301,7 @@ public final class OnceRecord implements AutoCloseable {
     }
 
     private boolean write(OnceState state, String result, long lease) {
-        return once.rota().kv().txn().ifModRevision(stored, CompareOp.EQUAL, claimRevision)
-                .then(Op.put(stored, record(state, result), lease)).commit().succeeded();
+        return guardedTxn().then(Op.put(stored, record(state, result), lease)).commit().succeeded();
     }
 
     private void endClaim() {

@@ -2,6 +2,7 @@ package io.rota.client.cli;
 
 import io.rota.client.RotaClient;
 import io.rota.client.recipes.Once;
+import io.rota.client.recipes.OnceOptions;
 import io.rota.client.recipes.OnceRecord;
 import io.rota.client.recipes.OnceState;
 import io.rota.client.recipes.OnceStatus;
@@ -15,21 +16,28 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
-/** {@code rotactl once KEY -- COMMAND ARGS...} and {@code rotactl once KEY --status}. */
+/**
+ * {@code rotactl once KEY [--retry-failed] -- COMMAND ARGS...}, {@code rotactl once KEY --status} and {@code
+ * rotactl once KEY --reset}.
+ */
 @Command(name = "once", sortOptions = false,
         description = {"Runs COMMAND at most once cluster-wide for the once-record KEY (an idempotency record "
                 + "under rota/once/KEY).",
-                "If nobody did, claims KEY, runs COMMAND (with ROTA_ONCE_KEY in its environment) and records DONE "
-                        + "('exit 0') or FAILED ('exit N'); rotactl exits with the command's exit code.",
+                "If nobody did, claims KEY, runs COMMAND (with ROTA_ONCE_KEY and ROTA_FENCING_TOKEN, the claim's "
+                        + "token, in its environment) and records DONE ('exit 0') or FAILED ('exit N'); rotactl exits "
+                        + "with the command's exit code.",
                 "If the claim is lost while COMMAND runs (its lease expired or was revoked, no keep-alive was "
                         + "confirmed until safe-until, or the record was deleted), COMMAND is terminated as 'lock' does "
                         + "(SIGTERM, SIGKILL after 2 s but never later than safe-until), nothing is recorded and "
                         + "rotactl exits with 1.",
                 "Ctrl-C or SIGTERM sends the same signal to COMMAND's whole process group, waits until none of it "
-                        + "is left (SIGKILL after 2 s) and records FAILED ('interrupted, exit 130'; 143 for SIGTERM).",
+                        + "is left (SIGKILL after 2 s) and releases the claim: nothing is recorded, and the next "
+                        + "'once KEY' runs COMMAND again.",
                 "If KEY is DONE, prints 'KEY already done: RESULT' and exits 0 without running COMMAND. If another "
-                        + "process runs it now, or it FAILED (failures are not retried), says so and exits 1.",
-                "With --status: prints the record (state, owner, result) instead."})
+                        + "process runs it now, or it FAILED (and --retry-failed is not given), says so and exits 1.",
+                "With --status: prints the record (state, owner, result) instead. With --reset: deletes a DONE or "
+                        + "FAILED record after printing it, so the next 'once KEY' runs COMMAND again (exit 1 while a "
+                        + "claim is in progress)."})
 final class OnceCommand extends ClientCommand {
 
     @Parameters(index = "0", paramLabel = "KEY", description = "The once-record's key, e.g. reminders/2026-11-29.")
@@ -41,20 +49,38 @@ final class OnceCommand extends ClientCommand {
     @Option(names = "--status", description = "Print the record of KEY; run nothing.")
     boolean status;
 
+    @Option(names = "--retry-failed", description = "Run COMMAND again if KEY FAILED earlier (the FAILED record is "
+            + "replaced by the new claim, compared on its revision so one retrier wins).")
+    boolean retryFailed;
+
+    @Option(names = "--reset", description = "Delete the DONE or FAILED record of KEY, after printing it, so the next "
+            + "'once KEY' runs again; run nothing. Refused while KEY is claimed.")
+    boolean reset;
+
     @Override
     int run(RotaClient client, Printer printer) {
         boolean hasCommand = command != null && !command.isEmpty();
         if (key.isEmpty()) {
             throw usage("the once-record key is empty");
         }
-        if (status == hasCommand) {
-            throw usage(status ? "--status prints the record and runs nothing: drop COMMAND"
-                    : "COMMAND is missing: once KEY -- COMMAND ARGS... (or once KEY --status)");
+        if (status && reset) {
+            throw usage("--status and --reset do not go together: choose one");
         }
-        Once once = Once.of(client);
+        if ((status || reset) == hasCommand) {
+            String option = status ? "--status prints" : "--reset deletes";
+            throw usage(hasCommand ? option + " the record and runs nothing: drop COMMAND"
+                    : "COMMAND is missing: once KEY -- COMMAND ARGS... (or once KEY --status, once KEY --reset)");
+        }
+        if (retryFailed && !hasCommand) {
+            throw usage("--retry-failed needs a COMMAND to run: once KEY --retry-failed -- COMMAND ARGS...");
+        }
+        Once once = Once.of(client, OnceOptions.defaults().withRetryFailed(retryFailed));
         if (status) {
             printer.onceStatus(key, once.status(key).orElse(null));
             return 0;
+        }
+        if (reset) {
+            return reset(once, printer);
         }
         OnceRecord record = once.record(key);
         try {
@@ -63,37 +89,36 @@ final class OnceCommand extends ClientCommand {
             }
             CompletableFuture<String> lost = new CompletableFuture<>();
             record.onLost(lost::complete);
-            ChildCommand child = ChildCommand.start(command, Map.of("ROTA_ONCE_KEY", key));
+            ChildCommand child = ChildCommand.start(command, Map.of("ROTA_ONCE_KEY", key,
+                    "ROTA_FENCING_TOKEN", Long.toString(record.fencingToken())));
             CompletableFuture<Integer> exit = child.exit();
             int code;
-            String result;
             try {
                 CompletableFuture.anyOf(exit, lost).get();
-                if (!exit.isDone()) {
-                    root().stop().beginCleanup();
-                    code = child.terminate("TERM", record.safeUntilNanos());
-                    throw new CommandFailure("lost the claim on " + key + " (" + lost.join() + "): terminated "
-                            + child.display() + " (exit " + code + "); it may have done part of its work, and another "
-                            + "process may claim " + key + " and run it; nothing was recorded, as the record is not "
-                            + "this process's any more");
-                }
-                root().stop().beginCleanup();
-                code = exit.join();
-                result = "exit " + code;
             } catch (InterruptedException e) {
-                // Stopped (Ctrl-C, SIGTERM): the same signal goes to the command's whole process group, and the
-                // record says FAILED only once no process of it is left: it may have done part of its work, so
-                // this is a failure, not a give-up that would let the next 'once' run it again.
+                // Stopped (Ctrl-C, SIGTERM): the same signal goes to the command's whole process group, and once no
+                // process of it is left the claim is released (finally: close), as the SDK's close() does: an
+                // interrupt the caller sent is not a failure of the command, and the next 'once' runs it again.
                 root().stop().beginCleanup();
-                code = child.terminate(root().stop().forwardedSignal(), record.safeUntilNanos());
-                result = "interrupted, exit " + code;
+                return child.terminate(root().stop().forwardedSignal(), record.safeUntilNanos());
             } catch (ExecutionException e) {
                 throw new IllegalStateException("neither future fails", e);
             }
+            root().stop().beginCleanup();
+            if (!exit.isDone()) {
+                code = child.terminate("TERM", record.safeUntilNanos());
+                throw new CommandFailure("lost the claim on " + key + " (" + lost.join() + "): terminated "
+                        + child.display() + " (exit " + code + "); it may have done part of its work, and another "
+                        + "process may claim " + key + " and run it; nothing was recorded, as the record is not "
+                        + "this process's any more");
+            }
+            code = exit.join();
+            String result = "exit " + code;
             boolean recorded = code == 0 ? record.complete(result) : record.fail(result);
             if (!recorded) {
                 throw new CommandFailure(child.display() + " ended with " + result + ", but the claim on " + key
-                        + " was lost while it ran (" + record.lostReason() + "): another process may have run it too");
+                        + " was lost while it ran (" + record.lostReason() + "): another process may have run it too;"
+                        + " fence its work with ROTA_FENCING_TOKEN");
             }
             return code;
         } finally {
@@ -102,6 +127,22 @@ final class OnceCommand extends ClientCommand {
         }
     }
 
+    /** Deletes a finished record after printing it: 0, also when there was none; 1 while it is claimed. */
+    private int reset(Once once, Printer printer) {
+        Optional<OnceStatus> deleted;
+        try {
+            deleted = once.reset(key);
+        } catch (IllegalStateException e) {
+            throw new CommandFailure(e.getMessage());
+        }
+        printer.onceStatus(key, deleted.orElse(null));
+        if (deleted.isPresent()) {
+            spec.commandLine().getErr().println("reset " + key + ": the record above is deleted; the next 'once " + key
+                    + "' runs its command again");
+            spec.commandLine().getErr().flush();
+        }
+        return 0;
+    }
     /** Says why the command does not run: done (0), in progress elsewhere or failed (1). */
     private int notClaimed(Optional<OnceStatus> record, Printer printer) {
         if (record.isEmpty()) {
@@ -118,6 +159,7 @@ final class OnceCommand extends ClientCommand {
                     + "dies, its claim expires and the command may be run again");
         }
         throw new CommandFailure(key + " failed earlier (" + s.result() + ", by " + s.owner() + ") and failures are "
-                + "not retried; check what it left behind, then 'rotactl del rota/once/" + key + "' to allow a retry");
+                + "not retried by default; check what it left behind, then run it again with 'rotactl once " + key
+                + " --retry-failed -- COMMAND' (or 'rotactl once " + key + " --reset')");
     }
 }

@@ -80,8 +80,12 @@ class RotactlCommandLineTest {
                 + " see 'rotactl elect --help'");
         assertUsage(run("", "elect", "sched", "app-1", "--listen"), "Error: --listen observes without campaigning");
         assertUsage(run("", "elect", "sched", "a", "b"), "Error: Unmatched argument at index 3: 'b'");
-        assertUsage(run("", "once", "r/1"), "Error: COMMAND is missing: once KEY -- COMMAND ARGS... (or once KEY --status)");
+        assertUsage(run("", "once", "r/1"), "Error: COMMAND is missing: once KEY -- COMMAND ARGS... (or once KEY --status,"
+                + " once KEY --reset)");
         assertUsage(run("", "once", "r/1", "--status", "--", "true"), "Error: --status prints the record and runs nothing");
+        assertUsage(run("", "once", "r/1", "--reset", "--", "true"), "Error: --reset deletes the record and runs nothing");
+        assertUsage(run("", "once", "r/1", "--reset", "--status"), "Error: --status and --reset do not go together");
+        assertUsage(run("", "once", "r/1", "--retry-failed", "--status"), "Error: --retry-failed needs a COMMAND");
         assertUsage(run("", "once", "", "--", "true"), "Error: the once-record key is empty");
         assertUsage(run("", "jobs"), "Error: name a jobs command: list, history; see 'rotactl jobs --help'");
         assertUsage(run("", "jobs", "history", "mail", "--prefix", ""), "Error: --prefix is empty: give the prefix the "
