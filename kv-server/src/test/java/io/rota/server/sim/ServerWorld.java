@@ -58,7 +58,11 @@ import java.util.function.Predicate;
  *   <li><b>apply is total</b> (issue 30): no member stops itself (its driver's {@code failure()}), every
  *       command entry gets a result — its op's response or a typed {@code Error} — and, in the
  *       apply-totality sweep ({@link #applySweep}), the members' whole states (a hash of the state
- *       machine's image) are equal at the same applied index.</li>
+ *       machine's image) are equal at the same applied index;</li>
+ *   <li><b>one holder per recipe lock</b> (issue 31, {@link RecipeClient}): for every lock name, no two holders
+ *       are inside their safe windows at the same true time, whichever clients and whichever of their locks —
+ *       a holder is inside from when it learned it holds until the first of its safe-until, its release being
+ *       sent, or its learning of the loss (docs/locks.md, "Safe-until").</li>
  * </ol>
  */
 final class ServerWorld {
@@ -89,6 +93,8 @@ final class ServerWorld {
      */
     boolean applySweep;
     static final long STATE_EVERY = 8;
+    /** The recipe simulation (issue 31, {@link RecipeSimulation}): only for the replay hint of a failure. */
+    boolean recipes;
     /** What apply's last-resort guard (issue 30) says of an entry whose apply threw. */
     static final String BUG_REFUSAL = "(a bug in Rota";
     CommandGenerator generator;
@@ -114,6 +120,12 @@ final class ServerWorld {
     private final Set<Long> revoked = new HashSet<>();
     /** Lock holds: client → true time its hold ends (its safe-until, or its release). */
     private final Map<SimClient, Long> holds = new LinkedHashMap<>();
+    /** Invariant 8: lock name → holder → true time its safe window ends. */
+    private final Map<String, Map<String, Long>> recipeHolds = new TreeMap<>();
+    /** Whether NOSPACE was last proposed armed (to note only the first of the repeated disarms). */
+    private boolean noSpaceArmed;
+    /** The lease that expired last: the id a restarting client asks for when it grants an explicit id. */
+    long lastExpiredLease;
     private final List<Tracked> accepted = new ArrayList<>();
     private long maxAckedRevision;
     private long events;
@@ -464,7 +476,7 @@ final class ServerWorld {
         }
         violation = new AssertionError("seed " + seed + " (" + members.size() + " members): " + what
                 + "\n  at " + String.format("%.3f s", loop.now() / 1e9) + "; last events:\n    "
-                + String.join("\n    ", trace) + "\n  replay: -Dserversim." + (applySweep ? "apply.seed=" : "seed=")
+                + String.join("\n    ", trace) + "\n  replay: -Dserversim." + (applySweep ? "apply.seed=" : recipes ? "recipe.seed=" : "seed=")
                 + seed + " -Dserversim.members="
                 + members.size());
         throw violation;
@@ -521,6 +533,7 @@ final class ServerWorld {
         expiries++;
         long now = loop.now();
         expiredAt.put(lease, now);
+        lastExpiredLease = lease;
         note("lease " + lease + " expired");
         Long until = safeUntil.get(lease);
         if (until != null && until > now) {
@@ -536,6 +549,84 @@ final class ServerWorld {
             fail("lease " + lease + " was acknowledged as alive until " + until / MS + " ms but had expired at "
                     + expired / MS + " ms");
         }
+    }
+
+    /**
+     * Lease {@code lease} was granted to a client: an explicit id may name a lease that ended before, whose
+     * expiry and safe-until belong to its earlier holder.
+     */
+    void leaseGranted(long lease) {
+        expiredAt.remove(lease);
+        revoked.remove(lease);
+        safeUntil.remove(lease);
+    }
+
+    /**
+     * Invariant 8: {@code holder} just learned it holds {@code lock}, inside its safe window until true time
+     * {@code until}; no other holder of that lock may still be inside its own.
+     */
+    void lockHeld(String lock, String holder, long until) {
+        lockAcquisitions++;
+        note(holder + " holds " + lock + " for " + (until - loop.now()) / MS + " ms");
+        Map<String, Long> holders = recipeHolds.computeIfAbsent(lock, k -> new TreeMap<>());
+        holders.put(holder, until);
+        checkOneHolder(lock, holder, "learned it holds");
+    }
+
+    /** Invariant 8: a confirmed keep-alive moved {@code holder}'s safe-until; a window already ended stays ended. */
+    void lockHoldExtended(String lock, String holder, long until) {
+        Map<String, Long> holders = recipeHolds.get(lock);
+        Long end = holders == null ? null : holders.get(holder);
+        if (end != null && end > loop.now() && until > end) {
+            holders.put(holder, until);
+            checkOneHolder(lock, holder, "extended its safe window");
+        }
+    }
+
+    /** Invariant 8: {@code holder}'s window ended (its release sent, or it learned the loss). */
+    void lockHoldEnded(String lock, String holder) {
+        Map<String, Long> holders = recipeHolds.get(lock);
+        if (holders != null && holders.remove(holder) != null) {
+            note(holder + " no longer holds " + lock);
+        }
+    }
+
+    private void checkOneHolder(String lock, String holder, String what) {
+        long now = loop.now();
+        Map<String, Long> holders = recipeHolds.get(lock);
+        holders.values().removeIf(end -> end <= now);
+        for (Map.Entry<String, Long> other : holders.entrySet()) {
+            if (!other.getKey().equals(holder)) {
+                fail("two holders of " + lock + ": " + holder + " " + what + " (inside until "
+                        + String.format("%.3f s", holders.getOrDefault(holder, now) / 1e9) + ") while " + other.getKey()
+                        + " is inside its safe window for " + (other.getValue() - now) / MS + " ms more");
+            }
+        }
+    }
+
+    /**
+     * Arm ({@code true}) or disarm the NOSPACE alarm through the leader's driver, as the leader's space-quota
+     * check proposes it (issue 18): writes that grow the state are refused NO_SPACE meanwhile.
+     */
+    void proposeNoSpace(boolean arm) {
+        SimMember m = leader();
+        if (m == null) {
+            return;
+        }
+        if (arm || noSpaceArmed) {
+            note((arm ? "arm" : "disarm") + " NOSPACE through n" + m.id);
+        }
+        noSpaceArmed = arm;
+        byte[] entry = Command.newBuilder().setAlarm(io.rota.proto.AlarmCommand.newBuilder()
+                .setAction(arm ? io.rota.proto.AlarmRequest.AlarmAction.ACTIVATE
+                        : io.rota.proto.AlarmRequest.AlarmAction.DEACTIVATE)
+                .setMemberId(arm ? m.id : 0).setAlarm(io.rota.proto.AlarmType.NOSPACE)).build().toByteArray();
+        int incarnation = m.incarnation;
+        m.scheduler.execute(() -> {
+            if (m.alive && m.incarnation == incarnation) {
+                m.driver.propose(entry, SimMember.REQUEST_TIMEOUT);
+            }
+        });
     }
 
     /** Invariant 3: {@code c} just learned it holds the lock, until true time {@code until}. */
