@@ -17,7 +17,9 @@ import io.rota.server.kv.Limits;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
@@ -43,8 +45,11 @@ import java.util.function.Consumer;
  *       answered or the session ends; the session is never revoked for one place's failure (LF1, docs/locks.md
  *       "What one failure does to the other locks").</li>
  * </ul>
- * Key names are numbered per session here (the SDK numbers per JVM), so that a client that re-grants an ended
- * lease's id, as etcd allows, reproduces the earlier holder's key names: the case LF9's guard is for.
+ * Key names are numbered per session and queue here (the SDK numbers per JVM), so that a client that re-grants
+ * an ended lease's id, as etcd allows, reproduces the earlier holder's key names: the case LF9's guard is for.
+ * Where the model departs from the SDK on purpose — a session used, and revoked at a restart, only within its
+ * safe-until ({@link #usable}) — the SDK has a hazard with re-granted ids that LF9 does not cover (design.md
+ * LF11, the finding).
  *
  * <p>{@link Mutation} puts back, one at a time, the bugs issue 31 found (docs/core.md, mutation table).
  */
@@ -61,7 +66,11 @@ final class RecipeClient extends SimClient {
         REVOKE_SESSION_ON_FAILURE,
         /** A waiter whose first predecessor is gone takes the lock without confirming its own key (before LF2). */
         NO_OWN_KEY_CONFIRMATION,
-        /** A lost holder's late release deletes its key by name, unguarded (before LF9). */
+        /**
+         * The delete of a lost place's key (a holder's late release, a waiter that found itself lost) and of a
+         * waiter that gives up is by name, unguarded, as {@code Contender.retire} and {@code abandon} did before
+         * LF9.
+         */
         UNGUARDED_LATE_RELEASE
     }
 
@@ -94,7 +103,8 @@ final class RecipeClient extends SimClient {
         final long ttlNanos;
         final long grantSent;
         long lastConfirmedSend;
-        long nextSequence;
+        /** Queue → joins of it under this session: the sequence in the key's name. */
+        final Map<String, Long> nextSequence = new HashMap<>();
         boolean lost;
 
         Session(long id, long ttlNanos, long grantSent) {
@@ -172,6 +182,7 @@ final class RecipeClient extends SimClient {
         boolean dropAnswer = write && world.now() < faultsUntil && world.random.nextInt(25) == 0;
         call(request, (f, why) -> awake(() -> {
             if (dropAnswer && f != null) {
+                world.countRecipe("answers lost");
                 done.accept(null, "timed out (the answer was lost)");
             } else {
                 done.accept(f, why);
@@ -182,13 +193,16 @@ final class RecipeClient extends SimClient {
     private void pause() {
         long nanos = world.random.nextLong(500, 10_000) * MS;
         pausedUntil = world.now() + nanos;
+        world.countRecipe("pauses");
         world.note(name + " is paused for " + nanos / MS + " ms");
     }
 
     private void act() {
         boolean faults = world.now() < faultsUntil;
         if (faults && world.random.nextInt(60) == 0) {
-            pause();
+            pause();   // it stops here: the rest of this step runs when it wakes
+            after(0, this::act);
+            return;
         }
         if (faults && places.isEmpty() && !granting && world.lastExpiredLease != reusedLease
                 && world.random.nextInt(3) == 0) {
@@ -206,8 +220,21 @@ final class RecipeClient extends SimClient {
 
     // --- the session lease: Leases.session, SessionLease, KeepAlive ---
 
+    /**
+     * Whether {@code s} may still be used: not lost, and a keep-alive confirmed within its TTL — else it is lost
+     * now. The SDK's {@code KeepAlive} finds this on its own timer, which races the application's threads when a
+     * paused process wakes; the model lets the keep-alive win. In the other order a woken process writes under a
+     * lease id that may have been granted again to another process (design.md LF11, the finding).
+     */
+    private boolean usable(Session s) {
+        if (s != null && !s.lost && clock.nanoTime() - s.lastConfirmedSend > s.ttlNanos) {
+            sessionLost(s, "no keep-alive was confirmed for a whole TTL", true);
+        }
+        return s != null && !s.lost;
+    }
+
     private void withSession(Consumer<Session> then) {
-        if (session != null && !session.lost) {
+        if (usable(session)) {
             then.accept(session);
             return;
         }
@@ -225,9 +252,14 @@ final class RecipeClient extends SimClient {
     private void restart() {
         Session old = session;
         if (old != null) {
+            // close() revokes the session — only while safe-until is ahead here: past it, the id may already be
+            // another process's (a finding of design.md LF11, not modelled).
+            boolean mine = !old.lost && clock.nanoTime() - old.safeUntil() < 0;
             sessionLost(old, "the process restarts", true);
-            send(Frame.newBuilder().setLeaseRevokeRequest(LeaseRevokeRequest.newBuilder().setID(old.id)).build(), true,
-                    (f, why) -> { });
+            if (mine) {
+                send(Frame.newBuilder().setLeaseRevokeRequest(LeaseRevokeRequest.newBuilder().setID(old.id)).build(),
+                        true, (f, why) -> { });
+            }
         }
         reusedLease = world.lastExpiredLease;
         world.note(name + " restarts, asking for lease id " + reusedLease);
@@ -245,9 +277,19 @@ final class RecipeClient extends SimClient {
                 after(world.random.nextLong(50, 300), () -> grant(0));
                 return;
             }
-            granting = false;
             Session s = new Session(f.getLeaseGrantResponse().getID(), f.getLeaseGrantResponse().getTTL() * 1_000_000_000L,
                     sent);
+            if (clock.nanoTime() - sent > s.ttlNanos) {
+                // Answered after a pause longer than its TTL: the lease may be gone and its id granted again. The
+                // SDK would use it (the finding of design.md LF11); the model grants anew.
+                world.note(name + " drops lease " + s.id + ", granted more than a TTL ago");
+                grant(0);
+                return;
+            }
+            granting = false;
+            if (explicit != 0 && s.id == explicit) {
+                world.countRecipe("ended lease ids granted again");
+            }
             world.leaseGranted(s.id);
             world.safeUntil(s.id, clock.trueTimeOf(s.safeUntil()));
             session = s;
@@ -260,11 +302,7 @@ final class RecipeClient extends SimClient {
 
     private void keepAliveLater(Session s) {
         after(s.ttlNanos / 3 / MS, () -> {
-            if (s.lost) {
-                return;
-            }
-            if (clock.nanoTime() - s.lastConfirmedSend > s.ttlNanos) {
-                sessionLost(s, "no keep-alive was confirmed for a whole TTL", true);
+            if (!usable(s)) {
                 return;
             }
             long sent = clock.nanoTime();
@@ -333,7 +371,7 @@ final class RecipeClient extends SimClient {
         places.add(p);
         withSession(s -> {
             p.session = s;
-            p.key = p.queue + Long.toHexString(s.id) + "-" + Long.toHexString(++s.nextSequence);
+            p.key = p.queue + Long.toHexString(s.id) + "-" + Long.toHexString(s.nextSequence.merge(p.queue, 1L, Long::sum));
             ByteString key = utf8(p.key);
             PutRequest put = PutRequest.newBuilder().setKey(key).setValue(utf8(name)).setLease(s.id).build();
             TxnRequest txn = TxnRequest.newBuilder()
@@ -367,6 +405,7 @@ final class RecipeClient extends SimClient {
         places.remove(p);
         String failure = f == null ? why : f.getError().getCode() + " " + f.getError().getMessage();
         world.note(name + " could not join " + p.lock() + ": " + failure);
+        world.countRecipe("joins failed: " + (f == null ? "unknown outcome" : f.getError().getCode()));
         if (f != null && f.getError().getCode() == Error.Code.LEASE_NOT_FOUND) {
             sessionLost(p.session, "a write found it gone", true);
         } else if (mutation == Mutation.REVOKE_SESSION_ON_FAILURE) {
@@ -459,7 +498,7 @@ final class RecipeClient extends SimClient {
      * does in its finally: {@code Contender.retire} on a lost place deletes the own key, guarded.
      */
     private void lost(Place p, String why) {
-        if (p.state != State.HOLDING && p.state != State.WAITING) {
+        if (p.state == State.LEAVING) {
             return;
         }
         boolean held = p.state == State.HOLDING;
@@ -468,10 +507,7 @@ final class RecipeClient extends SimClient {
             world.lockHoldEnded(p.queue, p.holder());
         }
         world.note(name + " lost " + p.key + ": " + why);
-        Frame delete = mutation == Mutation.UNGUARDED_LATE_RELEASE
-                ? Frame.newBuilder().setDeleteRangeRequest(DeleteRangeRequest.newBuilder().setKey(utf8(p.key))).build()
-                : ownKeyDelete(p);
-        send(delete, true, (f, w) -> {
+        send(lateDelete(p), true, (f, w) -> {
             places.remove(p);
             if (f == null || f.hasError()) {
                 cleanUp(p, 0);
@@ -487,18 +523,23 @@ final class RecipeClient extends SimClient {
         leave(p, "released");
     }
 
-    /** Leaves the queue (release or abandon): the guarded delete; a failure is this place's alone. */
+    /**
+     * Leaves the queue: a holder's release ({@code retire}) or a waiter that gives up ({@code abandon}), each the
+     * guarded delete; a failure is this place's alone.
+     */
     private void leave(Place p, String why) {
-        if (p.state == State.HOLDING) {
+        boolean held = p.state == State.HOLDING;
+        if (held) {
             world.lockHoldEnded(p.queue, p.holder());
         }
         p.state = State.LEAVING;
         world.note(name + " leaves " + p.key + ": " + why);
-        send(ownKeyDelete(p), true, (f, w) -> {
+        send(held ? ownKeyDelete(p) : lateDelete(p), true, (f, w) -> {
             places.remove(p);
             if (f != null && f.hasTxnResponse()) {
                 return;
             }
+            world.countRecipe("leaves failed: " + (f == null ? "unknown outcome" : f.getError().getCode()));
             if (mutation == Mutation.REVOKE_SESSION_ON_FAILURE) {
                 giveUpSession(p.session);
             } else if (f == null || !nothingWritten(f.getError().getCode())) {
@@ -522,11 +563,19 @@ final class RecipeClient extends SimClient {
                         .setKey(utf8(p.key))))).build();
     }
 
+    /** The delete of a lost or given-up place's own key: guarded, or by name under the mutation. */
+    private Frame lateDelete(Place p) {
+        return mutation == Mutation.UNGUARDED_LATE_RELEASE
+                ? Frame.newBuilder().setDeleteRangeRequest(DeleteRangeRequest.newBuilder().setKey(utf8(p.key))).build()
+                : ownKeyDelete(p);
+    }
+
     /** {@code Contender.cleanUp}: the guarded delete, retried until answered or the session ends. */
     private void cleanUp(Place p, int attempt) {
-        if (p.session == null || p.session.lost) {
+        if (!usable(p.session)) {
             return;
         }
+        world.countRecipe("clean-up deletes");
         send(ownKeyDelete(p), true, (f, why) -> {
             if (f == null || f.hasError()) {
                 after(Math.min(2_000, 100L << Math.min(attempt, 5)), () -> cleanUp(p, attempt + 1));

@@ -103,6 +103,7 @@ final class RecipeSimulation {
                                     .sorted(Comparator.comparingLong(KeyValue::getCreateRevision)).toList();
                             KeyValue victim = queued.get(1 + world.random.nextInt(queued.size() - 1));
                             world.note("operator deletes waiter key " + victim.getKey().toStringUtf8());
+                            world.countRecipe("operator deletes of a waiter's key");
                             call(Frame.newBuilder().setTxnRequest(TxnRequest.newBuilder()
                                     .addCompare(created(queued.get(0)))
                                     .addCompare(created(victim))

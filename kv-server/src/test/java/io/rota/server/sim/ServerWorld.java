@@ -122,6 +122,8 @@ final class ServerWorld {
     private final Map<SimClient, Long> holds = new LinkedHashMap<>();
     /** Invariant 8: lock name → holder → true time its safe window ends. */
     private final Map<String, Map<String, Long>> recipeHolds = new TreeMap<>();
+    /** The recipe simulation's operation failures and reactions by kind, for its summary. */
+    final Map<String, Long> recipeEvents = new TreeMap<>();
     /** Whether NOSPACE was last proposed armed (to note only the first of the repeated disarms). */
     private boolean noSpaceArmed;
     /** The lease that expired last: the id a restarting client asks for when it grants an explicit id. */
@@ -559,6 +561,10 @@ final class ServerWorld {
         expiredAt.remove(lease);
         revoked.remove(lease);
         safeUntil.remove(lease);
+    }
+
+    void countRecipe(String what) {
+        recipeEvents.merge(what, 1L, Long::sum);
     }
 
     /**
