@@ -34,6 +34,11 @@ final class Call {
      */
     boolean maybeSent;
     /**
+     * Whether an attempt under the call's current session may have been applied (it reached a member and got no
+     * answer, or a TIMEOUT): if that session then ends, the call is not re-sent under a new one (issue 31).
+     */
+    boolean mayHaveApplied;
+    /**
      * Runs the call again under a new session when the cluster answers SESSION_EXPIRED (set by
      * {@link Caller} when it attaches a session; null for calls without one, which then fail).
      */

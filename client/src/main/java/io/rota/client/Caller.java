@@ -86,8 +86,8 @@ final class Caller implements Calls {
             dropSession(s);
             startInSession(call);
         };
-        call.request.setSession(SessionRef.newBuilder().setClientId(s.clientId).setSequence(sequence)
-                .setFirstIncomplete(s.firstIncomplete()));
+        call.request.setSession(SessionRef.newBuilder().setClientId(s.clientId).setSecret(s.secret)
+                .setSequence(sequence).setFirstIncomplete(s.firstIncomplete()));
         call.result.whenComplete((f, e) -> s.ended(sequence).forEach(w -> sendInSession(w.getKey(), s, w.getValue())));
         retrier.start(call);
     }
@@ -109,7 +109,8 @@ final class Caller implements Calls {
                     } else {
                         log.debug("Rota session registered as client {}", Long.toHexString(clientId));
                     }
-                    return new ClientSession<>(clientId, f.getRegisterSessionResponse().getRememberedResponses());
+                    return new ClientSession<>(clientId, f.getRegisterSessionResponse().getSecret(),
+                            f.getRegisterSessionResponse().getRememberedResponses());
                 });
                 retrier.start(register);
             }

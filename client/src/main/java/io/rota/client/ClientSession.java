@@ -1,5 +1,7 @@
 package io.rota.client;
 
+import com.google.protobuf.ByteString;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +26,8 @@ final class ClientSession<W> {
 
     /** The server's id for this client; every request of the session carries it. */
     final long clientId;
+    /** The session's secret from the cluster (issue 31); every request of the session carries it. */
+    final ByteString secret;
     private final int window;
     /** The last sequence given out; sequences start at 1 and each new request takes the next. */
     private long lastSequence;
@@ -32,8 +36,9 @@ final class ClientSession<W> {
     /** Calls waiting for a sequence, in arrival order (a later call never overtakes an earlier one). */
     private final ArrayDeque<W> waiting = new ArrayDeque<>();
 
-    ClientSession(long clientId, int window) {
+    ClientSession(long clientId, ByteString secret, int window) {
         this.clientId = clientId;
+        this.secret = secret;
         this.window = window > 0 ? window : DEFAULT_WINDOW;
     }
 

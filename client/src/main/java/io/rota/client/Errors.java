@@ -28,7 +28,8 @@ final class Errors {
         return switch (code) {
             case NOT_LEADER -> RotaException.Code.NOT_LEADER;
             case UNAVAILABLE, CODE_UNSPECIFIED, UNRECOGNIZED -> RotaException.Code.UNAVAILABLE;
-            case TIMEOUT -> RotaException.Code.TIMEOUT;
+            // The SDK's one "may or may not have been applied": a forgotten response is that too (issue 31).
+            case TIMEOUT, OUTCOME_UNKNOWN -> RotaException.Code.TIMEOUT;
             case COMPACTED -> RotaException.Code.COMPACTED;
             case LEASE_NOT_FOUND -> RotaException.Code.LEASE_NOT_FOUND;
             case REQUEST_TOO_LARGE -> RotaException.Code.REQUEST_TOO_LARGE;

@@ -112,7 +112,9 @@ final class Retrier {
             Optional<String> unreachable = Unreachable.describe(failure);
             if (unreachable.isPresent()) {
                 call.unreachable.put(endpoint, unreachable.get());
-                call.maybeSent |= Unreachable.mayHaveReachedAMember(failure);
+                boolean reached = Unreachable.mayHaveReachedAMember(failure);
+                call.maybeSent |= reached;
+                call.mayHaveApplied |= reached;
                 if (call.unreachable.keySet().containsAll(pool.endpoints())) {
                     call.result.completeExceptionally(unreachable(call));
                     return;
@@ -120,6 +122,7 @@ final class Retrier {
             } else {
                 call.unreachable.remove(endpoint);
                 call.maybeSent |= connected;
+                call.mayHaveApplied |= connected;
             }
             pool.avoid(endpoint);
             retryLater(call);
@@ -143,6 +146,12 @@ final class Retrier {
         }
         Error error = frame.getError();
         call.last = Errors.of(error);
+        if (error.getCode() == Error.Code.OUTCOME_UNKNOWN) {
+            // The cluster may have applied it and no longer knows: asking again cannot tell (issue 31).
+            call.result.completeExceptionally(call.last);
+            return;
+        }
+        call.mayHaveApplied |= error.getCode() == Error.Code.TIMEOUT;
         if (Recovery.of(call.last.code()) == Recovery.ANOTHER_MEMBER) {
             states.failed(endpoint, call.last);   // up, but no leader (or overloaded): not a working cluster
         } else {
@@ -155,7 +164,13 @@ final class Retrier {
                 retryLater(call);
             }
             case NEW_SESSION -> {
-                if (call.renewSession != null) {
+                if (call.renewSession != null && call.mayHaveApplied) {
+                    // An earlier attempt may have been applied before the session ended: re-sending it under a
+                    // new session could apply it twice, so the caller hears "outcome unknown" (thesis §6.3).
+                    call.result.completeExceptionally(new RotaException(RotaException.Code.TIMEOUT, "outcome unknown:"
+                            + " the session ended (expired or evicted) after an attempt that may have been applied;"
+                            + " not sent again (" + call.last.getMessage() + ")", call.last));
+                } else if (call.renewSession != null) {
                     call.renewSession.run();   // not applied: a new session and a new sequence are safe
                 } else {
                     call.result.completeExceptionally(call.last);

@@ -1,5 +1,6 @@
 package io.rota.client;
 
+import com.google.protobuf.ByteString;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +15,7 @@ class ClientSessionTest {
     @Test
     @DisplayName("sequences start at 1 and each new call takes the next; first_incomplete is the lowest in flight")
     void sequencesAndFirstIncomplete() {
-        ClientSession<String> s = new ClientSession<>(9, 8);
+        ClientSession<String> s = new ClientSession<>(9, ByteString.EMPTY, 8);
         assertEquals(9, s.clientId);
         assertEquals(0, s.firstIncomplete(), "nothing in flight");
         assertEquals(1, s.admit("a"));
@@ -33,7 +34,7 @@ class ClientSessionTest {
     @Test
     @DisplayName("a call whose sequence would be a window past the oldest in flight waits; the oldest's end admits it")
     void theWindowGate() {
-        ClientSession<String> s = new ClientSession<>(1, 2);
+        ClientSession<String> s = new ClientSession<>(1, ByteString.EMPTY, 2);
         assertEquals(1, s.admit("a"));
         assertEquals(2, s.admit("b"));
         assertEquals(0, s.admit("c"), "3 would be 2 past 1: waits");
@@ -45,7 +46,7 @@ class ClientSessionTest {
     @Test
     @DisplayName("waiting calls are admitted in arrival order, as many as fit")
     void waitingCallsAreAdmittedInOrder() {
-        ClientSession<String> s = new ClientSession<>(1, 2);
+        ClientSession<String> s = new ClientSession<>(1, ByteString.EMPTY, 2);
         s.admit("a");
         s.admit("b");
         assertEquals(0, s.admit("c"));
@@ -58,7 +59,7 @@ class ClientSessionTest {
     @Test
     @DisplayName("a server that does not say its remembered responses gets the default window")
     void defaultWindow() {
-        ClientSession<Integer> s = new ClientSession<>(1, 0);
+        ClientSession<Integer> s = new ClientSession<>(1, ByteString.EMPTY, 0);
         for (int i = 1; i <= ClientSession.DEFAULT_WINDOW; i++) {
             assertEquals(i, s.admit(i));
         }

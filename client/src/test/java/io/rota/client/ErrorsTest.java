@@ -36,6 +36,7 @@ class ErrorsTest {
         expected.put(Error.Code.SESSION_EXPIRED, RotaException.Code.SESSION_EXPIRED);
         expected.put(Error.Code.MEMBERSHIP_REFUSED, RotaException.Code.MEMBERSHIP_REFUSED);
         expected.put(Error.Code.NO_SPACE, RotaException.Code.NO_SPACE);
+        expected.put(Error.Code.OUTCOME_UNKNOWN, RotaException.Code.TIMEOUT);
 
         expected.put(Error.Code.PERMISSION_DENIED, RotaException.Code.PERMISSION_DENIED);
         expected.put(Error.Code.AUTH_FAILED, RotaException.Code.AUTH_FAILED);

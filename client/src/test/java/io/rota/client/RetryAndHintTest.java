@@ -161,6 +161,58 @@ class RetryAndHintTest {
         }
     }
 
+    @Test
+    @DisplayName("thesis §6.3, issue 31: a session that ends after an attempt that may have been applied fails the write"
+            + " as outcome unknown (TIMEOUT); it is not re-sent under a new session")
+    void aWriteThatMayHaveBeenAppliedIsNotResentAfterItsSessionEnds() throws Exception {
+        AtomicInteger registrations = new AtomicInteger();
+        AtomicInteger attempts = new AtomicInteger();
+        // The first attempt is never answered (it may have been applied), the session is then evicted.
+        try (FakeMember m = new FakeMember(f -> f.hasRegisterSessionRequest() ? session(7 + registrations.getAndIncrement())
+                : !f.hasPutRequest() ? Frame.newBuilder().setStatusResponse(StatusResponse.newBuilder())
+                : attempts.incrementAndGet() == 1 ? null
+                : f.getSession().getClientId() == 7 ? error(Error.Code.SESSION_EXPIRED, 0, "") : putOk(5));
+             RotaClient rota = RotaClient.builder().endpoints(m.endpoint()).callTimeout(Duration.ofSeconds(10))
+                     .attemptTimeout(Duration.ofMillis(300)).build()) {
+            RotaException e = assertThrows(RotaException.class, () -> rota.kv().put("k", "v"));
+            assertEquals(RotaException.Code.TIMEOUT, e.code());
+            assertTrue(e.getMessage().contains("outcome unknown"), e.getMessage());
+            assertTrue(puts(m).stream().allMatch(p -> p.getClientId() == 7), "never re-sent: " + puts(m));
+            assertEquals(2, puts(m).size());
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: SESSION_EXPIRED on a write's only attempt (not applied): re-sent under a new session,"
+            + " with that session's secret")
+    void aWriteRefusedForItsSessionAloneIsResentUnderANewOne() throws Exception {
+        AtomicInteger registrations = new AtomicInteger();
+        try (FakeMember m = new FakeMember(f -> f.hasRegisterSessionRequest()
+                ? Frame.newBuilder().setRegisterSessionResponse(RegisterSessionResponse.newBuilder()
+                        .setClientId(7 + registrations.get())
+                        .setSecret(com.google.protobuf.ByteString.copyFromUtf8("secret-" + registrations.getAndIncrement())))
+                : !f.hasPutRequest() ? Frame.newBuilder().setStatusResponse(StatusResponse.newBuilder())
+                : f.getSession().getClientId() == 7 ? error(Error.Code.SESSION_EXPIRED, 0, "") : putOk(5));
+             RotaClient rota = RotaClient.connect(m.endpoint())) {
+            assertEquals(5, rota.kv().put("k", "v").revision());
+            assertEquals(List.of(7L, 8L), puts(m).stream().map(SessionRef::getClientId).toList());
+            assertEquals(List.of("secret-0", "secret-1"), puts(m).stream().map(p -> p.getSecret().toStringUtf8()).toList());
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: OUTCOME_UNKNOWN (the session no longer remembers the answer) is final: TIMEOUT, not retried")
+    void anOutcomeUnknownIsFinal() throws Exception {
+        try (FakeMember m = new FakeMember(f -> f.hasRegisterSessionRequest() ? session(7)
+                : !f.hasPutRequest() ? Frame.newBuilder().setStatusResponse(StatusResponse.newBuilder())
+                : error(Error.Code.OUTCOME_UNKNOWN, 0, ""));
+             RotaClient rota = RotaClient.connect(m.endpoint())) {
+            RotaException e = assertThrows(RotaException.class, () -> rota.kv().put("k", "v"));
+            assertEquals(RotaException.Code.TIMEOUT, e.code());
+            assertEquals(1, puts(m).size());
+        }
+    }
+
     private static byte[] bytes(String s) {
         return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }

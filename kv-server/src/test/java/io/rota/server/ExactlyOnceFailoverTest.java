@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.proto.Frame;
 import io.rota.proto.RegisterSessionRequest;
+import io.rota.proto.RegisterSessionResponse;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,18 +28,18 @@ class ExactlyOnceFailoverTest {
     void aRetriedWriteIsAppliedOnceAcrossMembersAndALeaderChange() {
         int leader = CLUSTER.get().awaitLeader();
         int follower = CLUSTER.get().follower();
-        long clientId;
+        RegisterSessionResponse session;
         Frame first;
         try (FrameClient c = new FrameClient(CLUSTER.get().client(leader))) {
-            clientId = ok(c.call(Frame.newBuilder().setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance())))
-                    .getRegisterSessionResponse().getClientId();
-            first = ok(c.call(inSession(put("once/x", "v"), clientId, 1)));
-            Frame again = ok(c.call(inSession(put("once/x", "v"), clientId, 1)));
+            session = ok(c.call(Frame.newBuilder().setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance())))
+                    .getRegisterSessionResponse();
+            first = ok(c.call(inSession(put("once/x", "v"), session, 1)));
+            Frame again = ok(c.call(inSession(put("once/x", "v"), session, 1)));
             assertEquals(first.getPutResponse(), again.getPutResponse(), "the same member, the same answer");
         }
         long revision = first.getPutResponse().getHeader().getRevision();
         try (FrameClient c = new FrameClient(CLUSTER.get().client(follower))) {
-            Frame forwarded = ok(c.call(inSession(put("once/x", "v"), clientId, 1)));
+            Frame forwarded = ok(c.call(inSession(put("once/x", "v"), session, 1)));
             // The header names the member asked (S3); the rest of the answer is the remembered one.
             assertEquals(first.getPutResponse().getHeader().getRevision(),
                     forwarded.getPutResponse().getHeader().getRevision());
@@ -53,7 +54,7 @@ class ExactlyOnceFailoverTest {
                 continue;
             }
             try (FrameClient c = new FrameClient(CLUSTER.get().client(member))) {
-                Frame after = ok(c.call(inSession(put("once/x", "v"), clientId, 1)));
+                Frame after = ok(c.call(inSession(put("once/x", "v"), session, 1)));
                 assertEquals(revision, after.getPutResponse().getHeader().getRevision(),
                         "member " + (member + 1) + " after the leader change: the remembered answer");
                 Frame read = ok(c.call(get("once/x")));
@@ -64,7 +65,7 @@ class ExactlyOnceFailoverTest {
         }
         // The next sequence is a new write: applied.
         try (FrameClient c = new FrameClient(CLUSTER.get().client(newLeader))) {
-            Frame next = ok(c.call(inSession(put("once/x", "w"), clientId, 2)));
+            Frame next = ok(c.call(inSession(put("once/x", "w"), session, 2)));
             assertEquals(2, ok(c.call(get("once/x"))).getRangeResponse().getKvs(0).getVersion(),
                     "sequence 2 is a new write: " + next);
         }

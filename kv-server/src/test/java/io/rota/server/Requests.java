@@ -7,6 +7,7 @@ import io.rota.proto.LeaseGrantRequest;
 import io.rota.proto.LeaseKeepAliveRequest;
 import io.rota.proto.PutRequest;
 import io.rota.proto.RangeRequest;
+import io.rota.proto.RegisterSessionResponse;
 import io.rota.proto.SessionRef;
 import io.rota.proto.WatchCreateRequest;
 import io.rota.proto.WatchRequest;
@@ -30,8 +31,10 @@ public final class Requests {
                 .setLease(lease));
     }
 
-    public static Frame.Builder inSession(Frame.Builder f, long clientId, long sequence) {
-        return f.setSession(SessionRef.newBuilder().setClientId(clientId).setSequence(sequence));
+    /** {@code f} as {@code sequence} of the session {@code registered} answered (its id and secret). */
+    public static Frame.Builder inSession(Frame.Builder f, RegisterSessionResponse registered, long sequence) {
+        return f.setSession(SessionRef.newBuilder().setClientId(registered.getClientId())
+                .setSecret(registered.getSecret()).setSequence(sequence));
     }
 
     public static Frame.Builder get(String key) {

@@ -10,6 +10,7 @@ import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.LeaseTimeToLiveResponse;
 import io.rota.proto.PutRequest;
 import io.rota.proto.RegisterSessionRequest;
+import io.rota.proto.RegisterSessionResponse;
 import io.rota.proto.RequestOp;
 import io.rota.proto.StatusRequest;
 import io.rota.proto.TxnRequest;
@@ -92,10 +93,10 @@ class ServerClusterTest {
     @Test
     void aRetriedSequenceIsAppliedOnce() {
         try (FrameClient a = new FrameClient(CLUSTER.get().client(0)); FrameClient b = new FrameClient(CLUSTER.get().client(1))) {
-            long clientId = ok(a.call(Frame.newBuilder().setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance())))
-                    .getRegisterSessionResponse().getClientId();
-            Frame first = ok(a.call(inSession(put("once/k", "v"), clientId, 1)));
-            Frame retry = ok(b.call(inSession(put("once/k", "v"), clientId, 1)));
+            RegisterSessionResponse session = ok(a.call(Frame.newBuilder().setRegisterSessionRequest(RegisterSessionRequest.getDefaultInstance())))
+                    .getRegisterSessionResponse();
+            Frame first = ok(a.call(inSession(put("once/k", "v"), session, 1)));
+            Frame retry = ok(b.call(inSession(put("once/k", "v"), session, 1)));
             assertEquals(first.getPutResponse().getHeader().getRevision(), retry.getPutResponse().getHeader().getRevision());
             Frame read = ok(b.call(get("once/k")));
             assertEquals(1, read.getRangeResponse().getKvs(0).getVersion(), "applied once");

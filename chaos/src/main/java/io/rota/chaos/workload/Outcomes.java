@@ -9,9 +9,9 @@ import io.rota.client.RotaException;
  * <ul>
  *   <li>TIMEOUT, UNAVAILABLE, NOT_LEADER (after the SDK's own retries) and any unexpected exception: an
  *       earlier attempt may have been applied;</li>
- *   <li>INVALID_ARGUMENT: the server also answers it for a retry whose sequence number fell out of the
- *       session's remembered window ("sequence N is older than the remembered window; its outcome is
- *       unknown"), and the harness never sends an invalid request on purpose;</li>
+ *   <li>INVALID_ARGUMENT: the harness never sends an invalid request on purpose, so one is not taken as proof
+ *       (a retry whose remembered answer was dropped comes back from the SDK as TIMEOUT "outcome unknown",
+ *       issue 31);</li>
  *   <li>SESSION_EXPIRED, LEASE_NOT_FOUND and COMPACTED say that <i>this</i> attempt was not applied, not that
  *       no earlier attempt of the same call was.</li>
  * </ul>

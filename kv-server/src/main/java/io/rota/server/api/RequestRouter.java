@@ -9,6 +9,7 @@ import io.rota.proto.Frame;
 import io.rota.proto.LeaseGrantRequest;
 import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.RangeRequest;
+import io.rota.proto.RegisterSessionRequest;
 import io.rota.proto.RegisteredMember;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.StatusResponse;
@@ -24,6 +25,7 @@ import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.lease.LogClock;
 import org.slf4j.LoggerFactory;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +73,11 @@ public final class RequestRouter {
     private volatile SnapshotStream snapshots;
 
     private final AuthGate gate;
+    /** 128 bits: a session's secret is what keeps a session id, which is no secret, from being used by another. */
+    private static final int SESSION_SECRET_BYTES = 16;
+    /** The caller of a request while auth is disabled: a session is then guarded by its secret alone. */
+    private static final String ANONYMOUS = "anonymous";
+    private final SecureRandom random = new SecureRandom();
 
     /**
      * What one attempt of a call came to: {@link #done} with the answer, or {@link #retry} — not applied,
@@ -134,16 +141,17 @@ public final class RequestRouter {
      * revoke of a user without root first checks the lease's keys on this member: revoking deletes them.
      */
     public CompletableFuture<Frame> handle(Frame request, String user) {
+        String caller = caller(user);
         if (user != null && request.hasLeaseTimeToLiveRequest() && request.getLeaseTimeToLiveRequest().getKeys()) {
             // The keys of a lease are names in the key space: listed only if the user may read every one.
-            return handle(request).thenApply(f -> {
+            return answer(request, caller).thenApply(f -> {
                 Error denied = f.hasLeaseTimeToLiveResponse()
                         ? gate.mayList(user, f.getLeaseTimeToLiveResponse().getKeysList()) : null;
                 return denied == null ? f : Frames.error(f.getCallId(), denied);
             });
         }
         if (user == null || !request.hasLeaseRevokeRequest()) {
-            return handle(request);
+            return answer(request, caller);
         }
         long id = request.getLeaseRevokeRequest().getID();
         CompletableFuture<List<ByteString>> keys = driver.readLocal(() -> stateMachine.timeToLive(
@@ -151,7 +159,7 @@ public final class RequestRouter {
         // An unknown lease holds no keys: its revoke goes on, and apply answers LEASE_NOT_FOUND.
         return keys.exceptionally(e -> List.of()).thenCompose(k -> {
             Error denied = gate.mayRevoke(user, id, k);
-            return denied == null ? handle(request)
+            return denied == null ? answer(request, caller)
                     : CompletableFuture.completedFuture(Frames.error(request.getCallId(), denied));
         });
     }
@@ -160,10 +168,24 @@ public final class RequestRouter {
      * Answer {@code request} (write, read or status); the answer echoes its call id. Every door comes here (the
      * client port, the etcd door, a forwarded frame), so this is where a well-formed request that the routing
      * throws on is still answered (issue 30): an internal error, logged as a bug, never a closed connection.
+     * Without a user (auth disabled, this member's own publication) the caller is anonymous (issue 31).
      */
     public CompletableFuture<Frame> handle(Frame request) {
+        return answer(request, ANONYMOUS);
+    }
+
+    /**
+     * Who a request comes from, as the sessions know it (issue 31): the user the {@link AuthGate} named (by token
+     * or TLS client certificate) while auth is enabled, else anyone. Forwarded writes carry the token, so the
+     * leader names the same caller as the member the client asked.
+     */
+    private static String caller(String user) {
+        return user == null ? ANONYMOUS : "user:" + user;
+    }
+
+    private CompletableFuture<Frame> answer(Frame request, String caller) {
         try {
-            return route(request);
+            return route(request, caller);
         } catch (RuntimeException e) {
             bugs.warn("BUG: a {} could not be handled ({} at {}); answered as an internal error",
                     request.getBodyCase(), e, e.getStackTrace().length > 0 ? e.getStackTrace()[0] : "?");
@@ -171,7 +193,7 @@ public final class RequestRouter {
         }
     }
 
-    private CompletableFuture<Frame> route(Frame request) {
+    private CompletableFuture<Frame> route(Frame request, String caller) {
         long deadline = clock.nanoTime() + timeout.toNanos();
         CompletableFuture<Frame> answer;
         if (request.hasAuthRequest()) {
@@ -179,7 +201,7 @@ public final class RequestRouter {
         } else if (MembershipRequests.isMembership(request)) {
             answer = retrying(deadline, () -> leaderOnly(request, deadline));
         } else if (Frames.isWrite(request)) {
-            answer = retrying(deadline, () -> write(request, deadline));
+            answer = retrying(deadline, () -> write(request, caller, deadline));
             if (!request.getForwarded()) {
                 long start = clock.nanoTime();
                 answer = answer.whenComplete((f, e) -> {
@@ -314,14 +336,14 @@ public final class RequestRouter {
                 });
     }
 
-    private CompletableFuture<Attempt> write(Frame request, long deadline) {
+    private CompletableFuture<Attempt> write(Frame request, String caller, long deadline) {
         if (view.isLeader()) {
             if (request.hasPublishMemberRequest() && !inConfiguration(request.getPublishMemberRequest().getMember().getId())) {
                 return done(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
                         "member id " + request.getPublishMemberRequest().getMember().getId() + " is not in the"
                                 + " cluster's configuration; only members publish their addresses")));
             }
-            Command command = command(request);
+            Command command = command(request, caller);
             // Issue 30: what apply would refuse for its values never reaches the log; the client hears why now.
             Optional<Error> refusal = Admission.check(command);
             if (refusal.isPresent()) {
@@ -370,9 +392,19 @@ public final class RequestRouter {
         });
     }
 
-    /** The command to propose, stamped now (a retry stamps anew: it may be proposed in another term). */
-    private Command command(Frame request) {
-        Command command = Frames.command(request, LogClock.stamp(driver.leadership(), clock.nanoTime()));
+    /**
+     * The command to propose, stamped now (a retry stamps anew: it may be proposed in another term), naming its
+     * caller; a session registration gets its secret here, chosen afresh for each proposal (issue 31).
+     */
+    private Command command(Frame request, String caller) {
+        Command command = Frames.command(request, LogClock.stamp(driver.leadership(), clock.nanoTime()))
+                .toBuilder().setCaller(caller).build();
+        if (command.hasRegisterSession()) {
+            byte[] secret = new byte[SESSION_SECRET_BYTES];
+            random.nextBytes(secret);
+            return command.toBuilder().setRegisterSession(RegisterSessionRequest.newBuilder()
+                    .setSecret(ByteString.copyFrom(secret))).build();
+        }
         if (!command.hasLeaseGrant()) {
             return command;
         }

@@ -58,7 +58,7 @@ final class EtcdErrors {
             case AUTH_NOT_ENABLED -> Status.FAILED_PRECONDITION
                     .withDescription("etcdserver: authentication is not enabled").asRuntimeException();
             case MEMBERSHIP_REFUSED -> membershipRefused(e);
-            case SESSION_EXPIRED, CODE_UNSPECIFIED, UNRECOGNIZED ->
+            case SESSION_EXPIRED, OUTCOME_UNKNOWN, CODE_UNSPECIFIED, UNRECOGNIZED ->
                     Status.FAILED_PRECONDITION.withDescription("etcdserver: " + m).asRuntimeException();
         };
     }

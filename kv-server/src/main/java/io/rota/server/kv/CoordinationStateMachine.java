@@ -125,7 +125,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         this.store = new KvStore(limits);
         this.leases = new LeaseTable(limits.maxLeases());
         this.sessions = new SessionTable(limits.maxSessions(), limits.sessionTtlMs(),
-                limits.rememberedResponsesPerSession());
+                limits.rememberedResponsesPerSession(), limits.rememberedBytesPerSession(),
+                limits.rememberedBytesTotal());
     }
 
     /** Who hears about each written revision (the watch hub). */
@@ -189,9 +190,10 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             return execute(index, cmd);
         }
         Session session = sessions.get(ref.getClientId());
-        if (session == null) {
-            return error(new StoreException(Error.Code.SESSION_EXPIRED,
-                    "session " + ref.getClientId() + " is unknown or expired"));
+        if (session == null || !isOwn(session, cmd.getCaller(), ref.getSecret())) {
+            // Another caller's session, or a wrong secret, is answered as no session at all (issue 31): the
+            // caller learns nothing of it, and it is not touched.
+            return error(unknownSession(ref.getClientId()));
         }
         sessions.touch(session, nowMs);
         if (ref.getSequence() == 0) {
@@ -201,18 +203,31 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             return error(StoreException.invalid("first_incomplete " + ref.getFirstIncomplete()
                     + " is above the request's own sequence " + ref.getSequence()));
         }
-        session.discardBelow(ref.getFirstIncomplete());
+        sessions.discardBelow(session, ref.getFirstIncomplete());
         Optional<CommandResult> remembered = session.remembered(ref.getSequence());
         if (remembered.isPresent()) {
             return remembered.get();
         }
         if (session.forgotten(ref.getSequence())) {
-            return error(StoreException.invalid("sequence " + ref.getSequence()
-                    + " is older than the remembered window; its outcome is unknown"));
+            return error(new StoreException(Error.Code.OUTCOME_UNKNOWN, "sequence " + ref.getSequence()
+                    + " may have been applied, but its response is no longer remembered (the session's window or"
+                    + " byte bound); it is not applied again"));
         }
         CommandResult result = execute(index, cmd);
-        session.remember(ref.getSequence(), result);
+        sessions.remember(session, ref.getSequence(), result);
         return result;
+    }
+
+    /**
+     * Whether a request of {@code caller} with {@code secret} may use {@code session} (issue 31). An entry
+     * proposed before issue 31 names no caller and is applied as it was then, so old logs replay unchanged.
+     */
+    private static boolean isOwn(Session session, String caller, ByteString secret) {
+        return caller.isEmpty() || session.belongsTo(caller, secret);
+    }
+
+    private static StoreException unknownSession(long clientId) {
+        return new StoreException(Error.Code.SESSION_EXPIRED, "session " + clientId + " is unknown or expired");
     }
 
     private CommandResult execute(long index, Command cmd) {
@@ -232,9 +247,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case LEASE_EXPIRE -> out.setLeaseExpire(expire(cmd.getLeaseExpire()));
                 case LEASE_KEEP_ALIVE -> out.setLeaseKeepAlive(keepAlive(index, cmd.getLeaseKeepAlive().getID()));
                 case LEASE_CHECKPOINT -> out.setLeaseCheckpoint(checkpoint(cmd.getLeaseCheckpoint()));
-                case REGISTER_SESSION -> out.setRegisterSession(register(index));
-                case SESSION_KEEP_ALIVE -> out.setSessionKeepAlive(
-                        keepAliveSession(cmd.getSessionKeepAlive().getClientId()));
+                case REGISTER_SESSION -> out.setRegisterSession(register(index, cmd));
+                case SESSION_KEEP_ALIVE -> out.setSessionKeepAlive(keepAliveSession(cmd));
                 case PUBLISH_MEMBER -> out.setPublishMember(publish(cmd.getPublishMember().getMember()));
                 case REGISTER_MEMBER -> out.setRegisterMember(registerMember(cmd.getRegisterMember()));
                 case RETIRE_MEMBER -> out.setRetireMember(retireMember(cmd.getRetireMember().getId()));
@@ -534,16 +548,19 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     // ---- sessions -------------------------------------------------------------------------------------
 
     /** The client id is the index of the registering entry: unique and the same on every replica (§6.3). */
-    private RegisterSessionResponse register(long index) {
-        sessions.register(index, clock.nowMs());
+    /** The session belongs to the command's caller; its secret was chosen by the proposing leader (issue 31). */
+    private RegisterSessionResponse register(long index, Command cmd) {
+        ByteString secret = cmd.getRegisterSession().getSecret();
+        sessions.register(index, cmd.getCaller(), secret, clock.nowMs());
         return RegisterSessionResponse.newBuilder().setHeader(header()).setClientId(index)
-                .setSessionTtlMs(sessions.ttlMs()).setRememberedResponses(sessions.window()).build();
+                .setSessionTtlMs(sessions.ttlMs()).setRememberedResponses(sessions.window()).setSecret(secret).build();
     }
 
-    private SessionKeepAliveResponse keepAliveSession(long clientId) {
+    private SessionKeepAliveResponse keepAliveSession(Command cmd) {
+        long clientId = cmd.getSessionKeepAlive().getClientId();
         Session session = sessions.get(clientId);
-        if (session == null) {
-            throw new StoreException(Error.Code.SESSION_EXPIRED, "session " + clientId + " is unknown or expired");
+        if (session == null || !isOwn(session, cmd.getCaller(), cmd.getSessionKeepAlive().getSecret())) {
+            throw unknownSession(clientId);
         }
         sessions.touch(session, clock.nowMs());
         return SessionKeepAliveResponse.newBuilder().setHeader(header()).build();
@@ -705,7 +722,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         for (Session s : sessions.all()) {
             StoreSnapshot.SessionImage.Builder image = StoreSnapshot.SessionImage.newBuilder()
                     .setClientId(s.clientId()).setLastActiveMs(s.lastActiveMs())
-                    .setForgottenThrough(s.forgottenThrough());
+                    .setForgottenThrough(s.forgottenThrough()).setOwner(s.owner()).setSecret(s.secret());
             s.responses().forEach((seq, result) -> image.addSequences(seq).addResponses(result));
             out.addSessions(image);
         }
@@ -745,7 +762,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             for (int i = 0; i < s.getSequencesCount(); i++) {
                 remembered.put(s.getSequences(i), s.getResponses(i));
             }
-            sessions.restore(s.getClientId(), s.getLastActiveMs(), s.getForgottenThrough(), remembered);
+            sessions.restore(s.getClientId(), s.getOwner(), s.getSecret(), s.getLastActiveMs(), s.getForgottenThrough(),
+                    remembered);
         }
         appliedIndex = image.getAppliedIndex();
         appliedTerm = image.getAppliedTerm();

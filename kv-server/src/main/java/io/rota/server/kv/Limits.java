@@ -20,10 +20,13 @@ package io.rota.server.kv;
  *                                      (Raft thesis §6.3)
  * @param sessionTtlMs                  a session without a request for this long (log time) expires
  * @param rememberedResponsesPerSession responses kept per session for retries (the window of pipelined requests)
+ * @param rememberedBytesPerSession     serialized bytes of responses kept per session; over it, the oldest go
+ * @param rememberedBytesTotal          serialized bytes of responses kept by all sessions; over it, the least
+ *                                      recently active sessions forget theirs (issue 31)
  */
 public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxKeys, int maxHistoryEvents,
                      int maxLeases, long maxLeaseTtlSeconds, int maxSessions, long sessionTtlMs,
-                     int rememberedResponsesPerSession) {
+                     int rememberedResponsesPerSession, long rememberedBytesPerSession, long rememberedBytesTotal) {
 
     /** 8 KiB: keys are names, not data, and every key sits in the in-memory index. */
     public static final int DEFAULT_MAX_KEY_BYTES = 8 * 1024;
@@ -45,6 +48,10 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxK
     public static final long DEFAULT_SESSION_TTL_MS = 10 * 60_000L;
     /** 256 responses per session: a client's window of pipelined writes, announced to it (design C3). */
     public static final int DEFAULT_REMEMBERED_RESPONSES_PER_SESSION = 256;
+    /** 1 MiB of remembered responses per session: a txn's range results are answers too (issue 31). */
+    public static final long DEFAULT_REMEMBERED_BYTES_PER_SESSION = 1024 * 1024;
+    /** 64 MiB of remembered responses in all: what sessions may hold of every member's heap and snapshot. */
+    public static final long DEFAULT_REMEMBERED_BYTES_TOTAL = 64L * 1024 * 1024;
     /**
      * 32 levels of nested txns (the outer txn is level 1), not configurable: a safety bound, not a policy
      * (design Y40). etcd has none but its request size; Rota's is set by protobuf-java, which refuses a message
@@ -71,6 +78,9 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxK
         require(sessionTtlMs >= 1, "sessionTtlMs must be at least 1, got " + sessionTtlMs);
         require(rememberedResponsesPerSession >= 1, "rememberedResponsesPerSession must be at least 1, got "
                 + rememberedResponsesPerSession);
+        require(rememberedBytesPerSession >= 1, "rememberedBytesPerSession must be at least 1, got "
+                + rememberedBytesPerSession);
+        require(rememberedBytesTotal >= 1, "rememberedBytesTotal must be at least 1, got " + rememberedBytesTotal);
     }
 
     /** The defaults: {@code builder().build()}. */
@@ -88,7 +98,8 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxK
         return new Builder().maxKeyBytes(maxKeyBytes).maxValueBytes(maxValueBytes).maxTxnOps(maxTxnOps)
                 .maxKeys(maxKeys).maxHistoryEvents(maxHistoryEvents).maxLeases(maxLeases)
                 .maxLeaseTtlSeconds(maxLeaseTtlSeconds).maxSessions(maxSessions).sessionTtlMs(sessionTtlMs)
-                .rememberedResponsesPerSession(rememberedResponsesPerSession);
+                .rememberedResponsesPerSession(rememberedResponsesPerSession)
+                .rememberedBytesPerSession(rememberedBytesPerSession).rememberedBytesTotal(rememberedBytesTotal);
     }
 
     /**
@@ -130,6 +141,8 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxK
         private int maxSessions = DEFAULT_MAX_SESSIONS;
         private long sessionTtlMs = DEFAULT_SESSION_TTL_MS;
         private int rememberedResponsesPerSession = DEFAULT_REMEMBERED_RESPONSES_PER_SESSION;
+        private long rememberedBytesPerSession = DEFAULT_REMEMBERED_BYTES_PER_SESSION;
+        private long rememberedBytesTotal = DEFAULT_REMEMBERED_BYTES_TOTAL;
 
         private Builder() {
         }
@@ -184,10 +197,21 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxTxnOps, int maxK
             return this;
         }
 
+        public Builder rememberedBytesPerSession(long rememberedBytesPerSession) {
+            this.rememberedBytesPerSession = rememberedBytesPerSession;
+            return this;
+        }
+
+        public Builder rememberedBytesTotal(long rememberedBytesTotal) {
+            this.rememberedBytesTotal = rememberedBytesTotal;
+            return this;
+        }
+
         /** The limits; throws {@link IllegalArgumentException} naming the field when they are invalid. */
         public Limits build() {
             return new Limits(maxKeyBytes, maxValueBytes, maxTxnOps, maxKeys, maxHistoryEvents, maxLeases,
-                    maxLeaseTtlSeconds, maxSessions, sessionTtlMs, rememberedResponsesPerSession);
+                    maxLeaseTtlSeconds, maxSessions, sessionTtlMs, rememberedResponsesPerSession,
+                    rememberedBytesPerSession, rememberedBytesTotal);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.rota.server.session;
 
+import com.google.protobuf.ByteString;
 import io.rota.proto.CommandResult;
 
 import java.util.Collections;
@@ -11,25 +12,55 @@ import java.util.TreeMap;
  * One client session (Raft thesis §6.3): the responses to the client's latest sequences, so a retried
  * request is answered from memory instead of being applied twice.
  *
- * <p>The window is bounded: when it overflows, the oldest sequence is forgotten and every sequence up to
- * it is refused from then on (its response is unknown, and applying it again could apply it twice).
+ * <p>The session belongs to the caller that registered it and carries a secret (issue 31): only a request
+ * of that caller with that secret is the session's ({@link #belongsTo}).
+ *
+ * <p>What it remembers is bounded in count (the window) and in bytes: when either overflows, the oldest
+ * responses are forgotten and every sequence up to them is refused from then on (its response is unknown,
+ * and applying it again could apply it twice).
  */
 public final class Session {
 
     private final long clientId;
+    /** The caller that registered the session (Command.caller); "" for one registered before issue 31. */
+    private final String owner;
+    /** 128 random bits from the registering leader; empty for a session registered before issue 31. */
+    private final ByteString secret;
     private final int window;
+    private final long maxBytes;
     private final TreeMap<Long, CommandResult> responses = new TreeMap<>();
+    /** The serialized size of {@link #responses}. */
+    private long rememberedBytes;
     private long lastActiveMs;
     private long forgottenThrough;
 
-    Session(long clientId, int window, long lastActiveMs) {
+    Session(long clientId, String owner, ByteString secret, int window, long maxBytes, long lastActiveMs) {
         this.clientId = clientId;
+        this.owner = owner;
+        this.secret = secret;
         this.window = window;
+        this.maxBytes = maxBytes;
         this.lastActiveMs = lastActiveMs;
     }
 
     public long clientId() {
         return clientId;
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public ByteString secret() {
+        return secret;
+    }
+
+    /**
+     * Whether a request of {@code caller} carrying {@code secret} is this session's. A session without a
+     * secret (registered before issue 31) belongs to no one: a newer request finds it expired.
+     */
+    public boolean belongsTo(String caller, ByteString secret) {
+        return !this.secret.isEmpty() && this.secret.equals(secret) && owner.equals(caller);
     }
 
     public long lastActiveMs() {
@@ -50,10 +81,25 @@ public final class Session {
         return sequence <= forgottenThrough && !responses.containsKey(sequence);
     }
 
-    public void remember(long sequence, CommandResult result) {
-        responses.put(sequence, result);
-        while (responses.size() > window) {
-            forgottenThrough = Math.max(forgottenThrough, responses.pollFirstEntry().getKey());
+    /** Remembers {@code result}; the oldest responses go while over the window or the byte bound. */
+    void remember(long sequence, CommandResult result) {
+        CommandResult previous = responses.put(sequence, result);
+        rememberedBytes += result.getSerializedSize() - (previous == null ? 0 : previous.getSerializedSize());
+        while (responses.size() > window || (rememberedBytes > maxBytes && !responses.isEmpty())) {
+            forgetOldest();
+        }
+    }
+
+    private void forgetOldest() {
+        Map.Entry<Long, CommandResult> oldest = responses.pollFirstEntry();
+        rememberedBytes -= oldest.getValue().getSerializedSize();
+        forgottenThrough = Math.max(forgottenThrough, oldest.getKey());
+    }
+
+    /** Forgets every remembered response (the table is over its total byte bound). */
+    void forgetAll() {
+        while (!responses.isEmpty()) {
+            forgetOldest();
         }
     }
 
@@ -61,13 +107,20 @@ public final class Session {
      * The client will never retry a sequence below {@code firstIncomplete} (thesis §6.3): their responses
      * are dropped, and a late copy of any of them is refused rather than applied after the client moved on.
      */
-    public void discardBelow(long firstIncomplete) {
-        responses.headMap(firstIncomplete).clear();
+    void discardBelow(long firstIncomplete) {
+        while (!responses.isEmpty() && responses.firstKey() < firstIncomplete) {
+            forgetOldest();
+        }
         forgottenThrough = Math.max(forgottenThrough, firstIncomplete - 1);
     }
 
     public long forgottenThrough() {
         return forgottenThrough;
+    }
+
+    /** The serialized bytes of the remembered responses. */
+    public long rememberedBytes() {
+        return rememberedBytes;
     }
 
     /** Sequence → response, ascending. */
@@ -77,6 +130,6 @@ public final class Session {
 
     void restore(long forgottenThrough, Map<Long, CommandResult> remembered) {
         this.forgottenThrough = forgottenThrough;
-        responses.putAll(remembered);
+        remembered.forEach(this::remember);
     }
 }

@@ -1,5 +1,6 @@
 package io.rota.server.session;
 
+import com.google.protobuf.ByteString;
 import io.rota.proto.CommandResult;
 
 import java.util.Collection;
@@ -14,6 +15,9 @@ import java.util.TreeSet;
  * rules from the same log, so they agree on which clients are known: a session expires when no request
  * of it arrived for the session TTL in log time; registering beyond the bound evicts the least recently
  * active session (the thesis's LRU policy).
+ *
+ * <p>Remembered responses are bounded in bytes, per session and in total (issue 31): over the total, the
+ * least recently active sessions forget their responses (a retry of them is then "outcome unknown").
  */
 public final class SessionTable {
 
@@ -23,13 +27,19 @@ public final class SessionTable {
     private final int maxSessions;
     private final long ttlMs;
     private final int window;
+    private final long maxBytesPerSession;
+    private final long maxBytesTotal;
     private final TreeMap<Long, Session> byId = new TreeMap<>();
     private final TreeSet<Session> byActivity = new TreeSet<>(BY_ACTIVITY);
+    /** The sum of every session's {@link Session#rememberedBytes()}. */
+    private long rememberedBytes;
 
-    public SessionTable(int maxSessions, long ttlMs, int window) {
+    public SessionTable(int maxSessions, long ttlMs, int window, long maxBytesPerSession, long maxBytesTotal) {
         this.maxSessions = maxSessions;
         this.ttlMs = ttlMs;
         this.window = window;
+        this.maxBytesPerSession = maxBytesPerSession;
+        this.maxBytesTotal = maxBytesTotal;
     }
 
     public long ttlMs() {
@@ -41,17 +51,25 @@ public final class SessionTable {
         return window;
     }
 
-    public Session register(long clientId, long nowMs) {
+    /** A session of {@code owner} with {@code secret}, registered by the entry at {@code clientId}. */
+    public Session register(long clientId, String owner, ByteString secret, long nowMs) {
         while (byId.size() >= maxSessions) {
-            byId.remove(byActivity.pollFirst().clientId());
+            remove(byActivity.first());
         }
-        return add(new Session(clientId, window, nowMs));
+        return add(new Session(clientId, owner, secret, window, maxBytesPerSession, nowMs));
     }
 
     private Session add(Session s) {
         byId.put(s.clientId(), s);
         byActivity.add(s);
+        rememberedBytes += s.rememberedBytes();
         return s;
+    }
+
+    private void remove(Session s) {
+        byId.remove(s.clientId());
+        byActivity.remove(s);
+        rememberedBytes -= s.rememberedBytes();
     }
 
     /** The live session, or null if it never existed, expired or was evicted. */
@@ -67,10 +85,40 @@ public final class SessionTable {
         byActivity.add(s);
     }
 
+    /** {@link Session#discardBelow}, keeping the total count of bytes. */
+    public void discardBelow(Session s, long firstIncomplete) {
+        long before = s.rememberedBytes();
+        s.discardBelow(firstIncomplete);
+        rememberedBytes += s.rememberedBytes() - before;
+    }
+
+    /**
+     * Remembers {@code result} for {@code sequence} of {@code s}; over the total byte bound, the least recently
+     * active sessions forget their responses, in order, until it holds again ({@code s} last, as it is the most
+     * recently active).
+     */
+    public void remember(Session s, long sequence, CommandResult result) {
+        long before = s.rememberedBytes();
+        s.remember(sequence, result);
+        rememberedBytes += s.rememberedBytes() - before;
+        for (Session oldest : byActivity) {
+            if (rememberedBytes <= maxBytesTotal) {
+                break;
+            }
+            rememberedBytes -= oldest.rememberedBytes();
+            oldest.forgetAll();
+        }
+    }
+
+    /** The serialized bytes of every remembered response. */
+    public long rememberedBytes() {
+        return rememberedBytes;
+    }
+
     /** Drop every session idle for longer than the TTL at log time {@code nowMs}. */
     public void expire(long nowMs) {
         while (!byActivity.isEmpty() && nowMs - byActivity.first().lastActiveMs() > ttlMs) {
-            byId.remove(byActivity.pollFirst().clientId());
+            remove(byActivity.first());
         }
     }
 
@@ -82,10 +130,12 @@ public final class SessionTable {
     public void clear() {
         byId.clear();
         byActivity.clear();
+        rememberedBytes = 0;
     }
 
-    public void restore(long clientId, long lastActiveMs, long forgottenThrough, Map<Long, CommandResult> remembered) {
-        Session s = new Session(clientId, window, lastActiveMs);
+    public void restore(long clientId, String owner, ByteString secret, long lastActiveMs, long forgottenThrough,
+                        Map<Long, CommandResult> remembered) {
+        Session s = new Session(clientId, owner, secret, window, maxBytesPerSession, lastActiveMs);
         s.restore(forgottenThrough, remembered);
         add(s);
     }

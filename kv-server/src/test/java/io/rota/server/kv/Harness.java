@@ -18,7 +18,9 @@ import io.rota.proto.SessionRef;
 import io.rota.raft.core.Entry;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -36,6 +38,10 @@ final class Harness {
     long term = 1;
     /** How long the (simulated) leader of {@link #term} has led: each entry's log-clock stamp. */
     long nowMs = 1_000_000;
+    /** Who the commands come from (Command.caller, issue 31), as a leader names the sender of a request. */
+    String caller = "anonymous";
+    private int secrets;
+    private final Map<Long, ByteString> secretOf = new HashMap<>();
 
     Harness() {
         this(LIMITS);
@@ -60,7 +66,16 @@ final class Harness {
         return Entry.command(++index, term, cmd.build().toByteArray());
     }
 
+    /** Applies {@code cmd} as a leader of today proposes it: from {@link #caller} unless it names one. */
     CommandResult run(Command.Builder cmd) {
+        if (cmd.getCaller().isEmpty()) {
+            cmd.setCaller(caller);
+        }
+        return runAsProposedBefore31(cmd);
+    }
+
+    /** Applies {@code cmd} as it is: without a caller, it is an entry proposed before issue 31. */
+    CommandResult runAsProposedBefore31(Command.Builder cmd) {
         return sm.apply(List.of(entry(cmd))).get(0);
     }
 
@@ -99,15 +114,26 @@ final class Harness {
         return run(Command.newBuilder().setLeaseExpire(LeaseExpireRequest.newBuilder().setID(id).setRenewal(renewal)));
     }
 
+    /** A session of {@link #caller}, with a secret as a leader chooses one (here from a counter, so runs repeat). */
     long register() {
-        return run(Command.newBuilder().setRegisterSession(RegisterSessionRequest.getDefaultInstance()))
-                .getRegisterSession().getClientId();
+        ByteString secret = ByteString.copyFrom(String.format("secret-%09d", ++secrets), StandardCharsets.UTF_8);
+        CommandResult r = run(Command.newBuilder().setRegisterSession(RegisterSessionRequest.newBuilder()
+                .setSecret(secret)));
+        assertEquals(secret, r.getRegisterSession().getSecret());
+        long client = r.getRegisterSession().getClientId();
+        secretOf.put(client, secret);
+        return client;
+    }
+
+    /** The session ref of {@code client}'s {@code sequence}, with the secret its registration answered. */
+    SessionRef.Builder ref(long client, long sequence) {
+        return SessionRef.newBuilder().setClientId(client).setSequence(sequence)
+                .setSecret(secretOf.getOrDefault(client, ByteString.EMPTY));
     }
 
     /** The same put as a session request (client, sequence). */
     CommandResult put(long client, long sequence, String key, String value) {
-        return run(Command.newBuilder()
-                .setSession(SessionRef.newBuilder().setClientId(client).setSequence(sequence))
+        return run(Command.newBuilder().setSession(ref(client, sequence))
                 .setPut(PutRequest.newBuilder().setKey(b(key)).setValue(b(value))));
     }
 

@@ -14,7 +14,7 @@ class LimitsTest {
         Limits l = Limits.defaults();
         // The values before the builder existed (issue 12 changes no default).
         assertEquals(new Limits(8 * 1024, 1024 * 1024, 128, 1_000_000, 10_000, 100_000, 365L * 24 * 3600, 10_000,
-                10 * 60_000L, 256), l);
+                10 * 60_000L, 256, 1024 * 1024, 64L * 1024 * 1024), l);
         assertEquals(l, Limits.builder().build());
         assertEquals(l, l.toBuilder().build());
         assertEquals(2, l.toBuilder().maxKeys(2).build().maxKeys());

@@ -9,7 +9,6 @@ import io.rota.proto.Event;
 import io.rota.proto.PutRequest;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.RequestOp;
-import io.rota.proto.SessionRef;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.TxnResponse;
 import org.junit.jupiter.api.Test;
@@ -167,7 +166,7 @@ class NestedTxnTest {
         deep.put("k", "v");
         long client = deep.register();
         Command.Builder cmd = Command.newBuilder().setTxn(deepest(Limits.MAX_TXN_DEPTH))
-                .setSession(SessionRef.newBuilder().setClientId(client).setSequence(1));
+                .setSession(deep.ref(client, 1));
         CommandResult first = deep.run(cmd.clone());
         assertFalse(first.hasError(), first::toString);
         Harness restored = new Harness(Harness.LIMITS.toBuilder().maxTxnOps(128).build());

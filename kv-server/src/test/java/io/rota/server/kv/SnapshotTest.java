@@ -220,7 +220,8 @@ class SnapshotTest {
         restored.sm.restore(image(h.sm));
         restored.index = h.index;
         restored.nowMs = h.nowMs;
-        assertEquals(first, restored.put(client, 1, "k", "v"));
+        assertEquals(first, restored.run(Command.newBuilder().setSession(h.ref(client, 1))
+                .setPut(PutRequest.newBuilder().setKey(b("k")).setValue(b("v")))));
         assertEquals(1, restored.get("k").getVersion());
     }
 

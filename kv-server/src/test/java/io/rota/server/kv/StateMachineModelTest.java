@@ -575,8 +575,12 @@ class StateMachineModelTest {
                         .build(),
                 Command.newBuilder().setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(1)).build());
         long index = 0;
-        for (Command cmd : cmds) {
+        for (Command unstamped : cmds) {
             index++;
+            // Stamped by the leader of the entry's term, as every entry a leader proposes: a lease is timed only
+            // from a counted stamp (design.md LF10).
+            Command cmd = unstamped.toBuilder()
+                    .setStamp(io.rota.proto.ClockStamp.newBuilder().setTerm(1).setElapsedMs(index)).build();
             assertEquals(m.apply(index, cmd), codeOnly(sm.apply(List.of(Entry.command(index, 1, cmd.toByteArray())))
                     .get(0)), cmd.toString());
         }

@@ -47,7 +47,9 @@ import io.rota.server.lease.LogClock;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -82,6 +84,8 @@ final class CommandGenerator {
     private final List<ByteString> keys = new ArrayList<>();
     /** Client ids of sessions registered so far (live or expired since). */
     final List<Long> sessions = new ArrayList<>();
+    /** Their secrets, as registering answered them (issue 31). */
+    final Map<Long, ByteString> secrets = new HashMap<>();
     /** Lease ids granted so far (live or not since). */
     final List<Long> leases = new ArrayList<>();
     /** What the command being built may still hold: requests in its txn tree, values of a megabyte. */
@@ -109,6 +113,8 @@ final class CommandGenerator {
         CoordinationStateMachine sm = leader.stateMachine;
         Command.Builder c = Command.newBuilder();
         stamp(c, leader);
+        // Issue 31: the caller a leader names (or none, as in entries proposed before it).
+        c.setCaller(pick("", "anonymous", "user:root", "user:mallory"));
         if (random.nextInt(6) == 0) {
             c.setSession(sessionRef());
         }
@@ -145,8 +151,11 @@ final class CommandGenerator {
                 }
                 c.setLeaseExpire(ex);
             }
-            case 8 -> c.setRegisterSession(RegisterSessionRequest.getDefaultInstance());
-            case 9 -> c.setSessionKeepAlive(SessionKeepAliveRequest.newBuilder().setClientId(sessionId()));
+            case 8 -> c.setRegisterSession(RegisterSessionRequest.newBuilder().setSecret(randomSecret()));
+            case 9 -> {
+                long id = sessionId();
+                c.setSessionKeepAlive(SessionKeepAliveRequest.newBuilder().setClientId(id).setSecret(secret(id)));
+            }
             case 10 -> c.setPublishMember(PublishMemberRequest.newBuilder().setMember(member(sm)));
             case 11 -> c.setRegisterMember(RegisterMemberRequest.newBuilder().setName(name()).setPeerAddress(address())
                     .setClientAddress(address()).setLearner(random.nextBoolean())
@@ -198,8 +207,21 @@ final class CommandGenerator {
 
     private SessionRef sessionRef() {
         long seq = pick(0L, 1L, 2L, 255L, 256L, 257L, 10_000L, -1L, Long.MAX_VALUE);
-        return SessionRef.newBuilder().setClientId(sessionId()).setSequence(seq)
+        long id = sessionId();
+        return SessionRef.newBuilder().setClientId(id).setSecret(secret(id)).setSequence(seq)
                 .setFirstIncomplete(pick(0L, 1L, seq, seq + 1, seq - 300, -1L)).build();
+    }
+
+    /** Mostly the session's own secret; sometimes none or a guess. */
+    private ByteString secret(long clientId) {
+        return random.nextInt(4) != 0 ? secrets.getOrDefault(clientId, ByteString.EMPTY) : randomSecret();
+    }
+
+    /** 16 random bytes as a leader chooses them, or none, or a byte. */
+    private ByteString randomSecret() {
+        byte[] b = new byte[pick(16, 0, 1)];
+        random.nextBytes(b);
+        return ByteString.copyFrom(b);
     }
 
     private long sessionId() {

@@ -870,6 +870,7 @@ final class ServerWorld {
         }
         if (generator != null && c.hasRegisterSession() && r.hasRegisterSession()) {
             generator.sessions.add(r.getRegisterSession().getClientId());
+            generator.secrets.put(r.getRegisterSession().getClientId(), r.getRegisterSession().getSecret());
         }
         if (generator != null && c.hasLeaseGrant() && r.hasLeaseGrant()) {
             generator.leases.add(r.getLeaseGrant().getID());

@@ -231,6 +231,7 @@ abstract class SimClient {
      */
     static final class Writer extends SimClient {
         private long clientId;
+        private ByteString secret = ByteString.EMPTY;
         private long sequence;
         private final Map<Long, Long> answered = new HashMap<>();
 
@@ -251,6 +252,7 @@ abstract class SimClient {
                             return;
                         }
                         clientId = f.getRegisterSessionResponse().getClientId();
+                        secret = f.getRegisterSessionResponse().getSecret();
                         sequence = 0;
                         answered.clear();
                         next();
@@ -263,8 +265,8 @@ abstract class SimClient {
 
         private Frame put(long seq) {
             // One write in flight at a time: it is also the lowest the writer still waits on (§6.3).
-            return Frame.newBuilder().setSession(SessionRef.newBuilder().setClientId(clientId).setSequence(seq)
-                            .setFirstIncomplete(seq))
+            return Frame.newBuilder().setSession(SessionRef.newBuilder().setClientId(clientId).setSecret(secret)
+                            .setSequence(seq).setFirstIncomplete(seq))
                     .setPutRequest(PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("w/" + clientId + "/" + seq))
                             .setValue(ByteString.copyFromUtf8(name)).setPrevKv(true)).build();
         }
