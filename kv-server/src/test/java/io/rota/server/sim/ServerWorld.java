@@ -2,6 +2,7 @@ package io.rota.server.sim;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
@@ -63,6 +64,9 @@ import java.util.function.Predicate;
  *       are inside their safe windows at the same true time, whichever clients and whichever of their locks —
  *       a holder is inside from when it learned it holds until the first of its safe-until, its release being
  *       sent, or its learning of the loss (docs/locks.md, "Safe-until").</li>
+ *   <li><b>a session answers only its own</b> (issue 31, in the apply-totality sweep): an entry that names a
+ *       session registered by another caller, or without that session's secret, is answered SESSION_EXPIRED —
+ *       never a remembered response, an execution or any other refusal that would tell it something.</li>
  * </ol>
  */
 final class ServerWorld {
@@ -103,6 +107,8 @@ final class ServerWorld {
     long generatedRefused;
     long generatedRaftOutcomes;
     long stateChecks;
+    /** Invariant 9: generated entries under another caller's session, or with a wrong secret, checked refused. */
+    long foreignSessionRefusals;
 
     // --- what the invariants remember ---
     private final Map<Long, Long> resultHashByIndex = new HashMap<>();
@@ -851,6 +857,7 @@ final class ServerWorld {
      * last-resort guard gives an entry whose apply threw (a bug, logged with its index).
      */
     private void checkShape(SimMember m, Entry e, Command c, CommandResult r) {
+        checkSessionOwner(m, e, c, r);
         if (r.hasError()) {
             if (r.getError().getMessage().contains(BUG_REFUSAL)) {
                 fail("apply refused the entry at index " + e.index() + " as a bug: " + r.getError().getMessage()
@@ -871,16 +878,44 @@ final class ServerWorld {
         if (generator != null && c.hasRegisterSession() && r.hasRegisterSession()) {
             generator.sessions.add(r.getRegisterSession().getClientId());
             generator.secrets.put(r.getRegisterSession().getClientId(), r.getRegisterSession().getSecret());
+            generator.owners.put(r.getRegisterSession().getClientId(), c.getCaller());
         }
         if (generator != null && c.hasLeaseGrant() && r.hasLeaseGrant()) {
             generator.leases.add(r.getLeaseGrant().getID());
         }
     }
 
+    /**
+     * Invariant 9: an entry under a session registered by another caller, or without the session's secret, gets
+     * SESSION_EXPIRED and nothing else. Entries with no caller (proposed before issue 31) are not judged: apply
+     * lets them through, so old logs replay alike.
+     */
+    private void checkSessionOwner(SimMember m, Entry e, Command c, CommandResult r) {
+        if (generator == null || c == null || c.hasRegisterSession() || c.getCaller().isEmpty()) {
+            return;
+        }
+        long id = c.getSession().getClientId();
+        String owner = generator.owners.get(id);
+        if (id == 0 || owner == null) {
+            return;
+        }
+        ByteString secret = generator.secrets.get(id);
+        boolean own = owner.equals(c.getCaller()) && !secret.isEmpty() && secret.equals(c.getSession().getSecret());
+        if (own) {
+            return;
+        }
+        if (!r.hasError() || r.getError().getCode() != io.rota.proto.Error.Code.SESSION_EXPIRED) {
+            fail("n" + m.id + " answered an entry at index " + e.index() + " under session " + id + " (registered by '"
+                    + owner + "') from caller '" + c.getCaller() + "'" + (secret.equals(c.getSession().getSecret())
+                    ? "" : " with a wrong secret") + " with " + r.toString().replace('\n', ' '));
+        }
+        foreignSessionRefusals++;
+    }
+
     String summary() {
         String generated = !applySweep ? "" : String.format("; %d generated entries proposed, %d answered (%d refused),"
-                + " %d Raft outcomes, %d state comparisons", generatedProposed, generatedResults, generatedRefused,
-                generatedRaftOutcomes, stateChecks);
+                + " %d Raft outcomes, %d state comparisons, %d foreign session refusals checked", generatedProposed,
+                generatedResults, generatedRefused, generatedRaftOutcomes, stateChecks, foreignSessionRefusals);
         return String.format("%d events, %d writes acked, %d reads, %d lock acquisitions, %d expiries (%d stale dropped)",
                 loop.processed(), acknowledgedWrites, reads, lockAcquisitions, expiries, skippedExpiries) + generated;
     }
