@@ -149,7 +149,8 @@ public final class Leases {
     /**
      * The client's session lease of this TTL, shared by every recipe of this client with that TTL: granted
      * on the first call (this call then waits for the grant), kept alive every TTL/3, and replaced by a
-     * new grant on the first call after it was lost. It is not revoked when the client closes: its keys then
+     * new grant on the first call after it was lost — or after it may have expired (no keep-alive confirmed
+     * for a whole TTL, as after a long pause). It is not revoked when the client closes: its keys then
      * go when it expires, as when the process dies.
      *
      * @param ttl the TTL, rounded up to whole seconds (the cluster may raise it further)
@@ -161,7 +162,14 @@ public final class Leases {
         synchronized (sessions) {
             SessionLease current = sessions.get(seconds);
             if (current != null && !current.isLost()) {
-                return current;
+                if (!current.mayHaveExpired(System.nanoTime())) {
+                    return current;
+                }
+                // Paused past its TTL, or keep-alives unanswered that long: the cluster may have ended it and
+                // granted its id again; a key put with it now could be another client's (issue 31).
+                current.invalidate(new RotaException(RotaException.Code.LEASE_NOT_FOUND, "session lease "
+                        + Long.toHexString(current.leaseId()) + " may have expired: no keep-alive confirmed for a"
+                        + " whole TTL of " + current.ttl().toSeconds() + " s"));
             }
             long sentAt = System.nanoTime();
             Lease lease = grant(Duration.ofSeconds(seconds));

@@ -82,6 +82,21 @@ public final class SessionLease {
     }
 
     /**
+     * Whether the cluster may have expired the lease by {@code nowNanos}: no keep-alive (nor the grant) sent
+     * within the last TTL was confirmed. The keep-alive may not have noticed yet — a process paused longer
+     * than the TTL wakes with the lease still "live" — and an ended lease's id can be granted again to
+     * another client, so such a session must not be used for new keys (issue 31, design.md LF11).
+     *
+     * @param nowNanos now, on {@link System#nanoTime}
+     * @return true if the lease may be gone
+     */
+    public boolean mayHaveExpired(long nowNanos) {
+        KeepAlive ka = keepAlive;
+        long base = ka == null ? grantSentNanos : ka.lastConfirmedSendNanos().orElse(grantSentNanos);
+        return nowNanos - (base + lease.ttl().toNanos()) >= 0;
+    }
+
+    /**
      * Tells {@code listener} once when the lease is lost (at once, on this thread, if it already is).
      * Remove it with {@link #removeListener} when it no longer cares, so a long-lived session does not
      * collect the listeners of every lock it ever held.

@@ -49,4 +49,36 @@ class SessionLeaseTest {
         assertEquals(123L, s.grantSentNanos());
         assertEquals(Duration.ofSeconds(10), s.ttl());
     }
+
+    @Test
+    @DisplayName("issue 31: a session may have expired once no keep-alive (nor its grant) sent within the last TTL was confirmed")
+    void mayHaveExpiredAfterAWholeTtlWithoutAConfirmation() {
+        SessionLease s = session();   // grant sent at 123, TTL 10 s
+        long ttl = Duration.ofSeconds(10).toNanos();
+        assertFalse(s.mayHaveExpired(123 + ttl - 1));
+        assertTrue(s.mayHaveExpired(123 + ttl));
+        long[] confirmed = {123 + ttl / 2};
+        s.keepAlive(new KeepAlive() {
+            @Override
+            public long leaseId() {
+                return 0x2a;
+            }
+
+            @Override
+            public boolean isActive() {
+                return true;
+            }
+
+            @Override
+            public java.util.OptionalLong lastConfirmedSendNanos() {
+                return java.util.OptionalLong.of(confirmed[0]);
+            }
+
+            @Override
+            public void close() {
+            }
+        });
+        assertFalse(s.mayHaveExpired(123 + ttl), "a keep-alive sent at half the TTL was confirmed");
+        assertTrue(s.mayHaveExpired(confirmed[0] + ttl));
+    }
 }

@@ -1,6 +1,7 @@
 package io.rota.server;
 
 import io.rota.client.Auth;
+import io.rota.client.KeyValue;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.client.Watch;
@@ -145,6 +146,30 @@ class LockFailureTest {
             assertEquals("another client's", other.kv().get(held.key()).first().map(kv -> kv.valueString()).orElse("(deleted)"),
                     "A's late release deleted a key that was not its own");
             other.leases().revoke(held.leaseId());
+        }
+    }
+
+    @Test
+    @DisplayName("issue 31: a join never takes over another client's key of the same name (its session's lease id re-granted): the session is replaced instead")
+    void aJoinNeverTakesOverAKeyOfTheSameName() throws Exception {
+        try (RotaClient a = CLUSTER.connect(); RotaClient other = CLUSTER.connect()) {
+            // A's next contender key is predictable: its session's id, then the JVM's next sequence number.
+            LockHandle probe = Lock.of(a, "probe", OPTIONS).acquire(Duration.ofSeconds(30));
+            String[] name = probe.key().substring("rota/lock/probe/".length()).split("-");
+            String next = "rota/lock/taken/" + name[0] + "-" + Long.toHexString(Long.parseLong(name[1], 16) + 1);
+            probe.release();
+            // Another client holds a key of exactly that name, as when A's lease id was granted to it after A's
+            // lease ended while A was paused; it is the first key of the queue, so it holds 'taken'.
+            long theirs = other.leases().grant(Duration.ofSeconds(30)).id();
+            other.kv().put(next, "another client's", theirs);
+
+            assertThrows(LockTimeoutException.class, () -> Lock.of(a, "taken", OPTIONS).acquire(Duration.ofSeconds(1)),
+                    "A got 'taken' by taking over the other client's key");
+            KeyValue kept = other.kv().get(next).first().orElseThrow();
+            assertEquals(theirs, kept.lease(), "the other client's key is still on its own lease");
+            assertEquals("another client's", kept.valueString());
+            assertEquals(1, other.kv().getPrefix("rota/lock/taken/").count(), "A's waiter left on its timeout");
+            other.leases().revoke(theirs);
         }
     }
 

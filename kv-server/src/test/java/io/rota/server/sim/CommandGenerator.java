@@ -86,6 +86,8 @@ final class CommandGenerator {
     final List<Long> sessions = new ArrayList<>();
     /** Their secrets, as registering answered them (issue 31). */
     final Map<Long, ByteString> secrets = new HashMap<>();
+    /** Their callers, as the registering entry named them (invariant 9). */
+    final Map<Long, String> owners = new HashMap<>();
     /** Lease ids granted so far (live or not since). */
     final List<Long> leases = new ArrayList<>();
     /** What the command being built may still hold: requests in its txn tree, values of a megabyte. */

@@ -71,7 +71,7 @@ final class ServerSimulation {
         }
     }
 
-    private static void scheduleNemesis(ServerWorld w, long end) {
+    static void scheduleNemesis(ServerWorld w, long end) {
         long t = 2 * S;
         while (t < end - 2 * S) {
             long at = t;

@@ -63,6 +63,7 @@ class ServerSimulationTest {
             long answered = 0;
             long refused = 0;
             long states = 0;
+            long foreign = 0;
             for (long seed = base; seed < base + seeds; seed++) {
                 ServerWorld w;
                 try {
@@ -81,10 +82,16 @@ class ServerSimulationTest {
                 answered += w.generatedResults;
                 refused += w.generatedRefused;
                 states += w.stateChecks;
+                foreign += w.foreignSessionRefusals;
             }
             System.out.printf("apply-totality sweep, %d members: %d seeds x %d s, %,d generated entries proposed, "
-                            + "%,d answered (%,d refused), %,d state comparisons, %.1f s%n", members, seeds, seconds,
-                    proposed, answered, refused, states, (System.nanoTime() - start) / 1e9);
+                            + "%,d answered (%,d refused), %,d state comparisons, %,d entries under another's session"
+                            + " refused (invariant 9), %.1f s%n", members, seeds, seconds,
+                    proposed, answered, refused, states, foreign, (System.nanoTime() - start) / 1e9);
+            // Invariant 9 must have been exercised, or it proves nothing.
+            if (failed == 0 && seeds >= 10 && foreign == 0) {
+                throw new AssertionError("no generated entry used another caller's session: invariant 9 was not tried");
+            }
         }
         if (failed > 0) {
             throw new AssertionError(failed + " seeds failed (listed above)");

@@ -2,6 +2,7 @@ package io.rota.server.sim;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
@@ -58,7 +59,14 @@ import java.util.function.Predicate;
  *   <li><b>apply is total</b> (issue 30): no member stops itself (its driver's {@code failure()}), every
  *       command entry gets a result — its op's response or a typed {@code Error} — and, in the
  *       apply-totality sweep ({@link #applySweep}), the members' whole states (a hash of the state
- *       machine's image) are equal at the same applied index.</li>
+ *       machine's image) are equal at the same applied index;</li>
+ *   <li><b>one holder per recipe lock</b> (issue 31, {@link RecipeClient}): for every lock name, no two holders
+ *       are inside their safe windows at the same true time, whichever clients and whichever of their locks —
+ *       a holder is inside from when it learned it holds until the first of its safe-until, its release being
+ *       sent, or its learning of the loss (docs/locks.md, "Safe-until").</li>
+ *   <li><b>a session answers only its own</b> (issue 31, in the apply-totality sweep): an entry that names a
+ *       session registered by another caller, or without that session's secret, is answered SESSION_EXPIRED —
+ *       never a remembered response, an execution or any other refusal that would tell it something.</li>
  * </ol>
  */
 final class ServerWorld {
@@ -89,6 +97,8 @@ final class ServerWorld {
      */
     boolean applySweep;
     static final long STATE_EVERY = 8;
+    /** The recipe simulation (issue 31, {@link RecipeSimulation}): only for the replay hint of a failure. */
+    boolean recipes;
     /** What apply's last-resort guard (issue 30) says of an entry whose apply threw. */
     static final String BUG_REFUSAL = "(a bug in Rota";
     CommandGenerator generator;
@@ -97,6 +107,8 @@ final class ServerWorld {
     long generatedRefused;
     long generatedRaftOutcomes;
     long stateChecks;
+    /** Invariant 9: generated entries under another caller's session, or with a wrong secret, checked refused. */
+    long foreignSessionRefusals;
 
     // --- what the invariants remember ---
     private final Map<Long, Long> resultHashByIndex = new HashMap<>();
@@ -114,6 +126,14 @@ final class ServerWorld {
     private final Set<Long> revoked = new HashSet<>();
     /** Lock holds: client → true time its hold ends (its safe-until, or its release). */
     private final Map<SimClient, Long> holds = new LinkedHashMap<>();
+    /** Invariant 8: lock name → holder → true time its safe window ends. */
+    private final Map<String, Map<String, Long>> recipeHolds = new TreeMap<>();
+    /** The recipe simulation's operation failures and reactions by kind, for its summary. */
+    final Map<String, Long> recipeEvents = new TreeMap<>();
+    /** Whether NOSPACE was last proposed armed (to note only the first of the repeated disarms). */
+    private boolean noSpaceArmed;
+    /** The lease that expired last: the id a restarting client asks for when it grants an explicit id. */
+    long lastExpiredLease;
     private final List<Tracked> accepted = new ArrayList<>();
     private long maxAckedRevision;
     private long events;
@@ -464,7 +484,7 @@ final class ServerWorld {
         }
         violation = new AssertionError("seed " + seed + " (" + members.size() + " members): " + what
                 + "\n  at " + String.format("%.3f s", loop.now() / 1e9) + "; last events:\n    "
-                + String.join("\n    ", trace) + "\n  replay: -Dserversim." + (applySweep ? "apply.seed=" : "seed=")
+                + String.join("\n    ", trace) + "\n  replay: -Dserversim." + (applySweep ? "apply.seed=" : recipes ? "recipe.seed=" : "seed=")
                 + seed + " -Dserversim.members="
                 + members.size());
         throw violation;
@@ -521,6 +541,7 @@ final class ServerWorld {
         expiries++;
         long now = loop.now();
         expiredAt.put(lease, now);
+        lastExpiredLease = lease;
         note("lease " + lease + " expired");
         Long until = safeUntil.get(lease);
         if (until != null && until > now) {
@@ -536,6 +557,88 @@ final class ServerWorld {
             fail("lease " + lease + " was acknowledged as alive until " + until / MS + " ms but had expired at "
                     + expired / MS + " ms");
         }
+    }
+
+    /**
+     * Lease {@code lease} was granted to a client: an explicit id may name a lease that ended before, whose
+     * expiry and safe-until belong to its earlier holder.
+     */
+    void leaseGranted(long lease) {
+        expiredAt.remove(lease);
+        revoked.remove(lease);
+        safeUntil.remove(lease);
+    }
+
+    void countRecipe(String what) {
+        recipeEvents.merge(what, 1L, Long::sum);
+    }
+
+    /**
+     * Invariant 8: {@code holder} just learned it holds {@code lock}, inside its safe window until true time
+     * {@code until}; no other holder of that lock may still be inside its own.
+     */
+    void lockHeld(String lock, String holder, long until) {
+        lockAcquisitions++;
+        note(holder + " holds " + lock + " for " + (until - loop.now()) / MS + " ms");
+        Map<String, Long> holders = recipeHolds.computeIfAbsent(lock, k -> new TreeMap<>());
+        holders.put(holder, until);
+        checkOneHolder(lock, holder, "learned it holds");
+    }
+
+    /** Invariant 8: a confirmed keep-alive moved {@code holder}'s safe-until; a window already ended stays ended. */
+    void lockHoldExtended(String lock, String holder, long until) {
+        Map<String, Long> holders = recipeHolds.get(lock);
+        Long end = holders == null ? null : holders.get(holder);
+        if (end != null && end > loop.now() && until > end) {
+            holders.put(holder, until);
+            checkOneHolder(lock, holder, "extended its safe window");
+        }
+    }
+
+    /** Invariant 8: {@code holder}'s window ended (its release sent, or it learned the loss). */
+    void lockHoldEnded(String lock, String holder) {
+        Map<String, Long> holders = recipeHolds.get(lock);
+        if (holders != null && holders.remove(holder) != null) {
+            note(holder + " no longer holds " + lock);
+        }
+    }
+
+    private void checkOneHolder(String lock, String holder, String what) {
+        long now = loop.now();
+        Map<String, Long> holders = recipeHolds.get(lock);
+        holders.values().removeIf(end -> end <= now);
+        for (Map.Entry<String, Long> other : holders.entrySet()) {
+            if (!other.getKey().equals(holder)) {
+                fail("two holders of " + lock + ": " + holder + " " + what + " (inside until "
+                        + String.format("%.3f s", holders.getOrDefault(holder, now) / 1e9) + ") while " + other.getKey()
+                        + " is inside its safe window for " + (other.getValue() - now) / MS + " ms more");
+            }
+        }
+    }
+
+    /**
+     * Arm ({@code true}) or disarm the NOSPACE alarm through the leader's driver, as the leader's space-quota
+     * check proposes it (issue 18): writes that grow the state are refused NO_SPACE meanwhile.
+     */
+    void proposeNoSpace(boolean arm) {
+        SimMember m = leader();
+        if (m == null) {
+            return;
+        }
+        if (arm || noSpaceArmed) {
+            note((arm ? "arm" : "disarm") + " NOSPACE through n" + m.id);
+        }
+        noSpaceArmed = arm;
+        byte[] entry = Command.newBuilder().setAlarm(io.rota.proto.AlarmCommand.newBuilder()
+                .setAction(arm ? io.rota.proto.AlarmRequest.AlarmAction.ACTIVATE
+                        : io.rota.proto.AlarmRequest.AlarmAction.DEACTIVATE)
+                .setMemberId(arm ? m.id : 0).setAlarm(io.rota.proto.AlarmType.NOSPACE)).build().toByteArray();
+        int incarnation = m.incarnation;
+        m.scheduler.execute(() -> {
+            if (m.alive && m.incarnation == incarnation) {
+                m.driver.propose(entry, SimMember.REQUEST_TIMEOUT);
+            }
+        });
     }
 
     /** Invariant 3: {@code c} just learned it holds the lock, until true time {@code until}. */
@@ -754,6 +857,7 @@ final class ServerWorld {
      * last-resort guard gives an entry whose apply threw (a bug, logged with its index).
      */
     private void checkShape(SimMember m, Entry e, Command c, CommandResult r) {
+        checkSessionOwner(m, e, c, r);
         if (r.hasError()) {
             if (r.getError().getMessage().contains(BUG_REFUSAL)) {
                 fail("apply refused the entry at index " + e.index() + " as a bug: " + r.getError().getMessage()
@@ -774,16 +878,44 @@ final class ServerWorld {
         if (generator != null && c.hasRegisterSession() && r.hasRegisterSession()) {
             generator.sessions.add(r.getRegisterSession().getClientId());
             generator.secrets.put(r.getRegisterSession().getClientId(), r.getRegisterSession().getSecret());
+            generator.owners.put(r.getRegisterSession().getClientId(), c.getCaller());
         }
         if (generator != null && c.hasLeaseGrant() && r.hasLeaseGrant()) {
             generator.leases.add(r.getLeaseGrant().getID());
         }
     }
 
+    /**
+     * Invariant 9: an entry under a session registered by another caller, or without the session's secret, gets
+     * SESSION_EXPIRED and nothing else. Entries with no caller (proposed before issue 31) are not judged: apply
+     * lets them through, so old logs replay alike.
+     */
+    private void checkSessionOwner(SimMember m, Entry e, Command c, CommandResult r) {
+        if (generator == null || c == null || c.hasRegisterSession() || c.getCaller().isEmpty()) {
+            return;
+        }
+        long id = c.getSession().getClientId();
+        String owner = generator.owners.get(id);
+        if (id == 0 || owner == null) {
+            return;
+        }
+        ByteString secret = generator.secrets.get(id);
+        boolean own = owner.equals(c.getCaller()) && !secret.isEmpty() && secret.equals(c.getSession().getSecret());
+        if (own) {
+            return;
+        }
+        if (!r.hasError() || r.getError().getCode() != io.rota.proto.Error.Code.SESSION_EXPIRED) {
+            fail("n" + m.id + " answered an entry at index " + e.index() + " under session " + id + " (registered by '"
+                    + owner + "') from caller '" + c.getCaller() + "'" + (secret.equals(c.getSession().getSecret())
+                    ? "" : " with a wrong secret") + " with " + r.toString().replace('\n', ' '));
+        }
+        foreignSessionRefusals++;
+    }
+
     String summary() {
         String generated = !applySweep ? "" : String.format("; %d generated entries proposed, %d answered (%d refused),"
-                + " %d Raft outcomes, %d state comparisons", generatedProposed, generatedResults, generatedRefused,
-                generatedRaftOutcomes, stateChecks);
+                + " %d Raft outcomes, %d state comparisons, %d foreign session refusals checked", generatedProposed,
+                generatedResults, generatedRefused, generatedRaftOutcomes, stateChecks, foreignSessionRefusals);
         return String.format("%d events, %d writes acked, %d reads, %d lock acquisitions, %d expiries (%d stale dropped)",
                 loop.processed(), acknowledgedWrites, reads, lockAcquisitions, expiries, skippedExpiries) + generated;
     }

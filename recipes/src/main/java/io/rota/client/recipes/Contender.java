@@ -110,10 +110,28 @@ final class Contender {
                 first.add(Op.put(c.key, value, session.leaseId()));
                 first.addAll(ifFirst.apply(c.key));
                 // Queue empty = no key under it tied to a lease (contenders always are; other keys do not count).
-                TxnResult r = rota.kv().txn().ifPrefixLease(queue, CompareOp.EQUAL, 0)
+                Txn join = rota.kv().txn().ifPrefixLease(queue, CompareOp.EQUAL, 0)
                         .then(first.toArray(Op[]::new))
-                        .orElse(Op.put(c.key, value, session.leaseId()), Op.getPrefix(queue))
-                        .commit();
+                        .orElse(Op.put(c.key, value, session.leaseId()), Op.getPrefix(queue));
+                // Only if no key of this name exists (etcd's Mutex compares the same): the name holds the lease
+                // id, and an ended lease's id can be another client's by now — a put would take over its key,
+                // create revision and all, and both would hold the lock (issue 31, found by the recipe
+                // simulation).
+                TxnResult guarded = rota.kv().txn().ifCreateRevision(c.key, CompareOp.EQUAL, 0)
+                        .then(Op.txn(join)).commit();
+                if (!guarded.succeeded()) {
+                    session.removeListener(c.sessionLost);
+                    c.retired = true;
+                    RotaException taken = new RotaException(RotaException.Code.LEASE_NOT_FOUND, "session lease "
+                            + Long.toHexString(session.leaseId()) + " is gone: a key of its name " + c.key
+                            + " belongs to another client");
+                    session.invalidate(taken);
+                    if (attempt == 0) {
+                        continue;   // a new session, whose keys are this client's alone
+                    }
+                    throw taken;
+                }
+                TxnResult r = (TxnResult) guarded.responses().get(0);
                 if (r.succeeded()) {
                     c.token = ((PutResult) r.responses().get(0)).revision();
                     c.firstAtOnce = true;
