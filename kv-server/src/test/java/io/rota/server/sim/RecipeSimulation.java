@@ -18,26 +18,43 @@ import java.util.List;
  * the server simulation's nemesis (crashes, pauses, partitions, clock steps and rates) and the operation
  * failures the issue names: a lock name over the key limit (REQUEST_TOO_LARGE), writes during a NOSPACE alarm,
  * answers lost (a timeout: outcome unknown), processes paused past their TTL that re-grant an ended lease id,
- * and an operator deleting a waiter's key. The world checks after every event that no two holders of a lock
- * are inside their safe windows at once (invariant 8), besides its own invariants.
+ * and an operator deleting a waiter's key; and three {@link OnceClient}s claiming a new once-key every few seconds,
+ * pausing past their claims' TTL. The world checks after every event that no two holders of a lock (or claimers
+ * of a once-key) are inside their safe windows at once (invariant 8) and that no once-key completes twice
+ * (invariant 10), besides its own invariants.
  */
 final class RecipeSimulation {
 
     private static final long S = 1_000_000_000L;
     private static final long MS = 1_000_000L;
     static final int CLIENTS = 4;
+    /** Processes running once-jobs ({@link OnceClient}) beside the lock clients. */
+    static final int ONCE_CLIENTS = 3;
 
     private RecipeSimulation() {
     }
 
     /** Run seed {@code seed}; throws AssertionError naming the seed if an invariant breaks. */
     static ServerWorld run(long seed, int members, int seconds, RecipeClient.Mutation mutation) {
+        return run(seed, members, seconds, mutation, OnceClient.Mutation.NONE, 0);
+    }
+
+    /**
+     * The same with {@code onceClients} {@link OnceClient}s beside the lock clients, and a bug of the once-records
+     * put back ({@link OnceClient.Mutation}). The lock mutations' pinned seeds were found without once clients,
+     * whose events change every later random draw.
+     */
+    static ServerWorld run(long seed, int members, int seconds, RecipeClient.Mutation mutation,
+                           OnceClient.Mutation onceMutation, int onceClients) {
         ServerWorld w = new ServerWorld(seed, members);
         w.recipes = true;
         w.start();
         long end = seconds * S;
         for (int i = 1; i <= CLIENTS; i++) {
             w.addClient(new RecipeClient(w, "app-" + i, mutation, end));
+        }
+        for (int i = 1; i <= onceClients; i++) {
+            w.addClient(new OnceClient(w, "job-" + i, onceMutation, end));
         }
         w.addClient(new Operator(w, end));
         ServerSimulation.scheduleNemesis(w, end);

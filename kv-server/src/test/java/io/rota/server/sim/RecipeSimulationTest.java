@@ -58,6 +58,26 @@ class RecipeSimulationTest {
         caughtAt(100, RecipeClient.Mutation.UNGUARDED_LATE_RELEASE);
     }
 
+    @Test
+    @DisplayName("issue 31: a once-record completed without comparing its token is caught (seed 6): the key completes twice")
+    void anUnguardedCompleteIsCaught() {
+        AssertionError e = assertThrows(AssertionError.class, () -> RecipeSimulation.run(6, 3, SECONDS,
+                RecipeClient.Mutation.NONE, OnceClient.Mutation.UNGUARDED_COMPLETE, RecipeSimulation.ONCE_CLIENTS));
+        assertTrue(e.getMessage().contains("completed twice"), "invariant 10 says it: " + e.getMessage());
+        RecipeSimulation.run(6, 3, SECONDS, RecipeClient.Mutation.NONE, OnceClient.Mutation.NONE,
+                RecipeSimulation.ONCE_CLIENTS);
+    }
+
+    @Test
+    @DisplayName("issue 31: a claim lease revoked after it may have expired is caught (seed 21): its id was another's session")
+    void aClaimLeaseRevokedAfterItMayHaveExpiredIsCaught() {
+        AssertionError e = assertThrows(AssertionError.class, () -> RecipeSimulation.run(21, 3, SECONDS,
+                RecipeClient.Mutation.NONE, OnceClient.Mutation.REVOKE_AFTER_EXPIRY, RecipeSimulation.ONCE_CLIENTS));
+        assertTrue(e.getMessage().contains("two holders of"), "invariant 8 says it: " + e.getMessage());
+        RecipeSimulation.run(21, 3, SECONDS, RecipeClient.Mutation.NONE, OnceClient.Mutation.NONE,
+                RecipeSimulation.ONCE_CLIENTS);
+    }
+
     private static void caughtAt(long seed, RecipeClient.Mutation mutation) {
         AssertionError e = assertThrows(AssertionError.class,
                 () -> RecipeSimulation.run(seed, 3, SECONDS, mutation), mutation + " at seed " + seed);
@@ -68,10 +88,14 @@ class RecipeSimulationTest {
     private static void sweep(int members, int seeds) {
         RecipeClient.Mutation mutation = RecipeClient.Mutation.valueOf(
                 System.getProperty("serversim.recipe.mutation", "NONE"));
+        OnceClient.Mutation onceMutation = OnceClient.Mutation.valueOf(
+                System.getProperty("serversim.recipe.onceMutation", "NONE"));
+        boolean mutated = mutation != RecipeClient.Mutation.NONE || onceMutation != OnceClient.Mutation.NONE;
         String one = System.getProperty("serversim.recipe.seed");
         if (one != null) {
             if (Integer.getInteger("serversim.members", 3) == members) {
-                ServerWorld w = RecipeSimulation.run(Long.parseLong(one), members, SECONDS, mutation);
+                ServerWorld w = RecipeSimulation.run(Long.parseLong(one), members, SECONDS, mutation, onceMutation,
+                        RecipeSimulation.ONCE_CLIENTS);
                 System.out.println("recipe seed " + one + ": " + w.summary());
             }
             return;
@@ -86,13 +110,14 @@ class RecipeSimulationTest {
         for (long seed = base; seed < base + seeds; seed++) {
             ServerWorld w;
             try {
-                w = RecipeSimulation.run(seed, members, SECONDS, mutation);
+                w = RecipeSimulation.run(seed, members, SECONDS, mutation, onceMutation, RecipeSimulation.ONCE_CLIENTS);
             } catch (AssertionError e) {
-                if (mutation == RecipeClient.Mutation.NONE) {
+                if (!mutated) {
                     throw e;
                 }
                 caught++;
-                System.out.println(mutation + " caught: " + e.getMessage().lines().findFirst().orElse(""));
+                System.out.println(mutation + "/" + onceMutation + " caught at seed " + seed + ": "
+                        + e.getMessage().lines().findFirst().orElse(""));
                 continue;
             }
             events += w.loop.processed();
@@ -102,7 +127,7 @@ class RecipeSimulationTest {
         }
         System.out.printf("recipe simulation, %d members%s: %d seeds x %d s, %,d events, %,d lock acquisitions, "
                         + "%,d lease expiries, %.1f s%n", members,
-                mutation == RecipeClient.Mutation.NONE ? "" : " (" + mutation + " caught in " + caught + ")",
+                !mutated ? "" : " (" + mutation + "/" + onceMutation + " caught in " + caught + ")",
                 seeds, SECONDS, events, locks, expiries, (System.nanoTime() - start) / 1e9);
         System.out.println("  operation failures and reactions: " + faults);
     }

@@ -64,6 +64,8 @@ import java.util.function.Predicate;
  *       are inside their safe windows at the same true time, whichever clients and whichever of their locks —
  *       a holder is inside from when it learned it holds until the first of its safe-until, its release being
  *       sent, or its learning of the loss (docs/locks.md, "Safe-until").</li>
+ *   <li><b>once per key</b> (issue 31, {@link OnceClient}): at most one claim of a once-key completes (its
+ *       DONE acknowledged); the claims themselves are judged by invariant 8 like locks;</li>
  *   <li><b>a session answers only its own</b> (issue 31, in the apply-totality sweep): an entry that names a
  *       session registered by another caller, or without that session's secret, is answered SESSION_EXPIRED —
  *       never a remembered response, an execution or any other refusal that would tell it something.</li>
@@ -128,6 +130,8 @@ final class ServerWorld {
     private final Map<SimClient, Long> holds = new LinkedHashMap<>();
     /** Invariant 8: lock name → holder → true time its safe window ends. */
     private final Map<String, Map<String, Long>> recipeHolds = new TreeMap<>();
+    /** Invariant 10: once-key → the claim whose completion was acknowledged first. */
+    private final Map<String, String> onceDone = new TreeMap<>();
     /** The recipe simulation's operation failures and reactions by kind, for its summary. */
     final Map<String, Long> recipeEvents = new TreeMap<>();
     /** Whether NOSPACE was last proposed armed (to note only the first of the repeated disarms). */
@@ -596,6 +600,19 @@ final class ServerWorld {
     }
 
     /** Invariant 8: {@code holder}'s window ended (its release sent, or it learned the loss). */
+    /**
+     * Invariant 10 (issue 31, {@link OnceClient}): {@code holder}'s completion of once-key {@code key} was
+     * acknowledged; no other claim of the key may have completed — the work is once per key, and a claimer
+     * that lost its claim (paused past its lease while another claimed) cannot mark it DONE.
+     */
+    void onceCompleted(String key, String holder) {
+        countRecipe("once completions");
+        String first = onceDone.putIfAbsent(key, holder);
+        if (first != null) {
+            fail("once-key " + key + " completed twice: by " + first + ", then by " + holder);
+        }
+    }
+
     void lockHoldEnded(String lock, String holder) {
         Map<String, Long> holders = recipeHolds.get(lock);
         if (holders != null && holders.remove(holder) != null) {

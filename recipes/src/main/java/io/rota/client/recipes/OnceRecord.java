@@ -10,6 +10,7 @@ import io.rota.client.RotaException;
 import io.rota.client.Txn;
 import io.rota.client.TxnResult;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +39,9 @@ public final class OnceRecord implements AutoCloseable {
     /** The claim's loss (lease gone, record deleted or overwritten, safe-until passed), while claimed. */
     private volatile Loss loss;
     private long claimLease;
+    /** When the claim lease's grant was sent, and its TTL: with the keep-alives, how long it is surely ours. */
+    private long claimSentNanos;
+    private Duration claimTtl;
     /**
      * The mod revision of our CLAIMED write, 0 while not claimed: the fencing token. Every later transition
      * compares it, so a lost claim is seen; every later claim writes at a higher revision.
@@ -88,11 +92,11 @@ public final class OnceRecord implements AutoCloseable {
         try {
             r = txn.then(Op.put(stored, record(OnceState.CLAIMED, ""), lease.id())).commit();
         } catch (RotaException e) {
-            revokeQuietly(lease.id());
+            revokeIfOurs(lease.id(), sentAt, lease.ttl());
             throw e;
         }
         if (!r.succeeded()) {
-            revokeQuietly(lease.id());
+            revokeIfOurs(lease.id(), sentAt, lease.ttl());
             return false;
         }
         long claimed = ((PutResult) r.responses().get(0)).revision();
@@ -100,6 +104,8 @@ public final class OnceRecord implements AutoCloseable {
         loss = l;
         finishing = false;
         claimLease = lease.id();
+        claimSentNanos = sentAt;
+        claimTtl = lease.ttl();
         claimRevision = claimed;
         keepAlive = once.rota().leases().keepAlive(lease.id(), (id, why) -> lose(l, "lease " + Long.toHexString(id)
                 + " lost: " + why.getMessage()));
@@ -307,8 +313,9 @@ public final class OnceRecord implements AutoCloseable {
     private void endClaim() {
         tenure.stop();
         tenure = null;
+        long confirmed = keepAlive.lastConfirmedSendNanos().orElse(claimSentNanos);
         keepAlive.close();
-        revokeQuietly(claimLease);
+        revokeIfOurs(claimLease, Math.max(confirmed, claimSentNanos), claimTtl);
         claimRevision = 0;
         claimLease = 0;
     }
@@ -322,7 +329,18 @@ public final class OnceRecord implements AutoCloseable {
         return Fields.encode(f);
     }
 
-    private void revokeQuietly(long lease) {
+    /**
+     * Revokes a claim lease only while it cannot have expired: a keep-alive (or the grant) sent at {@code
+     * confirmedSendNanos} was confirmed, so the lease lives until then + TTL at the earliest (less the margin for
+     * clock drift). Past that — after a pause, say — the cluster may have ended it and granted its id again to
+     * another client (an explicit id, as etcd allows), whose keys a revoke would delete; and an ended lease needs
+     * no revoke (issue 31, design.md LF13; found by the recipe simulation).
+     */
+    private void revokeIfOurs(long lease, long confirmedSendNanos, Duration ttl) {
+        long surelyOursUntil = confirmedSendNanos + ttl.toNanos() - LockOptions.defaults().effectiveMargin(ttl).toNanos();
+        if (System.nanoTime() - surelyOursUntil >= 0) {
+            return;   // it ends by itself, if it has not already
+        }
         try {
             once.rota().leases().revoke(lease);
         } catch (RotaException e) {
