@@ -57,7 +57,6 @@ final class OnceClient extends SimClient {
 
     private final Mutation mutation;
     private final long faultsUntil;
-    private long pausedUntil;
     /** The claim this process holds, or null; at most one at a time. */
     private Claim claim;
     /** The last day whose record this process saw DONE (or FAILED): nothing left to run for it. */
@@ -97,18 +96,6 @@ final class OnceClient extends SimClient {
     @Override
     void start() {
         after(world.random.nextLong(10, 500), this::act);
-    }
-
-    private void awake(Runnable r) {
-        if (world.now() < pausedUntil) {
-            world.loop.at(pausedUntil, () -> awake(r));
-        } else {
-            r.run();
-        }
-    }
-
-    private void after(long localMs, Runnable r) {
-        later(localMs, () -> awake(r));
     }
 
     private void send(Frame request, BiConsumer<Frame, String> done) {

@@ -92,8 +92,6 @@ final class RecipeClient extends SimClient {
     /** Places waiting for the session being granted (at most {@link #MAX_PLACES} + 1). */
     private final List<Consumer<Session>> needSession = new ArrayList<>();
     private final List<Place> places = new ArrayList<>();
-    /** True time until which this process is stopped (a long GC, SIGSTOP): nothing of it runs meanwhile. */
-    private long pausedUntil;
     /** The expired lease whose id this process asked for at its last restart. */
     private long reusedLease;
 
@@ -160,19 +158,6 @@ final class RecipeClient extends SimClient {
     }
 
     // --- the process: pauses, and the application deciding to take locks ---
-
-    /** Run {@code r} now, or when the process wakes if it is stopped. */
-    private void awake(Runnable r) {
-        if (world.now() < pausedUntil) {
-            world.loop.at(pausedUntil, () -> awake(r));
-        } else {
-            r.run();
-        }
-    }
-
-    private void after(long localMs, Runnable r) {
-        later(localMs, () -> awake(r));
-    }
 
     /**
      * A call as the SDK makes it; a write's answer is sometimes lost on the way back (the call times out:

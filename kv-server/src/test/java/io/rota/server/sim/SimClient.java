@@ -48,6 +48,23 @@ abstract class SimClient {
         world.loop.at(clock.trueTimeOf(clock.nanoTime() + localMs * MS), r);
     }
 
+    /** True time until which this process is stopped (a long GC, SIGSTOP): nothing of it runs meanwhile. */
+    long pausedUntil;
+
+    /** Run {@code r} now, or when the process wakes if it is stopped (the recipe clients pause). */
+    void awake(Runnable r) {
+        if (world.now() < pausedUntil) {
+            world.loop.at(pausedUntil, () -> awake(r));
+        } else {
+            r.run();
+        }
+    }
+
+    /** Run {@code r} after {@code localMs} of this client's clock, once the process is awake. */
+    void after(long localMs, Runnable r) {
+        later(localMs, () -> awake(r));
+    }
+
     void call(Frame request, BiConsumer<Frame, String> done) {
         world.call(this, world.random.nextInt(world.members.size()), request, done);
     }
