@@ -547,8 +547,10 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     // ---- sessions -------------------------------------------------------------------------------------
 
-    /** The client id is the index of the registering entry: unique and the same on every replica (§6.3). */
-    /** The session belongs to the command's caller; its secret was chosen by the proposing leader (issue 31). */
+    /**
+     * The client id is the index of the registering entry: unique and the same on every replica (§6.3). The
+     * session belongs to the command's caller; its secret was chosen by the proposing leader (issue 31).
+     */
     private RegisterSessionResponse register(long index, Command cmd) {
         ByteString secret = cmd.getRegisterSession().getSecret();
         sessions.register(index, cmd.getCaller(), secret, clock.nowMs());

@@ -61,20 +61,21 @@ class RecipeSimulationTest {
     @Test
     @DisplayName("issue 31: a once-record completed without comparing its token is caught (seed 6): the key completes twice")
     void anUnguardedCompleteIsCaught() {
-        AssertionError e = assertThrows(AssertionError.class, () -> RecipeSimulation.run(6, 3, SECONDS,
-                RecipeClient.Mutation.NONE, OnceClient.Mutation.UNGUARDED_COMPLETE, RecipeSimulation.ONCE_CLIENTS));
-        assertTrue(e.getMessage().contains("completed twice"), "invariant 10 says it: " + e.getMessage());
-        RecipeSimulation.run(6, 3, SECONDS, RecipeClient.Mutation.NONE, OnceClient.Mutation.NONE,
-                RecipeSimulation.ONCE_CLIENTS);
+        onceCaughtAt(6, OnceClient.Mutation.UNGUARDED_COMPLETE, "completed twice");
     }
 
     @Test
     @DisplayName("issue 31: a claim lease revoked after it may have expired is caught (seed 21): its id was another's session")
     void aClaimLeaseRevokedAfterItMayHaveExpiredIsCaught() {
-        AssertionError e = assertThrows(AssertionError.class, () -> RecipeSimulation.run(21, 3, SECONDS,
-                RecipeClient.Mutation.NONE, OnceClient.Mutation.REVOKE_AFTER_EXPIRY, RecipeSimulation.ONCE_CLIENTS));
-        assertTrue(e.getMessage().contains("two holders of"), "invariant 8 says it: " + e.getMessage());
-        RecipeSimulation.run(21, 3, SECONDS, RecipeClient.Mutation.NONE, OnceClient.Mutation.NONE,
+        onceCaughtAt(21, OnceClient.Mutation.REVOKE_AFTER_EXPIRY, "two holders of");
+    }
+
+    /** With the once-job processes: {@code mutation} fails {@code seed} saying {@code says}; without it, it runs clean. */
+    private static void onceCaughtAt(long seed, OnceClient.Mutation mutation, String says) {
+        AssertionError e = assertThrows(AssertionError.class, () -> RecipeSimulation.run(seed, 3, SECONDS,
+                RecipeClient.Mutation.NONE, mutation, RecipeSimulation.ONCE_CLIENTS), mutation + " at seed " + seed);
+        assertTrue(e.getMessage().contains(says), "the invariant says it: " + e.getMessage());
+        RecipeSimulation.run(seed, 3, SECONDS, RecipeClient.Mutation.NONE, OnceClient.Mutation.NONE,
                 RecipeSimulation.ONCE_CLIENTS);
     }
 

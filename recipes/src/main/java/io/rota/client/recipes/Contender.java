@@ -66,7 +66,6 @@ final class Contender {
     private GetResult joinedView;
     /** The place's loss: declared once, never after it was given up ({@link #retired}). */
     private final Loss loss;
-    private final CompletableFuture<String> lost;
     /** Completed when the place is given up (retire, abandon): a waiter stops waiting. */
     private final CompletableFuture<Void> left = new CompletableFuture<>();
     private boolean retired;
@@ -81,7 +80,6 @@ final class Contender {
         this.sessionLost = why -> lose("session lease " + Long.toHexString(session.leaseId()) + " lost: "
                 + why.getMessage());
         this.loss = new Loss(key);
-        this.lost = loss.future();
         this.tenureWatch = new Tenure(rota, key, session.keepAlive(), session.grantSentNanos(),
                 session.ttl().toNanos(), margin.toNanos());
     }
@@ -120,16 +118,10 @@ final class Contender {
                 TxnResult guarded = rota.kv().txn().ifCreateRevision(c.key, CompareOp.EQUAL, 0)
                         .then(Op.txn(join)).commit();
                 if (!guarded.succeeded()) {
-                    session.removeListener(c.sessionLost);
-                    c.retired = true;
-                    RotaException taken = new RotaException(RotaException.Code.LEASE_NOT_FOUND, "session lease "
+                    // The session's id is another client's now: the same end as a lease found gone (below).
+                    throw new RotaException(RotaException.Code.LEASE_NOT_FOUND, "session lease "
                             + Long.toHexString(session.leaseId()) + " is gone: a key of its name " + c.key
                             + " belongs to another client");
-                    session.invalidate(taken);
-                    if (attempt == 0) {
-                        continue;   // a new session, whose keys are this client's alone
-                    }
-                    throw taken;
                 }
                 TxnResult r = (TxnResult) guarded.responses().get(0);
                 if (r.succeeded()) {
@@ -228,8 +220,8 @@ final class Contender {
         // The revision the view shows the queue at (a historical read's header has the member's current one).
         long viewRevision = view == null ? 0 : view.revision();
         while (true) {
-            if (lost.isDone()) {
-                throw new LockLostException(key, lost.join());
+            if (loss.future().isDone()) {
+                throw new LockLostException(key, loss.future().join());
             }
             if (left.isDone()) {
                 throw new LockLostException(key, "it left the queue while waiting (resigned or given up)");
@@ -252,7 +244,7 @@ final class Contender {
                 String reason = left.isDone() ? "it left the queue while waiting (resigned or given up)"
                         : "key " + key + " is gone (its lease expired or was revoked)";
                 lose(reason);   // does nothing after retire or abandon: only `left` is set then
-                throw new LockLostException(key, lost.getNow(reason));
+                throw new LockLostException(key, loss.future().getNow(reason));
             }
             if (mine == 0) {
                 return true;
@@ -278,7 +270,7 @@ final class Contender {
                 if (remaining <= 0) {
                     return false;
                 }
-                CompletableFuture.anyOf(predecessorLeft, lost, left, clientClosed).get(remaining, TimeUnit.NANOSECONDS);
+                CompletableFuture.anyOf(predecessorLeft, loss.future(), left, clientClosed).get(remaining, TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 return false;
             } catch (ExecutionException e) {
@@ -290,7 +282,7 @@ final class Contender {
             }
             wakeups.incrementAndGet();
             long deletedAt = predecessorLeft.join();
-            if (deletedAt > 0 && predecessorIsFirst && !lost.isDone() && !left.isDone()) {
+            if (deletedAt > 0 && predecessorIsFirst && !loss.future().isDone() && !left.isDone()) {
                 // The first left: nobody can be ahead any more — if this key is still there. It may have gone
                 // while it waited (its lease ended, someone deleted it) without anything watching it yet, so
                 // the step that makes it first also confirms it, at the deletion's revision (issue 31; etcd's
@@ -340,7 +332,7 @@ final class Contender {
      * The keep-alive's loss is watched from the start.
      */
     synchronized void watchTenure() {
-        if (retired || lost.isDone()) {
+        if (retired || loss.future().isDone()) {
             return;
         }
         tenure = true;
@@ -361,12 +353,12 @@ final class Contender {
     }
 
     boolean isLost() {
-        return lost.isDone();
+        return loss.future().isDone();
     }
 
     /** Why the place was lost, or null. */
     String lostReason() {
-        return lost.getNow(null);
+        return loss.future().getNow(null);
     }
 
     /**
@@ -434,7 +426,7 @@ final class Contender {
         // at once when interrupted, and a key left behind would block the queue until the session ends.
         boolean interrupted = Thread.interrupted();
         try {
-            if (lost.isDone()) {
+            if (loss.future().isDone()) {
                 ownKeyDelete().commit();   // lost by safe-until while the key may live on: take it away
                 return false;
             }
