@@ -279,6 +279,20 @@ public final class RaftNode {
         return compact(index, new SnapshotBytes(data));
     }
 
+    /**
+     * What a snapshot of everything applied up to {@code index} must record (§7): that index, its term, and
+     * the configuration <em>at</em> that index (§4.1) — not {@link #configuration()}, which may be a later,
+     * uncommitted change. A runtime that writes the snapshot before calling {@link #compact} (on another
+     * thread) records this, and {@link #compact} records the same.
+     */
+    public SnapshotMetadata snapshotMetadata(long index) {
+        if (index > log.appliedIndex()) {
+            throw new IllegalArgumentException("snapshot at " + index + " is beyond the applied index "
+                    + log.appliedIndex());
+        }
+        return new SnapshotMetadata(index, log.term(index), configurations.at(index));
+    }
+
     /** As {@link #compact(long, byte[])}, with the image in a file or anywhere else the runtime keeps it. */
     public long compact(long index, SnapshotData data) {
         requireNoOutstandingReady();

@@ -915,7 +915,9 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
         long start = clock.nanoTime();
         StateMachine.Capture capture = stateMachine.capture();
-        SnapshotMetadata metadata = new SnapshotMetadata(appliedIndex, core.term(appliedIndex), core.configuration());
+        // The configuration at the snapshot's index, not the latest: a change may sit above it, uncommitted
+        // (issue 32, item 1).
+        SnapshotMetadata metadata = core.snapshotMetadata(appliedIndex);
         long captureNanos = clock.nanoTime() - start;
         snapshotInFlight = true;
         try {
@@ -963,14 +965,18 @@ public final class RaftDriver<R> implements AutoCloseable {
                     index, snapshotIndex);
             return;
         }
+        SnapshotMetadata expected = core.snapshotMetadata(index);
+        if (!expected.equals(done.metadata())) {
+            // Both come from RaftNode.snapshotMetadata, so this is a bug; a wrong snapshot must not replace the
+            // log, but it is no reason to stop the member: keep the log and try again later.
+            failedSnapshotIndex = index;
+            log.error("BUG node {}: snapshot at {} was written as {} but the core records {}; the log is not "
+                    + "compacted to it", id(), index, done.metadata(), expected);
+            return;
+        }
         long start = clock.nanoTime();
         long newFirst = core.compact(index, done.data());
         Snapshot taken = core.latestSnapshot();
-        if (!taken.metadata().equals(done.metadata())) {
-            // The configuration changes only by an installed snapshot, which supersedes this one (above).
-            throw new IllegalStateException("snapshot at " + index + " was written as " + done.metadata()
-                    + " but the core recorded " + taken.metadata());
-        }
         store.compact(taken, newFirst);
         snapshotIndex = index;
         metrics.snapshotted();

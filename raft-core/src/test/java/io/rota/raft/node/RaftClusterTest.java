@@ -211,6 +211,38 @@ class RaftClusterTest {
         }
     }
 
+    @Test
+    @DisplayName("§4.1, §7 (issue 32): a snapshot taken while a configuration entry sits above the applied index records the configuration at its own index, and no member stops itself")
+    void snapshotsDuringMembershipChangesRecordTheConfigurationAtTheirIndex() {
+        // Issue 32, item 1: the driver recorded the latest (uncommitted) configuration in a snapshot of an
+        // earlier index; finishing it then found the core's record different and stopped the member.
+        // One entry per snapshot and writes in flight around each change make that the common case.
+        try (LocalCluster c = cluster(3, cfg -> cfg.toBuilder().snapshotCount(1).build())) {
+            int written = 0;
+            for (long learner = 4; learner <= 7; learner++) {
+                long leader = c.awaitLeader();
+                RaftDriver<Long> d = c.node(leader);
+                List<CompletableFuture<?>> inFlight = new ArrayList<>();
+                for (int i = 0; i < 32; i++) {
+                    inFlight.add(d.propose(("w" + learner + "-" + i).getBytes(StandardCharsets.UTF_8),
+                            Duration.ofSeconds(10)));
+                }
+                Configuration added = d.changeMembership(ConfChange.addLearner(learner), Duration.ofSeconds(10)).join();
+                assertTrue(added.isLearner(learner));
+                CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).join();
+                d.changeMembership(ConfChange.remove(learner), Duration.ofSeconds(10)).join();
+                written += inFlight.size();
+                for (long id : c.live()) {
+                    assertEquals(null, c.node(id).failure(), "node " + id + " stopped itself");
+                }
+            }
+            awaitSameState(c, written);
+            for (long id : c.live()) {
+                assertEquals(null, c.node(id).failure(), "node " + id + " stopped itself");
+            }
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private static RaftException assertFails(CompletableFuture<?> f) {
