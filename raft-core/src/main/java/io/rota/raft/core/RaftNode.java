@@ -434,7 +434,10 @@ public final class RaftNode {
 
         @Override
         public Boolean visit(RequestVote m) {
-            boolean inLease = options.checkQuorum() && leaderId != NONE
+            // A pre-vote is refused while we hear from a leader whether or not CheckQuorum is on: §9.6 grants
+            // one only by a server that has not heard from a valid leader for an election timeout. Without
+            // that, PreVote alone let a removed server that missed its removal's commit win once (issue 32).
+            boolean inLease = (options.checkQuorum() || m.preVote()) && leaderId != NONE
                     && electionElapsed < options.electionTicks();
             if (inLease && !m.leadershipTransfer()) {
                 // §4.2.3 / §9.6: we heard from a live leader within the minimum election timeout, so

@@ -346,6 +346,7 @@ class MembershipTest {
         net.recover();
         net.isolate(1);
         net.drop(m -> m.from() == 2 && m.to() == 4 && !(m instanceof RequestVote)); // 4 votes, gets nothing else
+        net.outwaitLeader(3, 4); // they stop hearing from the cut-off leader 1 (§9.6: until then no pre-vote)
         net.electLeader(2);
         net.node(2).proposeConfChange(ConfChange.remove(1)); // refused: the no-op of term 2 is not committed
         net.drain();
@@ -360,6 +361,7 @@ class MembershipTest {
         net.recover();
         net.isolate(2);
         net.isolate(3);
+        net.outwaitLeader(4, 5);
         net.electLeader(1); // with 4 and 5: a majority of {1,2,3,4,5}
         for (long i = 1; i <= committed; i++) {
             assertEquals(committedTerms.get((int) i - 1), net.node(1).term(i),
@@ -385,6 +387,7 @@ class MembershipTest {
         net.crash(1);
         net.recover();
         net.isolate(2);
+        net.outwaitLeader(4, 5); // they stop hearing from the crashed leader 1 (§9.6: until then no pre-vote)
         net.electLeader(3); // with 4 and 5: three of the five voters it knows
         net.recover();
         net.tickUntil(() -> !net.node(2).configuration().isVoter(6), 5);
@@ -472,6 +475,38 @@ class MembershipTest {
         Network net = new Network(3, o -> o.preVote(false).checkQuorum(false));
         long term = removeNode3BehindItsBackAndRunOn(net);
         assertTrue(net.node(1).currentTerm() > term, "node 3's RequestVotes made the cluster adopt its terms");
+    }
+
+    @Test
+    @DisplayName("§4.2.3, §9.6 (issue 32): with PreVote alone, a removed server that holds its removal but never learnt it committed cannot win on an idle cluster")
+    void removedServerThatMissedTheCommitCannotDisruptWithPreVoteAlone() {
+        // The M5 escape lets a server removed by a change it does not know to be committed stand. Granting
+        // its pre-vote while we hear from a leader (what etcd does without CheckQuorum) let it win once,
+        // raising everyone's term and deposing a healthy leader. §9.6: a pre-vote is granted only by a
+        // server that has not heard from a leader for an election timeout.
+        Network net = new Network(3, o -> o.checkQuorum(false));
+        net.electLeader(1);
+        ConfChangeResult.Accepted a = accepted(net.node(1).proposeConfChange(ConfChange.remove(3)));
+        for (Message m : net.collect(1)) {
+            net.deliver(m); // node 3 appends the entry that removes it ...
+        }
+        net.drop(m -> m.to() == 3); // ... and hears nothing after: not the commit, not the leader's heartbeats
+        net.drain();
+        net.tickAll();
+        net.drain();
+        assertTrue(net.node(1).commitIndex() >= a.index(), "committed by 1 and 2");
+        assertTrue(net.node(3).lastIndex() >= a.index(), "node 3 holds its removal");
+        assertTrue(net.node(3).commitIndex() < a.index(), "but never learnt that it committed");
+        long term = net.node(1).currentTerm();
+        net.recover();
+        for (int i = 0; i < 200; i++) {
+            net.tickAll();
+            net.drain();
+        }
+        assertTrue(sentRequestVote(net, 3), "node 3 did try to get elected");
+        assertEquals(1, net.leader());
+        assertEquals(term, net.node(1).currentTerm(), "node 1 was never deposed");
+        assertEquals(term, net.node(2).currentTerm());
     }
 
     private static void assertUndisturbed(Network net) {

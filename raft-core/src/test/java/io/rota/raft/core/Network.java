@@ -316,6 +316,20 @@ final class Network {
         }
     }
 
+    /**
+     * Let an election timeout pass on {@code ids} alone, as if their leader had gone silent, and discard what
+     * they send meanwhile: after it they grant pre-votes again (§9.6). For schedules that elect with
+     * {@link #electLeader}, which advances only the candidate's clock.
+     */
+    void outwaitLeader(long... ids) {
+        for (long id : ids) {
+            for (int i = 0; i < options(id).electionTicks(); i++) {
+                tick(id);
+            }
+            collect(id);
+        }
+    }
+
     ProposalResult propose(long id, String command) {
         return node(id).propose(bytes(command));
     }
