@@ -2,6 +2,7 @@ package io.rota.raft.sim;
 
 import io.rota.raft.core.ProposalResult;
 import io.rota.raft.core.RaftNode;
+import io.rota.raft.core.Role;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,6 +17,8 @@ public final class Simulation {
 
     /** Healthy rounds (each: one tick per node, then deliver everything) allowed for recovery. */
     static final int LIVENESS_ROUNDS = 200;
+    /** Healthy rounds a healed cluster's leader must keep its term for: three election timeouts. */
+    static final int QUIET_ROUNDS = 30;
 
     private Simulation() {
     }
@@ -71,12 +74,36 @@ public final class Simulation {
                 proposal = cluster.proposeAtLeader("liveness".getBytes(StandardCharsets.UTF_8));
             }
             if (proposal != null && cluster.allApplied(proposal.lastIndex(), proposal.term())) {
+                // The proposal sits after any configuration entry the leader had: every change accepted has
+                // now committed or was truncated (refused ones never entered the log).
+                checkUndisturbed(cluster);
                 return;
             }
         }
         throw new InvariantViolation("liveness: " + LIVENESS_ROUNDS + " healthy rounds after healing, "
                 + (proposal == null ? "no stable leader took a proposal"
                 : "the proposal at " + proposal.lastIndex() + " was not applied everywhere"));
+    }
+
+    /**
+     * §4.2.3, §9.6: with PreVote or CheckQuorum on, a leader of a healed cluster that is a voter of its own
+     * configuration keeps its term for {@link #QUIET_ROUNDS} more healthy rounds — no removed server (still
+     * running, perhaps unaware of its removal) and no spare may depose it (issue 32, item 6).
+     */
+    static void checkUndisturbed(SimCluster cluster) {
+        long leader = cluster.stableLeader();
+        if (!cluster.disruptionGuards() || leader == RaftNode.NONE
+                || !cluster.node(leader).configuration().isVoter(leader)) {
+            return;
+        }
+        long term = cluster.node(leader).currentTerm();
+        for (int round = 0; round < QUIET_ROUNDS; round++) {
+            cluster.healthyRound();
+        }
+        if (cluster.node(leader).role() != Role.LEADER || cluster.node(leader).currentTerm() != term) {
+            throw new InvariantViolation("disruption: leader " + leader + " of term " + term + " was deposed in a "
+                    + "healthy cluster with PreVote or CheckQuorum on: " + cluster.node(leader));
+        }
     }
 
     /**
