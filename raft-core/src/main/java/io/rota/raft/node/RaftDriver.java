@@ -808,9 +808,10 @@ public final class RaftDriver<R> implements AutoCloseable {
             if (rd.hasWrites()) {
                 persist(rd);                               // 2. one fsync (none for a commit index alone)
             }
-            send(rd.messages(), unreachable);              // 3. votes and acks, now that they are true
-            apply(rd);                                     // 4.
-            core.advance(rd);                              // 5.
+            installSnapshot(rd);                           // 3. before its acknowledgement (issue 32)
+            send(rd.messages(), unreachable);              // 4. votes and acks, now that they are true
+            apply(rd);                                     // 5.
+            core.advance(rd);                              // 6.
             releaseAppliedReads();
             maybeSnapshot();
         }
@@ -849,15 +850,25 @@ public final class RaftDriver<R> implements AutoCloseable {
         transport.flush();  // on the transport's own loop (P11), the batch goes out now: before our fsync
     }
 
-    private void apply(Ready rd) {
-        if (rd.snapshot() != null) {
-            restore(stateMachine, rd.snapshot());
-            appliedIndex = rd.snapshot().index();
-            snapshotIndex = appliedIndex;
-            // Proposals at or below the snapshot were decided elsewhere; we cannot tell how.
-            failProposalsUpTo(appliedIndex);
-            log.info("node {} installed snapshot at {} from the leader", id(), appliedIndex);
+    /**
+     * §7: a snapshot from the leader, now durable, replaces the state machine — before the acknowledgement
+     * among the Ready's messages leaves. "Has the snapshot" must mean the state machine holds it: the leader
+     * counts the acknowledgement toward a learner's catch-up, and a learner still restoring a large image (or
+     * one that died restoring it) must not be promoted to a voter as caught up (issue 32, item 5).
+     */
+    private void installSnapshot(Ready rd) {
+        if (rd.snapshot() == null) {
+            return;
         }
+        restore(stateMachine, rd.snapshot());
+        appliedIndex = rd.snapshot().index();
+        snapshotIndex = appliedIndex;
+        // Proposals at or below the snapshot were decided elsewhere; we cannot tell how.
+        failProposalsUpTo(appliedIndex);
+        log.info("node {} installed snapshot at {} from the leader", id(), appliedIndex);
+    }
+
+    private void apply(Ready rd) {
         for (ReadState rs : rd.readStates()) {
             Read r = reads.remove(rs.context());
             if (r != null) {

@@ -124,6 +124,55 @@ class RaftClusterTest {
     }
 
     @Test
+    @DisplayName("§7, §4.2.1 (issue 32): a follower acknowledges an installed snapshot only once its state machine holds it")
+    void aSnapshotIsAcknowledgedOnlyAfterItsRestore() throws Exception {
+        // The acknowledgement went out before the in-memory restore, so the leader counted a learner that was
+        // still restoring a large image (or died doing it) as caught up, and promotion let it vote.
+        java.util.concurrent.atomic.AtomicBoolean blockRestores = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch restoring = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.function.Supplier<StateMachine<Long>> machines = () -> new ListStateMachine() {
+            @Override
+            public void restore(java.io.InputStream image) throws java.io.IOException {
+                if (blockRestores.get()) {
+                    restoring.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                super.restore(image);
+            }
+        };
+        try (LocalCluster c = new LocalCluster(dir, 3, cfg -> cfg.toBuilder().snapshotCount(100)
+                .raft(cfg.raft().toBuilder().snapshotCatchUpEntries(10).build()).build(), machines)) {
+            writeConcurrently(c, "a", 500, 64);
+            long leader = c.awaitLeader();
+            long follower = leader % 3 + 1;
+            c.kill(follower);
+            c.wipe(follower);
+            blockRestores.set(true);
+            c.start(follower);
+            assertTrue(restoring.await(30, java.util.concurrent.TimeUnit.SECONDS), "the wiped follower gets a snapshot");
+            long snapshotAt = c.status(leader).snapshotIndex();
+            // While the image is being restored the leader must not count the follower as holding it.
+            long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            while (System.nanoTime() < deadline) {
+                long match = c.status(leader).progress().get(follower).matchIndex();
+                assertTrue(match < snapshotAt, "acknowledged at " + match + " while still restoring the snapshot at "
+                        + snapshotAt);
+                Thread.onSpinWait();
+            }
+            blockRestores.set(false);
+            release.countDown();
+            Await.until(LocalCluster.TIMEOUT, () -> c.status(leader).progress().get(follower).matchIndex() >= snapshotAt,
+                    "acknowledged once restored");
+            awaitSameState(c, 500);
+        }
+    }
+
+    @Test
     @DisplayName("§6.4: a linearizable read on a follower sees a write acknowledged just before it")
     void followerReadSeesAcknowledgedWrite() {
         try (LocalCluster c = cluster(3, cfg -> cfg)) {

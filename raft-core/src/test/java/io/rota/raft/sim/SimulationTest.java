@@ -59,6 +59,7 @@ class SimulationTest {
             {3, 32}, {4, 4}, {5, 158},      // learners counted toward commitment: Commitment quorum
             {3, 18}, {4, 40}, {5, 98},      // a snapshot given the latest configuration, not its index's
             {3, 104}, {4, 6357},            // a removed leader that lost its lead may not stand: liveness
+            {3, 12}, {4, 120}, {5, 15},     // a driver snapshot given the latest configuration (issue 32): no self-stop
     };
 
     @Test
