@@ -280,6 +280,14 @@ public final class RotaServer implements AutoCloseable {
         return driver.failStopped();
     }
 
+    /**
+     * Completes with the commit index at which this member learnt that the cluster removed it for good: it
+     * serves nothing more, and the process should say so and exit (issue 32, item 6).
+     */
+    public java.util.concurrent.CompletableFuture<Long> removed() {
+        return driver.removed();
+    }
+
     private long term() {
         return view == null ? 0 : view.term();
     }

@@ -217,6 +217,17 @@ final class ServerCommand implements Callable<Integer> {
             exit.compareAndSet(0, RotaServer.EXIT_REFUSED);   // restarted, it would be refused again
             stopped.countDown();
         });
+        // A removed member would linger too, and the one with the highest id is never refused by a peer (only
+        // lower ids dial): once it knows its removal committed, it says so and exits as a refused one does.
+        server.removed().thenAccept(index -> {
+            spec.commandLine().getErr().println("rota server " + config.name() + " (id " + config.memberId()
+                    + ") was removed from the cluster (its removal committed by index " + index + "); exiting. "
+                    + "Its id is never reused: to bring this machine back, empty its data dir and `rotactl member "
+                    + "add` it as a new member");
+            spec.commandLine().getErr().flush();
+            exit.compareAndSet(0, RotaServer.EXIT_REFUSED);   // restarted, it would be refused
+            stopped.countDown();
+        });
         // A member whose Raft node stopped itself would linger: alive to a process check, useless to clients.
         // Exit instead, so systemd or Kubernetes restarts it from its fsync'd log and snapshot.
         server.failStopped().thenAccept(cause -> {

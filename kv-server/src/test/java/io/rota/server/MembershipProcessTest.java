@@ -7,6 +7,7 @@ import io.rota.client.RotaException;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -109,6 +110,27 @@ class MembershipProcessTest {
         assertNull(load.violation.get());
         for (String key : load.acknowledged) {
             assertTrue(rota.kv().get(key).first().isPresent(), "acknowledged " + key + " lost");
+        }
+    }
+
+    @Test
+    @DisplayName("§4.2.2 (issue 32, item 6): the removed member with the highest id, which no peer dials, learns its removal and exits 3 saying so")
+    void aRemovedMemberThatNoPeerDialsStillExits() throws Exception {
+        assumeTrue(Files.isRegularFile(ProcessCluster.jar()), "needs the packaged jar: run ./mvnw -B verify");
+        cluster = ProcessCluster.start(dir, 3, FLAGS);
+        cluster.awaitLeader();
+        try (RotaClient rota = RotaClient.builder().endpoints(cluster.endpoints())
+                .callTimeout(Duration.ofSeconds(15)).build()) {
+            Await.until(TIMEOUT, () -> rota.cluster().members().size() == 3, "all three published");
+            rota.kv().put("before", "1");
+            cluster.expectExit(2);
+            rota.cluster().removeMember(3);
+            // Only lower ids dial, so n3 is refused by no one: it lingered, up and idle, before.
+            assertEquals(3, cluster.awaitExit(2, TIMEOUT), "exit status 3: a supervisor must not restart it");
+            String log = Files.readString(cluster.logFile(2));
+            assertTrue(log.contains("was removed from the cluster"), log);
+            rota.kv().put("after", "1");
+            assertEquals(List.of(1L, 2L), rota.cluster().memberList().stream().map(ClusterMember::id).toList());
         }
     }
 

@@ -64,6 +64,8 @@ public final class RaftNode {
     private final ConfigurationTracker configurations;
     /** The latest configuration in the log, committed or not (§4.1); always {@code configurations.latest()}. */
     private Configuration configuration;
+    /** Whether a configuration this node has held named it: a joining server's bootstrap one does not. */
+    private boolean everMember;
 
     // --- Persistent state on all servers (Figure 2); reaches disk through Ready.hardState/entries ---
     /** Latest term this server has seen; increases monotonically (§5.1). */
@@ -136,6 +138,7 @@ public final class RaftNode {
         this.latestSnapshot = state.snapshot();
         this.configurations = new ConfigurationTracker(state, options.configuration());
         this.configuration = configurations.latest();
+        this.everMember = configuration.isMember(id);
         this.currentTerm = state.hardState().currentTerm();
         this.votedFor = state.hardState().votedFor();
         this.persistedHardState = new HardState(currentTerm, votedFor, log.commitIndex());
@@ -945,6 +948,7 @@ public final class RaftNode {
             pendingSnapshot = m.snapshot();
             configurations.restore(meta);
             configuration = configurations.latest();
+            everMember |= configuration.isMember(id);
             match = meta.lastIncludedIndex();
             report(new SnapshotInstalled(currentTerm, m.from(), meta.lastIncludedIndex()));
         }
@@ -1331,6 +1335,7 @@ public final class RaftNode {
     private void logWritten(List<Entry> written) {
         configurations.written(written, log.lastIndex());
         configuration = configurations.latest();
+        everMember |= configuration.isMember(id);
         if (role == Role.LEADER) {
             syncProgress();
         }
@@ -1545,6 +1550,16 @@ public final class RaftNode {
     /** The configuration in force: the latest in the log, committed or not (§4.1). */
     public Configuration configuration() {
         return configuration;
+    }
+
+    /**
+     * Whether this server knows it was removed for good (§4.2.2): a configuration it held named it, the latest
+     * one does not, that one is committed, and it no longer leads (a leader removing itself steps down first).
+     * Its runtime may then stop: ids are never reused, so no later change can take it back.
+     */
+    public boolean removedFromConfiguration() {
+        return everMember && !configuration.isMember(id) && configurations.latestIndex() <= log.commitIndex()
+                && role != Role.LEADER;
     }
 
     public Snapshot latestSnapshot() {

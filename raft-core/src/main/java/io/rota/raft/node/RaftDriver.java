@@ -170,6 +170,8 @@ public final class RaftDriver<R> implements AutoCloseable {
     private volatile Throwable failure;
     /** Completes with {@link #failure} when the node stops itself; a process hosting it should exit. */
     private final CompletableFuture<Throwable> failStopped = new CompletableFuture<>();
+    /** Completes with the commit index once this node knows it was removed for good ({@link #removed()}). */
+    private final CompletableFuture<Long> removed = new CompletableFuture<>();
     /** This member's current leadership, or null while it does not lead. Written on the driver thread. */
     private volatile Leadership leadership;
 
@@ -450,6 +452,15 @@ public final class RaftDriver<R> implements AutoCloseable {
      */
     public CompletableFuture<Throwable> failStopped() {
         return failStopped;
+    }
+
+    /**
+     * Completes, with the commit index at which it learnt it, once this node knows the cluster removed it for
+     * good ({@link RaftNode#removedFromConfiguration()}): it takes no further part, and a process hosting it
+     * should say so and exit rather than linger (issue 32, item 6).
+     */
+    public CompletableFuture<Long> removed() {
+        return removed;
     }
 
     /** Stop the driver, fail what is pending with STOPPED, close the transport and the store. */
@@ -817,6 +828,11 @@ public final class RaftDriver<R> implements AutoCloseable {
         }
         for (long peer : unreachable) {
             core.reportUnreachable(peer);
+        }
+        if (!removed.isDone() && core.removedFromConfiguration()) {
+            log.warn("node {}: removed from the cluster's configuration (committed at index {}); it takes no "
+                    + "further part", id(), core.commitIndex());
+            removed.complete(core.commitIndex());
         }
     }
 
