@@ -29,6 +29,14 @@ final class Progress {
     /** In SNAPSHOT: the index of the snapshot being sent, and ticks spent waiting for it. */
     long pendingSnapshotIndex;
     int snapshotTicks;
+    /**
+     * The oldest snapshot sent that may still be streaming to the follower, 0 if none: the leader's
+     * compaction keeps the entries after it (§7), so that once the follower installs it, the log continues
+     * it. Unlike pendingSnapshotIndex it survives a retry, because the transport finishes the transfer it
+     * started instead of restarting it for a newer snapshot. Cleared by an answer at or past it, by a
+     * reported transfer failure, or by the leader's bound on pinned entries.
+     */
+    long inFlightSnapshotIndex;
     /** Heard from since the last CheckQuorum round (§6.2). */
     boolean recentActive;
     /** Highest read round (§6.4) this follower has confirmed. */
@@ -69,6 +77,9 @@ final class Progress {
     void becomeSnapshot(long snapshotIndex) {
         state = State.SNAPSHOT;
         pendingSnapshotIndex = snapshotIndex;
+        if (inFlightSnapshotIndex == 0) {
+            inFlightSnapshotIndex = snapshotIndex;
+        }
         snapshotTicks = 0;
         probeSent = false;
         inflights.reset();
@@ -81,6 +92,9 @@ final class Progress {
             matchIndex = index;
             updated = true;
             probeSent = false;
+        }
+        if (matchIndex >= inFlightSnapshotIndex) {
+            inFlightSnapshotIndex = 0; // installed (or overtaken): nothing older is still on its way
         }
         nextIndex = Math.max(nextIndex, index + 1);
         return updated;
@@ -108,6 +122,7 @@ final class Progress {
     @Override
     public String toString() {
         return state + "{match=" + matchIndex + " next=" + nextIndex + " inflight=" + inflights.count()
-                + (state == State.SNAPSHOT ? " snapshot=" + pendingSnapshotIndex : "") + "}";
+                + (state == State.SNAPSHOT ? " snapshot=" + pendingSnapshotIndex : "")
+                + (inFlightSnapshotIndex > 0 ? " pin=" + inFlightSnapshotIndex : "") + "}";
     }
 }

@@ -274,7 +274,9 @@ public final class RaftNode {
     /**
      * Snapshot hook (§7): the state machine has saved an image of everything applied up to
      * {@code index}. The node keeps it to send to followers that fall behind the log, and drops log
-     * entries up to {@code index} minus {@link RaftOptions#snapshotCatchUpEntries()}.
+     * entries up to {@code index} minus {@link RaftOptions#snapshotCatchUpEntries()} — but a leader keeps
+     * the entries after an older snapshot still streaming to a follower (bounded by
+     * {@link RaftOptions#maxSnapshotPinEntries()}).
      *
      * @return the log's new first index; the runtime may delete stored entries below it
      */
@@ -313,8 +315,31 @@ public final class RaftNode {
         // The snapshot carries the configuration at its index, not the latest one (§4.1, §7).
         latestSnapshot = new Snapshot(new SnapshotMetadata(index, term, configurations.at(index)), data);
         configurations.compact(index);
-        log.compactTo(Math.max(0, index - options.snapshotCatchUpEntries()));
+        log.compactTo(Math.min(Math.max(0, index - options.snapshotCatchUpEntries()), snapshotPin(index)));
         return log.firstIndex();
+    }
+
+    /**
+     * The oldest snapshot still streaming to a follower, or {@code Long.MAX_VALUE} if none: compaction keeps
+     * the entries after it, so that the follower, once it has installed it, continues from the log (§7)
+     * instead of needing the newer snapshot — which, were it sent, would be overtaken again by the next one
+     * whenever a transfer lasts longer than the snapshot interval (etcd pauses compaction likewise). A pin
+     * more than {@link RaftOptions#maxSnapshotPinEntries()} behind {@code index} is dropped: that follower
+     * gets a newer snapshot after it installs the old one.
+     */
+    private long snapshotPin(long index) {
+        long pin = Long.MAX_VALUE;
+        if (role != Role.LEADER) {
+            return pin;
+        }
+        for (Progress pr : progress.values()) {
+            if (pr.inFlightSnapshotIndex > 0 && index - pr.inFlightSnapshotIndex > options.maxSnapshotPinEntries()) {
+                pr.inFlightSnapshotIndex = 0;
+            } else if (pr.inFlightSnapshotIndex > 0) {
+                pin = Math.min(pin, pr.inFlightSnapshotIndex);
+            }
+        }
+        return pin;
     }
 
     /** The runtime could not reach {@code peer}: stop pipelining to it and probe instead. */
@@ -359,7 +384,11 @@ public final class RaftNode {
     public void reportSnapshotFailure(long peer) {
         requireNoOutstandingReady();
         Progress pr = progress.get(peer);
-        if (role == Role.LEADER && pr != null && pr.state == Progress.State.SNAPSHOT) {
+        if (role != Role.LEADER || pr == null) {
+            return;
+        }
+        pr.inFlightSnapshotIndex = 0; // nothing streams to it now: compaction need not wait for it
+        if (pr.state == Progress.State.SNAPSHOT) {
             pr.becomeProbe();
         }
     }

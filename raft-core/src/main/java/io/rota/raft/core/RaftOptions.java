@@ -27,11 +27,15 @@ import java.util.Objects;
  *                                 be served from the log instead of a snapshot
  * @param snapshotRetryTicks       a follower that has not confirmed a snapshot within this many ticks is
  *                                 probed again (the snapshot or its answer may have been lost)
+ * @param maxSnapshotPinEntries    while a snapshot streams to a follower, the leader keeps the entries after
+ *                                 it (§7: so the follower continues from the log once it installs it) — but
+ *                                 never more than this many behind the leader's own newer snapshot
  */
 public record RaftOptions(long id, Configuration configuration, int electionTicks, int heartbeatTicks,
                           boolean preVote, boolean checkQuorum, long maxEntriesBytesPerMessage,
                           int maxInflightMessages, long maxInflightBytes, long maxUncommittedBytes,
-                          long maxCommittedBytesPerReady, long snapshotCatchUpEntries, int snapshotRetryTicks) {
+                          long maxCommittedBytesPerReady, long snapshotCatchUpEntries, int snapshotRetryTicks,
+                          long maxSnapshotPinEntries) {
 
     /** Ten heartbeats: a follower misses several before it stands (etcd's default ratio; §5.6 wants ≫ 1). */
     public static final int DEFAULT_ELECTION_TICKS = 10;
@@ -55,6 +59,11 @@ public record RaftOptions(long id, Configuration configuration, int electionTick
     public static final long DEFAULT_SNAPSHOT_CATCH_UP_ENTRIES = 1_000;
     /** 50 ticks (5 s at 100 ms): long enough for a large snapshot to arrive, short enough to retry a loss. */
     public static final int DEFAULT_SNAPSHOT_RETRY_TICKS = 50;
+    /**
+     * 100,000 entries (a hundred times the catch-up entries; tens of MiB of small writes held in memory): a
+     * transfer lasting several snapshot intervals still ends in log replication instead of another snapshot.
+     */
+    public static final long DEFAULT_MAX_SNAPSHOT_PIN_ENTRIES = 100_000;
 
     /**
      * Checks every field alone and against each other, so that no invalid options exist; throws
@@ -81,6 +90,8 @@ public record RaftOptions(long id, Configuration configuration, int electionTick
         require(snapshotCatchUpEntries >= 0, "snapshotCatchUpEntries must not be negative, got "
                 + snapshotCatchUpEntries);
         require(snapshotRetryTicks >= 1, "snapshotRetryTicks must be at least 1, got " + snapshotRetryTicks);
+        require(maxSnapshotPinEntries >= 0, "maxSnapshotPinEntries must not be negative, got "
+                + maxSnapshotPinEntries);
     }
 
     /** The defaults: {@code builder(id, configuration).build()}. */
@@ -99,7 +110,8 @@ public record RaftOptions(long id, Configuration configuration, int electionTick
                 .preVote(preVote).checkQuorum(checkQuorum).maxEntriesBytesPerMessage(maxEntriesBytesPerMessage)
                 .maxInflightMessages(maxInflightMessages).maxInflightBytes(maxInflightBytes)
                 .maxUncommittedBytes(maxUncommittedBytes).maxCommittedBytesPerReady(maxCommittedBytesPerReady)
-                .snapshotCatchUpEntries(snapshotCatchUpEntries).snapshotRetryTicks(snapshotRetryTicks);
+                .snapshotCatchUpEntries(snapshotCatchUpEntries).snapshotRetryTicks(snapshotRetryTicks)
+                .maxSnapshotPinEntries(maxSnapshotPinEntries);
     }
 
     private static void require(boolean condition, String message) {
@@ -123,6 +135,7 @@ public record RaftOptions(long id, Configuration configuration, int electionTick
         private long maxCommittedBytesPerReady = DEFAULT_MAX_COMMITTED_BYTES_PER_READY;
         private long snapshotCatchUpEntries = DEFAULT_SNAPSHOT_CATCH_UP_ENTRIES;
         private int snapshotRetryTicks = DEFAULT_SNAPSHOT_RETRY_TICKS;
+        private long maxSnapshotPinEntries = DEFAULT_MAX_SNAPSHOT_PIN_ENTRIES;
 
         private Builder(long id, Configuration configuration) {
             this.id = id;
@@ -184,11 +197,16 @@ public record RaftOptions(long id, Configuration configuration, int electionTick
             return this;
         }
 
+        public Builder maxSnapshotPinEntries(long maxSnapshotPinEntries) {
+            this.maxSnapshotPinEntries = maxSnapshotPinEntries;
+            return this;
+        }
+
         /** The options; throws {@link IllegalArgumentException} naming the field when they are invalid. */
         public RaftOptions build() {
             return new RaftOptions(id, configuration, electionTicks, heartbeatTicks, preVote, checkQuorum,
                     maxEntriesBytesPerMessage, maxInflightMessages, maxInflightBytes, maxUncommittedBytes,
-                    maxCommittedBytesPerReady, snapshotCatchUpEntries, snapshotRetryTicks);
+                    maxCommittedBytesPerReady, snapshotCatchUpEntries, snapshotRetryTicks, maxSnapshotPinEntries);
         }
     }
 }

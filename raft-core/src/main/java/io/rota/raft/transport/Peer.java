@@ -201,13 +201,15 @@ final class Peer {
             queuedMessages.decrementAndGet();
             queuedBytes.addAndGet(-MessageCodec.estimatedBytes(message));
             if (message instanceof Message.InstallSnapshot snapshot) {
-                if (transfer != null && transfer.sends(snapshot)) {
-                    // The core asked again (its retry timer) while this very snapshot is still streaming:
-                    // restarting it would never let a transfer longer than the timer finish.
+                if (transfer != null && transfer.sameTerm(snapshot)) {
+                    // The core asked again (its retry timer), perhaps with a newer snapshot, while one of this
+                    // term still streams: finish that one. Restarting would never let a transfer longer than
+                    // the timer or the snapshot interval finish; the leader keeps the entries after the one
+                    // under way (RaftNode.compact), so the follower continues from the log once it installs it.
                     continue;
                 }
                 if (transfer != null) {
-                    transfer.close(); // superseded by a newer snapshot or term; the receiver restarts at offset 0
+                    transfer.close(); // a new term, a new leader's snapshot; the receiver restarts at offset 0
                 }
                 transfer = startTransfer(snapshot);
                 continue;
@@ -283,12 +285,17 @@ final class Peer {
     }
 
     /**
-     * A message from the peer arrived: an AppendEntriesResponse is its answer to an installed snapshot
-     * (§7: the follower replies once the snapshot is durable), after which a closed connection loses nothing.
+     * A message from the peer arrived: a successful AppendEntriesResponse of the snapshot's term reaching its
+     * index answers the snapshot (§7: the follower replies once the snapshot is durable), after which a
+     * closed connection loses nothing. Any other answer — to an AppendEntries sent before the snapshot, or
+     * in an older term — says nothing about it, so the snapshot stays unanswered.
      */
     void noteReceived(Message message) {
-        if (message instanceof Message.AppendEntriesResponse && unacknowledged.get() != null) {
-            unacknowledged.set(null);
+        SentSnapshot sent = unacknowledged.get();
+        if (sent != null && message instanceof Message.AppendEntriesResponse response && response.success()
+                && response.term() == sent.message().term()
+                && response.matchIndex() >= sent.message().snapshot().index()) {
+            unacknowledged.compareAndSet(sent, null);
         }
     }
 

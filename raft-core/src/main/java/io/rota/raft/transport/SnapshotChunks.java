@@ -51,10 +51,9 @@ final class SnapshotChunks implements Iterator<RaftMessage>, AutoCloseable {
         }
     }
 
-    /** Whether this transfer sends the same snapshot to the same peer in the same term as {@code other}. */
-    boolean sends(Message.InstallSnapshot other) {
-        return other.to() == message.to() && other.term() == message.term()
-                && other.snapshot().metadata().equals(message.snapshot().metadata());
+    /** Whether {@code other} goes to the same peer in the same term: from the same leader (§5.2). */
+    boolean sameTerm(Message.InstallSnapshot other) {
+        return other.to() == message.to() && other.term() == message.term();
     }
 
     /** The message this transfer sends. */

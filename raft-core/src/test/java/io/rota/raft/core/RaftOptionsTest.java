@@ -33,6 +33,7 @@ class RaftOptionsTest {
         assertEquals(16L << 20, o.maxCommittedBytesPerReady());
         assertEquals(1_000, o.snapshotCatchUpEntries());
         assertEquals(50, o.snapshotRetryTicks());
+        assertEquals(100_000, o.maxSnapshotPinEntries());
     }
 
     @Test
@@ -73,7 +74,9 @@ class RaftOptionsTest {
                         (UnaryOperator<RaftOptions.Builder>) b -> b.maxCommittedBytesPerReady(0)),
                 Arguments.of("snapshotCatchUpEntries",
                         (UnaryOperator<RaftOptions.Builder>) b -> b.snapshotCatchUpEntries(-1)),
-                Arguments.of("snapshotRetryTicks", (UnaryOperator<RaftOptions.Builder>) b -> b.snapshotRetryTicks(0)));
+                Arguments.of("snapshotRetryTicks", (UnaryOperator<RaftOptions.Builder>) b -> b.snapshotRetryTicks(0)),
+                Arguments.of("maxSnapshotPinEntries",
+                        (UnaryOperator<RaftOptions.Builder>) b -> b.maxSnapshotPinEntries(-1)));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -5,7 +5,9 @@ import io.rota.raft.core.Message.InstallSnapshot;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 import static io.rota.raft.core.Network.bytes;
 import static io.rota.raft.core.Network.disk;
@@ -21,7 +23,11 @@ class SnapshotTest {
 
     /** Leader 1 with entries 1 (no-op) and 2..6 (c1..c5) committed; node 3 missed 2..6 if {@code lag3}. */
     private static Network cluster(boolean lag3) {
-        Network net = new Network(3, o -> o.snapshotCatchUpEntries(0));
+        return cluster(lag3, o -> o);
+    }
+
+    private static Network cluster(boolean lag3, UnaryOperator<RaftOptions.Builder> tweak) {
+        Network net = new Network(3, o -> tweak.apply(o.snapshotCatchUpEntries(0)));
         net.electLeader(1);
         if (lag3) {
             net.cut(1, 3);
@@ -177,6 +183,89 @@ class SnapshotTest {
         assertEquals(2, net.sentCount(InstallSnapshot.class, 3));
         assertEquals(6, net.node(3).commitIndex());
         assertEquals(C1_TO_C5, net.stateMachine(3));
+    }
+
+    /**
+     * Node 3 behind from entry 2, snapshot at 4: every InstallSnapshot the leader sends node 3 is held back
+     * (returned, in order), as if the first were still streaming and the transport dropped the rest (Peer);
+     * meanwhile c6, c7 and a snapshot at 8.
+     */
+    private static List<InstallSnapshot> snapshotOvertakenWhileStreaming(Network net) {
+        List<InstallSnapshot> held = new ArrayList<>();
+        net.drop(m -> m instanceof InstallSnapshot s && held.add(s));
+        net.compact(1, 4);
+        net.tick(1);
+        net.drain();
+        assertEquals(1, held.size());
+        net.propose(1, "c6");
+        net.propose(1, "c7");
+        net.drain();
+        net.compact(1, 8);
+        return held;
+    }
+
+    @Test
+    @DisplayName("§7: compaction keeps the entries after a snapshot still streaming; once installed, the log continues it")
+    void compactionIsPinnedWhileASnapshotStreams() {
+        Network net = cluster(true);
+        InstallSnapshot first = snapshotOvertakenWhileStreaming(net).get(0);
+        assertEquals(5, net.node(1).firstIndex(), "entries 5.. kept for node 3 (the newer snapshot is at 8)");
+
+        net.recover();
+        net.deliver(first);
+        net.drain();
+
+        assertEquals(1, net.sentCount(InstallSnapshot.class, 3), "node 3 continued from the log, not sent 8");
+        assertEquals(8, net.node(3).commitIndex());
+        assertEquals(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7"), net.stateMachine(3));
+        net.propose(1, "c8");
+        net.drain();
+        net.compact(1, 9);
+        assertEquals(10, net.node(1).firstIndex(), "installed: the pin is gone");
+    }
+
+    @Test
+    @DisplayName("§7: the pin outlives a retry (the transport finishes the transfer under way, not the newer one)")
+    void thePinOutlivesARetry() {
+        Network net = cluster(true);
+        List<InstallSnapshot> held = snapshotOvertakenWhileStreaming(net);
+        for (int i = 0; i < net.options(1).snapshotRetryTicks() + 2; i++) {
+            net.tick(1);
+            net.drain();
+        }
+        assertEquals(8, held.get(held.size() - 1).snapshot().index(), "the retry offered snapshot 8: " + held);
+        net.propose(1, "c8");
+        net.drain();
+        net.compact(1, 9);
+        assertEquals(5, net.node(1).firstIndex(), "still pinned after the retry");
+
+        net.recover();
+        net.deliver(held.get(0));
+        net.drain();
+
+        assertEquals(9, net.node(3).commitIndex());
+        assertEquals(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"), net.stateMachine(3));
+    }
+
+    @Test
+    @DisplayName("§7: the pin is bounded by maxSnapshotPinEntries and dropped when the transport reports a failure")
+    void thePinIsBoundedAndDroppedOnFailure() {
+        Network bounded = cluster(true, o -> o.maxSnapshotPinEntries(3));
+        snapshotOvertakenWhileStreaming(bounded);
+        assertEquals(9, bounded.node(1).firstIndex(), "8 - 4 > 3 entries: not pinned");
+
+        Network failed = cluster(true);
+        failed.drop(m -> m instanceof InstallSnapshot);
+        failed.compact(1, 4);
+        failed.tick(1);
+        failed.drain();
+        assertEquals(1, failed.sentCount(InstallSnapshot.class, 3));
+        failed.propose(1, "c6");
+        failed.propose(1, "c7");
+        failed.drain();
+        failed.node(1).reportSnapshotFailure(3);
+        failed.compact(1, 8);
+        assertEquals(9, failed.node(1).firstIndex(), "nothing streams to node 3: nothing pinned");
     }
 
     @Test

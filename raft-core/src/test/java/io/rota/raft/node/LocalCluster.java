@@ -60,13 +60,22 @@ final class LocalCluster implements AutoCloseable {
     private final boolean onDriverLoops;
     /** Real mode: wraps each node's RocksDB store (id, store), e.g. to hold a persist; identity by default. */
     private final BiFunction<Long, LogStore, LogStore> storeWrapper;
+    /** Real mode: changes each node's transport configuration (e.g. small snapshot chunks); identity by default. */
+    private final UnaryOperator<TransportConfig.Builder> transportTweak;
 
     LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak) {
         this(root, size, tweak, ListStateMachine::new);
     }
 
     LocalCluster(Path root, int size, UnaryOperator<NodeConfig> tweak, Supplier<StateMachine<Long>> machineFactory) {
-        this(root, null, size, tweak, machineFactory, false, (id, store) -> store);
+        this(root, null, size, tweak, machineFactory, false, (id, store) -> store, b -> b);
+    }
+
+    /** Real stores and sockets, each transport's configuration changed by {@code transportTweak}. */
+    static LocalCluster withTransport(Path root, int size, UnaryOperator<NodeConfig> tweak,
+                                      UnaryOperator<TransportConfig.Builder> transportTweak) {
+        return new LocalCluster(root, null, size, tweak, ListStateMachine::new, false, (id, store) -> store,
+                transportTweak);
     }
 
     /**
@@ -75,19 +84,22 @@ final class LocalCluster implements AutoCloseable {
      */
     static LocalCluster onDriverLoops(Path root, int size, UnaryOperator<NodeConfig> tweak,
                                       BiFunction<Long, LogStore, LogStore> storeWrapper) {
-        return new LocalCluster(root, null, size, tweak, ListStateMachine::new, true, storeWrapper);
+        return new LocalCluster(root, null, size, tweak, ListStateMachine::new, true, storeWrapper, b -> b);
     }
 
     /** Nodes on in-memory disks and an in-memory network, each still on its own driver threads. */
     static LocalCluster inMemory(int size, UnaryOperator<NodeConfig> tweak,
                                  Supplier<StateMachine<Long>> machineFactory) {
-        return new LocalCluster(null, new MemoryNetwork(), size, tweak, machineFactory, false, (id, store) -> store);
+        return new LocalCluster(null, new MemoryNetwork(), size, tweak, machineFactory, false, (id, store) -> store,
+                b -> b);
     }
 
     private LocalCluster(Path root, MemoryNetwork network, int size, UnaryOperator<NodeConfig> tweak,
                          Supplier<StateMachine<Long>> machineFactory, boolean onDriverLoops,
-                         BiFunction<Long, LogStore, LogStore> storeWrapper) {
+                         BiFunction<Long, LogStore, LogStore> storeWrapper,
+                         UnaryOperator<TransportConfig.Builder> transportTweak) {
         this.root = root;
+        this.transportTweak = transportTweak;
         this.onDriverLoops = onDriverLoops;
         this.storeWrapper = storeWrapper;
         this.network = network;
@@ -118,9 +130,9 @@ final class LocalCluster implements AutoCloseable {
             return;
         }
         InetSocketAddress listen = addresses.getOrDefault(id, new InetSocketAddress("127.0.0.1", 0));
-        TransportConfig tc = TransportConfig.builder(clusterId, id, listen)
+        TransportConfig tc = transportTweak.apply(TransportConfig.builder(clusterId, id, listen)
                 .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
-                .snapshotDirectory(StorageConfig.defaults(dataDir(id)).snapshotDir()).build();
+                .snapshotDirectory(StorageConfig.defaults(dataDir(id)).snapshotDir())).build();
         addresses.forEach((peer, address) -> {
             if (peer != id) {
                 tc.peers().put(peer, address);
