@@ -67,6 +67,8 @@ final class Peer {
     final AtomicBoolean unreachableReported = new AtomicBoolean();
 
     private final LongAdder sent = new LongAdder();
+    private final LongAdder snapshotTransfers = new LongAdder();
+    private final LongAdder snapshotTransfersAbandoned = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder received = new LongAdder();
     private final LongAdder connections = new LongAdder();
@@ -210,6 +212,7 @@ final class Peer {
                 }
                 if (transfer != null) {
                     transfer.close(); // a new term, a new leader's snapshot; the receiver restarts at offset 0
+                    snapshotTransfersAbandoned.increment();
                 }
                 transfer = startTransfer(snapshot);
                 continue;
@@ -241,6 +244,7 @@ final class Peer {
         try {
             SnapshotChunks transfer = MessageCodec.snapshotChunks(snapshot, config.snapshotChunkBytes());
             sent.increment();
+            snapshotTransfers.increment();
             log.info("Streaming {} to peer {} in chunks of {} bytes", snapshot.snapshot(), id,
                     config.snapshotChunkBytes());
             return transfer;
@@ -301,6 +305,6 @@ final class Peer {
 
     PeerStats stats() {
         return new PeerStats(sent.sum(), dropped.sum(), received.sum(), queuedMessages.get(), connections.sum(),
-                dialAttempts.sum(), rejected.sum());
+                dialAttempts.sum(), rejected.sum(), snapshotTransfers.sum(), snapshotTransfersAbandoned.sum());
     }
 }

@@ -12,9 +12,11 @@ package io.rota.raft.transport;
  * @param rejected     frames from the peer that made no valid message: a message type this version does not
  *                     know (skipped; is the peer newer?) or a malformed or oversized frame (the connection
  *                     was closed); see {@link InvalidFrameException}
+ * @param snapshotTransfers snapshot transfers started to the peer (each streams one snapshot from offset 0)
+ * @param snapshotTransfersAbandoned transfers given up unfinished for another snapshot (only a new term does)
  */
 public record PeerStats(long sent, long dropped, long received, long queued, long connections, long dialAttempts,
-                        long rejected) {
+                        long rejected, long snapshotTransfers, long snapshotTransfersAbandoned) {
 
     /** Connections established after the first one. */
     public long reconnects() {

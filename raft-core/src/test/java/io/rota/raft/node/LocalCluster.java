@@ -52,6 +52,8 @@ final class LocalCluster implements AutoCloseable {
     private final Map<Long, StateMachine<Long>> machines = new HashMap<>();
     private final Supplier<StateMachine<Long>> machineFactory;
     private final Map<Long, TransportConfig> transports = new HashMap<>();
+    /** Real mode: each node's current transport, for its per-peer counters. */
+    private final Map<Long, NettyPeerTransport> peerTransports = new java.util.concurrent.ConcurrentHashMap<>();
     /** In-memory mode: the network and each node's disk, which outlives its driver. Null otherwise. */
     private final MemoryNetwork network;
     private final Map<Long, MemoryLogStore> disks = new HashMap<>();
@@ -141,6 +143,7 @@ final class LocalCluster implements AutoCloseable {
         LogStore store = storeWrapper.apply(id, RocksDbLogStore.open(StorageConfig.defaults(dataDir(id))));
         NettyPeerTransport transport = onDriverLoops
                 ? NettyPeerTransport.withDriverLoop(tc, "raft-driver-" + id) : new NettyPeerTransport(tc);
+        peerTransports.put(id, transport);
         RaftDriver<Long> driver = onDriverLoops
                 ? RaftDriver.startOnLoop(config, store, transport, machine, new SplittableRandom(id * 31 + starts++),
                         DriverMetrics.NONE, Clock.SYSTEM, transport.driverLoop().orElseThrow())
@@ -187,6 +190,11 @@ final class LocalCluster implements AutoCloseable {
     /** Node {@code id}'s state machine, as its factory made it; touch it only through {@link RaftDriver#read}. */
     StateMachine<Long> machine(long id) {
         return machines.get(id);
+    }
+
+    /** Real mode: node {@code id}'s counters for its peer {@code peer}. */
+    io.rota.raft.transport.PeerStats peerStats(long id, long peer) {
+        return peerTransports.get(id).stats().get(peer);
     }
 
     NodeStatus status(long id) {

@@ -58,6 +58,7 @@ class SnapshotCatchUpTest {
             c.node(leader).changeMembership(ConfChange.addLearner(4), Duration.ofSeconds(10)).join();
             awaitAllApplied(c);
             long snapshotAtAdd = c.status(leader).snapshotIndex();
+            long termAtAdd = c.status(leader).term();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong acked = new AtomicLong();
             AtomicBoolean refused = new AtomicBoolean();
@@ -96,6 +97,22 @@ class SnapshotCatchUpTest {
                 // The premise: the leader snapshotted again and again while the learner was being caught up.
                 assertTrue(snapshots >= 3, "only " + snapshots + " leader snapshots in " + seconds + " s, "
                         + acked.get() + " writes: the transfer was not slower than the snapshot interval");
+                // The fix itself: a transfer runs to its end instead of being given up for each newer snapshot
+                // (before it, 9 to 36 transfers were started to the learner and thrown away). Only a new term
+                // may abandon one.
+                long transfers = 0;
+                long abandoned = 0;
+                for (long id = 1; id <= 3; id++) {
+                    io.rota.raft.transport.PeerStats toLearner = c.peerStats(id, 4);
+                    transfers += toLearner == null ? 0 : toLearner.snapshotTransfers();
+                    abandoned += toLearner == null ? 0 : toLearner.snapshotTransfersAbandoned();
+                }
+                long newTerms = c.status(c.awaitLeader()).term() - termAtAdd;
+                System.out.printf("learner caught up in %.1f s: %d leader snapshots, %d writes, %d snapshot "
+                        + "transfers started to it, %d abandoned, %d new terms%n", seconds, snapshots, acked.get(),
+                        transfers, abandoned, newTerms);
+                assertTrue(abandoned <= newTerms, abandoned + " snapshot transfers to the learner abandoned for a newer "
+                        + "snapshot in " + newTerms + " new terms: they restart instead of finishing");
             } finally {
                 stop.set(true);
                 writer.join();
