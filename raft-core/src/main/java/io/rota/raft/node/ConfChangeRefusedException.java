@@ -34,10 +34,28 @@ public final class ConfChangeRefusedException extends RuntimeException {
      */
     public ConfChangeRefusedException(ConfChange change, ConfChangeResult.Reason reason, Set<Long> responding,
                                       Configuration current) {
-        super(change.type().name().toLowerCase().replace('_', ' ') + " " + change.node() + " refused: "
-                + explain(change, reason, responding, current), null, false, false);
+        this(change.type().name().toLowerCase().replace('_', ' ') + " " + change.node(), reason, responding,
+                reason == ConfChangeResult.Reason.QUORUM_AT_RISK && current != null ? change.applyTo(current) : null);
+    }
+
+    private ConfChangeRefusedException(String subject, ConfChangeResult.Reason reason, Set<Long> responding,
+                                       Configuration next) {
+        super(subject + " refused: " + explain(reason, responding, next), null, false, false);
         this.reason = Objects.requireNonNull(reason, "reason");
         this.responding = Set.copyOf(responding);
+    }
+
+    /**
+     * QUORUM_AT_RISK for adding a voter not yet registered, so without an id: {@code name} says which. For a
+     * server that checks before it registers the member (the core checks again when the change is proposed).
+     */
+    public static ConfChangeRefusedException voterAddAtRisk(String name, Set<Long> responding, Configuration current) {
+        long newcomer = 1;   // any id outside the configuration: only the count of voters matters here
+        while (current.isMember(newcomer)) {
+            newcomer++;
+        }
+        return new ConfChangeRefusedException("add voter " + name, ConfChangeResult.Reason.QUORUM_AT_RISK, responding,
+                ConfChange.addVoter(newcomer).applyTo(current));
     }
 
     public ConfChangeResult.Reason reason() {
@@ -58,8 +76,7 @@ public final class ConfChangeRefusedException extends RuntimeException {
         };
     }
 
-    private static String explain(ConfChange change, ConfChangeResult.Reason reason, Set<Long> responding,
-                                  Configuration current) {
+    private static String explain(ConfChangeResult.Reason reason, Set<Long> responding, Configuration next) {
         return switch (reason) {
             case NOT_LEADER -> "this node is not the leader";
             case TRANSFERRING_LEADERSHIP -> "leadership is being transferred; retry in a moment";
@@ -74,16 +91,15 @@ public final class ConfChangeRefusedException extends RuntimeException {
                     + " so it would be a voter that does not vote; start it or check its network, then retry"
                     + " (members answering: " + ids(responding) + ")";
             case LAST_VOTER -> "a cluster needs at least one voter";
-            case QUORUM_AT_RISK -> quorumAtRisk(change, responding, current);
+            case QUORUM_AT_RISK -> quorumAtRisk(responding, next);
         };
     }
 
     /** Says how many voters the new configuration would have, how many of them answer, and how many it needs. */
-    private static String quorumAtRisk(ConfChange change, Set<Long> responding, Configuration current) {
-        if (current == null) {
+    private static String quorumAtRisk(Set<Long> responding, Configuration next) {
+        if (next == null) {
             return "too few of the new configuration's voters answer the leader to commit it";
         }
-        Configuration next = change.applyTo(current);
         Set<Long> answering = new TreeSet<>(next.voters());
         answering.retainAll(responding);
         return "the new configuration would have " + next.voters().size() + " voters, of which "
