@@ -346,6 +346,18 @@ case "$cmd" in
       [[ "$ROLE" == DOWN ]] && down=1
       printf '%-5s %-8s %-16s %-10s %-5s %s\n' "n$i" "$pid" "127.0.0.1:$(client_port "$i")" "$ROLE" "$TERM_" "$COMMIT"
     done
+    # Every member of the configuration, also those added by hand (rotactl member add): a voter this script
+    # does not run still counts toward the quorum (issue 32, item 7).
+    if [[ -f "$ROOT/rotactl/target/rotactl.jar" ]]; then
+      managed=" "; for i in "${MEMBERS[@]}"; do managed+="$(member_id "$i") "; done
+      "$ROOT/scripts/rotactl" --endpoints "$(endpoints)" --command-timeout 3s member list -w simple 2>/dev/null \
+        | while IFS=', ' read -r id started name peer client learner; do
+            [[ "$managed" == *" $id "* ]] && continue
+            kind=voter; [[ "$learner" == true ]] && kind=learner
+            printf '%-5s %-8s %-16s %-10s %-5s %s\n' "$name" - "${client:--}" - - \
+              "- ($kind, id $id, peer $peer: not managed by cluster.sh)"
+          done || true
+    fi
     if ((down)); then ports_from >&2; fi
     ;;
   kill)

@@ -150,8 +150,23 @@ public final class Cluster {
      */
     public CompletableFuture<AddedMember> addMemberAsync(String name, String peerAddress, String clientAddress,
                                                          boolean learner) {
+        return addMemberAsync(name, peerAddress, clientAddress, learner, false);
+    }
+
+    /**
+     * {@link #addMemberAsync(String, String, String, boolean)}, with {@code force}: the cluster refuses to add
+     * a voter when too few voters answer its leader to commit the larger configuration (MEMBERSHIP_REFUSED
+     * QUORUM_AT_RISK, strict reconfiguration); {@code force} adds it anyway. Use it only knowingly: the
+     * cluster may take no writes until the new member starts (docs/operations.md).
+     *
+     * @param force skip the strict quorum check
+     * @return the added member and the configuration's members after the change
+     */
+    public CompletableFuture<AddedMember> addMemberAsync(String name, String peerAddress, String clientAddress,
+                                                         boolean learner, boolean force) {
         return calls.execute(Frame.newBuilder().setMemberAddRequest(MemberAddRequest.newBuilder().setName(name)
-                        .setPeerAddress(peerAddress).setClientAddress(clientAddress).setLearner(learner)), false)
+                        .setPeerAddress(peerAddress).setClientAddress(clientAddress).setLearner(learner)
+                        .setForce(force)), false)
                 .thenApply(f -> {
                     io.rota.proto.MemberAddResponse r = f.getMemberAddResponse();
                     return new AddedMember(r.getMember().getId(), r.getMember().getName(),
@@ -172,7 +187,23 @@ public final class Cluster {
      * @throws RotaException MEMBERSHIP_REFUSED (for example NAME_TAKEN), or as any call
      */
     public AddedMember addMember(String name, String peerAddress, String clientAddress, boolean learner) {
-        return Errors.await(addMemberAsync(name, peerAddress, clientAddress, learner));
+        return addMember(name, peerAddress, clientAddress, learner, false);
+    }
+
+    /**
+     * {@link #addMemberAsync(String, String, String, boolean, boolean)} and waits.
+     *
+     * @param name          the new member's name
+     * @param peerAddress   {@code host:port} the other members dial
+     * @param clientAddress {@code host:port} of its client protocol, or ""
+     * @param learner       add as a learner rather than a voter
+     * @param force         skip the strict quorum check
+     * @return the added member
+     * @throws RotaException MEMBERSHIP_REFUSED (NAME_TAKEN, QUORUM_AT_RISK), or as any call
+     */
+    public AddedMember addMember(String name, String peerAddress, String clientAddress, boolean learner,
+                                 boolean force) {
+        return Errors.await(addMemberAsync(name, peerAddress, clientAddress, learner, force));
     }
 
     /**
@@ -182,11 +213,25 @@ public final class Cluster {
      *
      * @param id the member's id
      * @return completes when done; fails MEMBERSHIP_REFUSED (NOT_A_MEMBER is not one: a retry finds it gone
-     *         and completes; LAST_VOTER is)
+     *         and completes; LAST_VOTER is, and so is QUORUM_AT_RISK: too few of the remaining voters answer
+     *         the leader to commit the change — see {@link #removeMemberAsync(long, boolean)})
      */
     public CompletableFuture<Void> removeMemberAsync(long id) {
-        return calls.execute(Frame.newBuilder().setMemberRemoveRequest(MemberRemoveRequest.newBuilder().setId(id)),
-                false).thenApply(f -> null);
+        return removeMemberAsync(id, false);
+    }
+
+    /**
+     * {@link #removeMemberAsync(long)}; {@code force} skips the strict quorum check, for removing a member
+     * while others are down for good. The cluster then takes no writes until enough of the remaining voters
+     * answer (docs/operations.md, "Membership changes that lose quorum").
+     *
+     * @param id    the member's id
+     * @param force skip the strict quorum check
+     * @return completes when done
+     */
+    public CompletableFuture<Void> removeMemberAsync(long id, boolean force) {
+        return calls.execute(Frame.newBuilder().setMemberRemoveRequest(MemberRemoveRequest.newBuilder().setId(id)
+                .setForce(force)), false).thenApply(f -> null);
     }
 
     /**
@@ -200,25 +245,62 @@ public final class Cluster {
     }
 
     /**
+     * {@link #removeMemberAsync(long, boolean)} and waits.
+     *
+     * @param id    the member's id
+     * @param force skip the strict quorum check
+     * @throws RotaException MEMBERSHIP_REFUSED, or as any call
+     */
+    public void removeMember(long id, boolean force) {
+        Errors.await(removeMemberAsync(id, force));
+    }
+
+    /**
      * Promotes learner {@code id} to voter. Refused with LEARNER_BEHIND while it is more than the
-     * promotion threshold behind the leader (see {@link ClusterMember#caughtUp()}): try again later.
+     * promotion threshold behind the leader (see {@link ClusterMember#caughtUp()}), and with
+     * LEARNER_NOT_RESPONDING while it has not answered the leader within an election timeout: try again
+     * later. QUORUM_AT_RISK: too few voters answer to commit the larger configuration.
      *
      * @param id the learner's id
      * @return completes once the promotion is applied
      */
     public CompletableFuture<Void> promoteMemberAsync(long id) {
-        return calls.execute(Frame.newBuilder().setMemberPromoteRequest(MemberPromoteRequest.newBuilder().setId(id)),
-                false).thenApply(f -> null);
+        return promoteMemberAsync(id, false);
+    }
+
+    /**
+     * {@link #promoteMemberAsync(long)}; {@code force} skips the strict quorum check only — a learner that is
+     * behind or not answering is refused all the same.
+     *
+     * @param id    the learner's id
+     * @param force skip the strict quorum check
+     * @return completes once the promotion is applied
+     */
+    public CompletableFuture<Void> promoteMemberAsync(long id, boolean force) {
+        return calls.execute(Frame.newBuilder().setMemberPromoteRequest(MemberPromoteRequest.newBuilder().setId(id)
+                .setForce(force)), false).thenApply(f -> null);
     }
 
     /**
      * {@link #promoteMemberAsync} and waits.
      *
      * @param id the learner's id
-     * @throws RotaException MEMBERSHIP_REFUSED (LEARNER_BEHIND, NOT_A_LEARNER), or as any call
+     * @throws RotaException MEMBERSHIP_REFUSED (LEARNER_BEHIND, LEARNER_NOT_RESPONDING, NOT_A_LEARNER,
+     *                       QUORUM_AT_RISK), or as any call
      */
     public void promoteMember(long id) {
         Errors.await(promoteMemberAsync(id));
+    }
+
+    /**
+     * {@link #promoteMemberAsync(long, boolean)} and waits.
+     *
+     * @param id    the learner's id
+     * @param force skip the strict quorum check
+     * @throws RotaException MEMBERSHIP_REFUSED, or as any call
+     */
+    public void promoteMember(long id, boolean force) {
+        Errors.await(promoteMemberAsync(id, force));
     }
 
     /**

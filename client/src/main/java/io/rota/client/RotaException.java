@@ -132,7 +132,8 @@ public final class RotaException extends RuntimeException {
      * For MEMBERSHIP_REFUSED: why, as the server names it — the Raft core's reasons
      * ({@code CHANGE_IN_PROGRESS}, {@code NOT_YET_COMMITTED_IN_TERM}, {@code TRANSFERRING_LEADERSHIP},
      * {@code ALREADY_MEMBER}, {@code NOT_A_MEMBER}, {@code NOT_A_LEARNER}, {@code LEARNER_BEHIND},
-     * {@code LAST_VOTER}) or the server's ({@code NAME_TAKEN}, {@code NOT_A_VOTER}).
+     * {@code LEARNER_NOT_RESPONDING}, {@code LAST_VOTER}, {@code QUORUM_AT_RISK}: strict reconfiguration,
+     * see {@link Cluster#removeMemberAsync(long, boolean)}) or the server's ({@code NAME_TAKEN}, {@code NOT_A_VOTER}).
      *
      * @return the reason, or "" when not MEMBERSHIP_REFUSED
      */

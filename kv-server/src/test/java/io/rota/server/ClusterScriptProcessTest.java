@@ -151,6 +151,18 @@ class ClusterScriptProcessTest {
         List<String> after = cluster.run("status").lines().toList();
         assertEquals(4, after.size(), String.join("\n", after));
         assertTrue(after.stream().noneMatch(l -> l.startsWith("n1 ")), String.join("\n", after));
+
+        // Issue 32, item 7: a member added by hand, not by this script, is listed too (it is in the quorum's count).
+        ClusterScript.Result byHand = cluster.runElsewhere(Map.of(), "rotactl", "member", "add", "x9",
+                "--peer-urls", "127.0.0.1:1", "--learner");
+        assertEquals(0, byHand.exitCode(), byHand.output());
+        assertTrue(byHand.output().contains("A learner does not vote: the cluster still needs 2 of 3 votes."),
+                byHand.output());
+        List<String> withX9 = cluster.run("status").lines().toList();
+        assertEquals(5, withX9.size(), String.join("\n", withX9));
+        assertTrue(withX9.get(4).matches("x9 +- +- +- +- +- \\(learner, id 5, peer 127\\.0\\.0\\.1:1:"
+                + " not managed by cluster\\.sh\\)"), String.join("\n", withX9));
+        assertEquals(0, cluster.runElsewhere(Map.of(), "rotactl", "member", "remove", "5").exitCode());
         cluster.run("stop");
         assertTrue(cluster.run("start").contains("A leader is elected"), "the remaining members restart");
         cluster.run("stop");

@@ -182,6 +182,50 @@ class MembershipChangeTest {
     }
 
     /**
+     * Strict reconfiguration (issue 32, design MF2): with one follower stopped, removing the other would leave
+     * a configuration of the leader and the stopped member, which cannot commit the removal, nor anything
+     * after it. Refused with the reason and who answers; forced, it goes in (and the cluster waits for the
+     * stopped member, which comes back here).
+     */
+    @Test
+    void aRemovalThatWouldLoseQuorumIsRefusedUnlessForced() {
+        List<RotaServer> three = startThree();
+        try (RotaClient rota = RotaClient.builder().endpoints(endpoints()).callTimeout(Duration.ofSeconds(10)).build()) {
+            rota.kv().put("before", "1");
+            Await.until(TIMEOUT, () -> three.stream().anyMatch(s -> s.view().isLeader()), "a leader");
+            RotaServer leader = three.stream().filter(s -> s.view().isLeader()).findFirst().orElseThrow();
+            List<RotaServer> followers = three.stream().filter(s -> s != leader).toList();
+            RotaServer silent = followers.get(0);
+            long silentId = silent.view().memberId();
+            long otherId = followers.get(1).view().memberId();
+            ServerConfig silentConfig = silent.config();
+            stop(silent);
+            Await.until(TIMEOUT, () -> leader.view().status() != null
+                    && !leader.view().status().progress().get(silentId).responding(), "the leader misses it");
+
+            RotaException refused = assertThrows(RotaException.class, () -> rota.cluster().removeMember(otherId));
+            assertEquals("QUORUM_AT_RISK", refused.membershipRefusal());
+            assertEquals(0, refused.retryAfterMs(), "waiting does not mend it");
+            String message = refused.getMessage();
+            assertTrue(message.contains("2 voters, of which 1 answers"), message);
+            java.util.regex.Matcher answering = java.util.regex.Pattern
+                    .compile("members answering within an election timeout: ([0-9, ]+)\\.").matcher(message);
+            assertTrue(answering.find(), message);
+            assertEquals(new java.util.TreeSet<>(List.of(leader.view().memberId(), otherId)),
+                    new java.util.TreeSet<>(Stream.of(answering.group(1).split(", ")).map(Long::valueOf).toList()),
+                    "the leader and the live follower answer, the stopped member does not: " + message);
+            assertTrue(message.contains("--force"), message);
+            rota.kv().put("still-writable", "yes");
+
+            rota.cluster().removeMemberAsync(otherId, true); // commits once the stopped member is back
+            start(silentConfig);
+            Await.until(TIMEOUT, () -> rota.cluster().memberList().stream().noneMatch(m -> m.id() == otherId),
+                    "the forced removal committed");
+            rota.kv().put("after", "2");
+        }
+    }
+
+    /**
      * `member update` (etcd's MemberUpdate), in etcd's order: n3 (the highest id, so the others dial it) is
      * updated while it runs, and must not publish its old address back once it has seen the update (design
      * Y31); then it is stopped and restarts at the new port on its old data dir. Only the new address is

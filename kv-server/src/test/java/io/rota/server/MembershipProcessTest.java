@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -221,6 +222,41 @@ class MembershipProcessTest {
                         remaining.cluster().memberList().stream().map(ClusterMember::id).toList());
                 assertEveryAcknowledgedWritePresent(remaining);
             }
+        }
+    }
+
+    /**
+     * Strict reconfiguration (issue 32, item 2; design MF2), as an operator meets it: one follower is killed
+     * (kill -9), and `rotactl member remove` of the other follower — which would leave the leader and the
+     * dead member, a configuration that can commit nothing — exits 1 with one line saying why, who answers,
+     * and what to do. The cluster still takes writes.
+     */
+    @Test
+    void removingTheLastLiveFollowerIsRefusedAndTheClusterKeepsWriting() {
+        assumeTrue(Files.isRegularFile(ProcessCluster.jar()), "needs the packaged jar: run ./mvnw -B verify");
+        cluster = ProcessCluster.start(dir, 3, FLAGS);
+        int leader = cluster.awaitLeader();
+        int dead = (leader + 1) % 3;
+        int other = (leader + 2) % 3;
+        cluster.kill(dead);
+        Pattern silent = Pattern.compile("\\{\"id\":" + (dead + 1) + ",[^}]*\"responding\":false");
+        Await.until(TIMEOUT, () -> silent.matcher(cluster.httpGet(leader, "/dashboard/state").body()).find(),
+                "the leader has not heard from n" + (dead + 1) + " within an election timeout");
+
+        RotactlRunner.Run refused = RotactlRunner.run(cluster.endpoints(), "", "member", "remove",
+                Long.toString(other + 1));
+        assertEquals(1, refused.exitCode(), refused.toString());
+        assertEquals("", refused.out(), refused.toString());
+        assertEquals(1, refused.err().lines().count(), "one line: " + refused.err());
+        assertTrue(refused.err().startsWith("Error: membership change refused (QUORUM_AT_RISK): MEMBERSHIP_REFUSED: remove " + (other + 1)
+                + " refused: the new configuration would have 2 voters, of which 1 answers (" + (leader + 1) + ")"),
+                refused.err());
+        assertTrue(refused.err().contains("members answering within an election timeout: "), refused.err());
+        assertTrue(refused.err().contains("--force"), refused.err());
+
+        try (RotaClient rota = RotaClient.connect(cluster.endpoints())) {
+            rota.kv().put("after-refusal", "ok");
+            assertEquals(3, rota.cluster().memberList().size(), "nothing was removed");
         }
     }
 }

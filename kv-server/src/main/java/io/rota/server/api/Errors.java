@@ -1,6 +1,7 @@
 package io.rota.server.api;
 
 import io.rota.proto.Error;
+import io.rota.raft.core.ConfChangeResult;
 import io.rota.raft.node.ConfChangeRefusedException;
 import io.rota.raft.node.RaftException;
 import io.rota.server.auth.AuthException;
@@ -80,13 +81,19 @@ final class Errors {
      * helps (a change in progress, a learner catching up), a retry-after of one second.
      */
     static Error membershipRefused(ConfChangeRefusedException e) {
-        Error.Builder error = builder(Error.Code.MEMBERSHIP_REFUSED, e.getMessage())
+        String message = e.reason() == ConfChangeResult.Reason.QUORUM_AT_RISK
+                ? e.getMessage() + ". " + QUORUM_AT_RISK_ADVICE : e.getMessage();
+        Error.Builder error = builder(Error.Code.MEMBERSHIP_REFUSED, message)
                 .setMembershipRefusal(e.reason().name()).setMembershipRetryable(e.retryable());
         if (e.retryable()) {
             error.setRetryAfterMs(MEMBERSHIP_RETRY_AFTER_MS);
         }
         return error.build();
     }
+
+    /** What the operator can do about QUORUM_AT_RISK; the etcd door, which has no force, says etcd's words instead. */
+    static final String QUORUM_AT_RISK_ADVICE = "Start the silent members, or use --force to change anyway"
+            + " (docs/operations.md, 'Membership changes that lose quorum')";
 
     /** A second: a change in progress commits within a round trip, a learner catches up within seconds. */
     static final long MEMBERSHIP_RETRY_AFTER_MS = 1_000;

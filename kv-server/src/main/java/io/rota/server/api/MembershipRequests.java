@@ -51,7 +51,10 @@ import java.util.concurrent.TimeUnit;
  *       change, ADD_LEARNER or ADD_VOTER (§4.1, §4.2.1). A retry of the same add finds the same entry.</li>
  *   <li>Remove: the configuration change first (§4.2.2: a removed leader steps down once it commits), then
  *       the registry entry is marked removed, which makes every member forget the peer.</li>
- *   <li>Promote: PROMOTE, which the core refuses while the learner is behind (LEARNER_BEHIND).</li>
+ *   <li>Promote: PROMOTE, which the core refuses while the learner is behind (LEARNER_BEHIND) or silent
+ *       (LEARNER_NOT_RESPONDING).</li>
+ *   <li>Add, remove and promote are strict (design MF2): refused QUORUM_AT_RISK unless the voters of the new
+ *       configuration that answer the leader are a quorum of it, or the request says {@code force}.</li>
  *   <li>Update (etcd's MemberUpdate): one replicated entry rewrites the member's peer address; no
  *       configuration change, since a member's identity in Raft is its id, not its address (design Y31).</li>
  *   <li>Move leader: leadership transfer (§3.10), answered once the target leads.</li>
@@ -104,9 +107,11 @@ final class MembershipRequests {
         }
         return switch (request.getBodyCase()) {
             case MEMBER_ADD_REQUEST -> add(request.getMemberAddRequest(), deadline);
-            case MEMBER_REMOVE_REQUEST -> remove(request.getMemberRemoveRequest().getId(), deadline);
+            case MEMBER_REMOVE_REQUEST -> remove(request.getMemberRemoveRequest().getId(),
+                    request.getMemberRemoveRequest().getForce(), deadline);
             case MEMBER_PROMOTE_REQUEST -> driver.changeMembership(
-                    ConfChange.promote(request.getMemberPromoteRequest().getId()), remaining(deadline))
+                    ConfChange.promote(request.getMemberPromoteRequest().getId()),
+                    request.getMemberPromoteRequest().getForce(), remaining(deadline))
                     .thenApply(c -> Frame.newBuilder().setMemberPromoteResponse(MemberPromoteResponse.newBuilder()
                             .setHeader(ResponseHeader.getDefaultInstance())).build());
             case MEMBER_UPDATE_REQUEST -> update(request.getMemberUpdateRequest(), deadline);
@@ -118,6 +123,12 @@ final class MembershipRequests {
 
     private CompletableFuture<Frame> add(MemberAddRequest req, long deadline) {
         return driver.status().thenCompose(status -> {
+            if (!req.getLearner() && !req.getForce() && status.role() == io.rota.raft.core.Role.LEADER) {
+                ConfChangeRefusedException atRisk = voterAddAtRisk(req.getName(), status);
+                if (atRisk != null) {
+                    return CompletableFuture.failedFuture(atRisk);
+                }
+            }
             long floor = status.id();
             for (long id : status.configuration().members()) {
                 floor = Math.max(floor, id);
@@ -136,7 +147,7 @@ final class MembershipRequests {
             RegisteredMember member = result.getRegisterMember().getMember();
             ConfChange change = req.getLearner() ? ConfChange.addLearner(member.getId())
                     : ConfChange.addVoter(member.getId());
-            return driver.changeMembership(change, remaining(deadline))
+            return driver.changeMembership(change, req.getForce(), remaining(deadline))
                     .exceptionallyCompose(e -> alreadyDone(e, ConfChangeResult.Reason.ALREADY_MEMBER))
                     .thenCompose(ignored -> members())
                     .thenApply(members -> Frame.newBuilder().setMemberAddResponse(MemberAddResponse.newBuilder()
@@ -145,8 +156,27 @@ final class MembershipRequests {
         });
     }
 
-    private CompletableFuture<Frame> remove(long id, long deadline) {
-        return driver.changeMembership(ConfChange.remove(id), remaining(deadline))
+    /**
+     * The core's strict check for a voter add, asked before the registry entry is written, so that a refused add
+     * leaves no registration behind (a retry with the same name and address would reuse it; another name at that
+     * address would be NAME_TAKEN). The core checks again when the change is proposed; this is only the early
+     * answer. The new server has not answered yet, so the voters that answer must be a quorum of one more.
+     */
+    private static ConfChangeRefusedException voterAddAtRisk(String name, NodeStatus status) {
+        Configuration current = status.configuration();
+        java.util.Set<Long> responding = new java.util.TreeSet<>();
+        status.progress().forEach((id, p) -> {
+            if (id == status.id() || p.responding()) {
+                responding.add(id);
+            }
+        });
+        long answering = current.voters().stream().filter(responding::contains).count();
+        return answering >= (current.voters().size() + 1) / 2 + 1 ? null
+                : ConfChangeRefusedException.voterAddAtRisk(name, responding, current);
+    }
+
+    private CompletableFuture<Frame> remove(long id, boolean force, long deadline) {
+        return driver.changeMembership(ConfChange.remove(id), force, remaining(deadline))
                 // A retried remove (the first one's change committed, its retirement did not) finds it gone.
                 .exceptionallyCompose(e -> alreadyDone(e, ConfChangeResult.Reason.NOT_A_MEMBER))
                 .thenCompose(ignored -> {

@@ -287,8 +287,9 @@ public final class RequestRouter {
     /**
      * A membership request (issue 13): carried out here if this member leads, else forwarded to the leader
      * like a write. Not applied (NOT_LEADER, BUSY) and refusals that pass with time (a change in progress,
-     * a new leader's first commit, a transfer) are retried until the deadline; LEARNER_BEHIND is answered at
-     * once, since catching up may take longer than a request (the answer says to retry).
+     * a new leader's first commit, a transfer) are retried until the deadline; LEARNER_BEHIND and
+     * LEARNER_NOT_RESPONDING are answered at once, since catching up or starting may take longer than a
+     * request (the answer says to retry), and so is QUORUM_AT_RISK, which waiting does not mend.
      */
     private CompletableFuture<Attempt> leaderOnly(Frame request, long deadline) {
         if (!view.isLeader()) {
@@ -301,7 +302,8 @@ public final class RequestRouter {
             Throwable cause = Errors.unwrap(e);
             boolean retry = !request.getForwarded() && (definitelyNotApplied(cause)
                     || cause instanceof io.rota.raft.node.ConfChangeRefusedException refused && refused.retryable()
-                    && refused.reason() != io.rota.raft.core.ConfChangeResult.Reason.LEARNER_BEHIND);
+                    && refused.reason() != io.rota.raft.core.ConfChangeResult.Reason.LEARNER_BEHIND
+                    && refused.reason() != io.rota.raft.core.ConfChangeResult.Reason.LEARNER_NOT_RESPONDING);
             return retry ? Attempt.retry(Errors.of(cause, view)) : Attempt.done(Frames.error(0, Errors.of(cause, view)));
         });
     }

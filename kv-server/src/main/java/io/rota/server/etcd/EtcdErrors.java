@@ -30,6 +30,7 @@ final class EtcdErrors {
     static final String MEMBER_EXISTS = "etcdserver: member ID already exist";
     static final String PEER_URL_EXISTS = "etcdserver: Peer URLs already exists";
     static final String MEMBER_NOT_LEARNER = "etcdserver: can only promote a learner member";
+    static final String NOT_ENOUGH_STARTED_MEMBERS = "etcdserver: re-configuration failed due to not enough started members";
     static final String LEARNER_NOT_READY = "etcdserver: can only promote a learner member which is in sync with leader";
     static final String BAD_MEMBER_URLS = "etcdserver: given member URLs are invalid";
 
@@ -90,7 +91,11 @@ final class EtcdErrors {
             case "ALREADY_MEMBER" -> Status.FAILED_PRECONDITION.withDescription(MEMBER_EXISTS).asRuntimeException();
             case "NAME_TAKEN" -> Status.FAILED_PRECONDITION.withDescription(PEER_URL_EXISTS).asRuntimeException();
             case "NOT_A_LEARNER" -> Status.FAILED_PRECONDITION.withDescription(MEMBER_NOT_LEARNER).asRuntimeException();
-            case "LEARNER_BEHIND" -> Status.FAILED_PRECONDITION.withDescription(LEARNER_NOT_READY).asRuntimeException();
+            case "LEARNER_BEHIND", "LEARNER_NOT_RESPONDING" ->
+                    Status.FAILED_PRECONDITION.withDescription(LEARNER_NOT_READY).asRuntimeException();
+            // The etcd door is always strict (no force), as etcd is with --strict-reconfig-check (design MF2).
+            case "QUORUM_AT_RISK" -> Status.FAILED_PRECONDITION.withDescription(NOT_ENOUGH_STARTED_MEMBERS)
+                    .asRuntimeException();
             default -> Status.FAILED_PRECONDITION.withDescription("etcdserver: " + bounded(e.getMessage()))
                     .asRuntimeException();
         };

@@ -105,7 +105,8 @@ public final class Dashboard {
             Json.field(json, "id", p.getKey()).append(',');
             Json.field(json, "match", p.getValue().matchIndex()).append(',');
             Json.field(json, "next", p.getValue().nextIndex()).append(',');
-            Json.field(json, "state", Json.quote(p.getValue().state().toLowerCase())).append('}');
+            Json.field(json, "state", Json.quote(p.getValue().state().toLowerCase())).append(',');
+            Json.field(json, "responding", Boolean.toString(p.getValue().responding())).append('}');
             first = false;
         }
         json.append("],\"log\":[");

@@ -70,4 +70,18 @@ class ErrorsTest {
             assertEquals(e.retryable() ? Errors.MEMBERSHIP_RETRY_AFTER_MS : 0, error.getRetryAfterMs());
         }
     }
+
+    @Test
+    @DisplayName("issue 32: QUORUM_AT_RISK says how many voters answer, how many are needed, who answers, and what to do; no retry-after")
+    void quorumAtRiskSaysWhoAnswersAndWhatToDo() {
+        io.rota.raft.node.ConfChangeRefusedException e = new io.rota.raft.node.ConfChangeRefusedException(
+                io.rota.raft.core.ConfChange.remove(2), io.rota.raft.core.ConfChangeResult.Reason.QUORUM_AT_RISK,
+                java.util.Set.of(1L, 2L), io.rota.raft.core.Configuration.of(1L, 2L, 3L));
+        Error error = Errors.of(new CompletionException(e), null);
+        assertEquals("remove 2 refused: the new configuration would have 2 voters, of which 1 answers (1), short of"
+                + " the 2 votes it needs to commit anything; members answering within an election timeout: 1, 2. "
+                + Errors.QUORUM_AT_RISK_ADVICE, error.getMessage());
+        assertEquals(0, error.getRetryAfterMs());
+        assertEquals(false, error.getMembershipRetryable());
+    }
 }

@@ -463,7 +463,7 @@ class EtcdApiTest {
     }
 
     @Test
-    @DisplayName("MemberAdd/Promote/Update/Remove are Rota's membership changes, refused with etcd's membership errors")
+    @DisplayName("MemberAdd/Promote/Update/Remove are Rota's membership changes, strict, refused with etcd's membership errors")
     void memberAddPromoteRemove() {
         MemberAddResponse added = cluster().memberAdd(MemberAddRequest.newBuilder()
                 .addPeerURLs("http://127.0.0.1:" + freePort()).setIsLearner(true).build());
@@ -488,6 +488,13 @@ class EtcdApiTest {
                 MemberRemoveRequest.newBuilder().setID(id).build()));
         assertEquals(Status.Code.NOT_FOUND, gone.getStatus().getCode());
         assertEquals(EtcdErrors.MEMBER_NOT_FOUND, gone.getStatus().getDescription());
+        // Strict, as etcd with --strict-reconfig-check (design MF2): a second voter that has not started would
+        // make a quorum of 2 with 1 member answering.
+        StatusRuntimeException notStarted = assertThrows(StatusRuntimeException.class, () -> cluster().memberAdd(
+                MemberAddRequest.newBuilder().addPeerURLs("http://127.0.0.1:" + freePort()).build()));
+        assertEquals(Status.Code.FAILED_PRECONDITION, notStarted.getStatus().getCode());
+        assertEquals(EtcdErrors.NOT_ENOUGH_STARTED_MEMBERS, notStarted.getStatus().getDescription());
+        assertEquals(1, cluster().memberList(MemberListRequest.getDefaultInstance()).getMembersCount());
         StatusRuntimeException bad = assertThrows(StatusRuntimeException.class, () -> cluster().memberAdd(
                 MemberAddRequest.newBuilder().addPeerURLs("not a url").build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, bad.getStatus().getCode());

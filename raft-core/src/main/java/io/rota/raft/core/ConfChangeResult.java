@@ -1,5 +1,7 @@
 package io.rota.raft.core;
 
+import java.util.Set;
+
 /** Answer of {@link RaftNode#proposeConfChange}: where the configuration entry went, or why it was refused. */
 public sealed interface ConfChangeResult {
 
@@ -12,8 +14,20 @@ public sealed interface ConfChangeResult {
     record Accepted(long term, long index, Configuration configuration) implements ConfChangeResult {
     }
 
-    /** Nothing was appended; {@code leaderHint} names the leader when known. */
-    record Refused(Reason reason, long leaderHint) implements ConfChangeResult {
+    /**
+     * Nothing was appended; {@code leaderHint} names the leader when known. For
+     * {@link Reason#QUORUM_AT_RISK} and {@link Reason#LEARNER_NOT_RESPONDING}, {@code responding} names the
+     * servers the leader heard from within the last election timeout, itself included, so that the
+     * operator's message can say who answers; empty for the other reasons.
+     */
+    record Refused(Reason reason, long leaderHint, Set<Long> responding) implements ConfChangeResult {
+        public Refused {
+            responding = Set.copyOf(responding);
+        }
+
+        public Refused(Reason reason, long leaderHint) {
+            this(reason, leaderHint, Set.of());
+        }
     }
 
     /** Why a change was refused. */
@@ -38,7 +52,18 @@ public sealed interface ConfChangeResult {
         NOT_A_LEARNER,
         /** The learner is not caught up ({@link ConfChange#PROMOTION_MAX_LAG_ENTRIES}); retry later. */
         LEARNER_BEHIND,
+        /**
+         * The learner has not answered the leader within an election timeout (§4.2.1): promoted, it would
+         * be a voter that does not vote. Start it, or check its network, and retry.
+         */
+        LEARNER_NOT_RESPONDING,
         /** A configuration needs at least one voter. */
-        LAST_VOTER
+        LAST_VOTER,
+        /**
+         * Strict reconfiguration (design MF2): the voters of the new configuration that the leader heard
+         * from within an election timeout are not a quorum of it, so its entry might never commit and the
+         * cluster would stop. Bring the silent members back, or force the change.
+         */
+        QUORUM_AT_RISK
     }
 }

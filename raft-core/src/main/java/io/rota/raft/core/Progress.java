@@ -39,6 +39,15 @@ final class Progress {
     long inFlightSnapshotIndex;
     /** Heard from since the last CheckQuorum round (§6.2). */
     boolean recentActive;
+    /**
+     * The leader's {@link RaftNode} tick count when it last received any message from this server in its
+     * term, or {@link #NEVER}. Unlike {@link #recentActive} it is kept whether or not CheckQuorum is on:
+     * strict reconfiguration (§4.1, design MF2) asks which servers answered within an election timeout.
+     */
+    long lastHeardTick = NEVER;
+
+    /** {@link #lastHeardTick} of a server not heard from in this term. */
+    static final long NEVER = Long.MIN_VALUE;
     /** Highest read round (§6.4) this follower has confirmed. */
     long readRoundAcked;
     final Inflights inflights;

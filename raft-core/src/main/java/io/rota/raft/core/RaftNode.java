@@ -80,6 +80,8 @@ public final class RaftNode {
     private long leaderId = NONE;
     /** Ticks since the last election timeout reset (followers, candidates) or CheckQuorum round (leader). */
     private int electionElapsed;
+    /** Ticks since this node started; never reset. The clock of {@link Progress#lastHeardTick}. */
+    private long ticks;
     /**
      * This node's election timeout, drawn from [electionTicks, 2 × electionTicks) (§5.2); shortened to a
      * few ticks when the runtime reports the leader's process gone ({@link #reportPeerDown}).
@@ -153,6 +155,7 @@ public final class RaftNode {
     /** One unit of logical time: drives election timeouts (§5.2), heartbeats and CheckQuorum. */
     public void tick() {
         requireNoOutstandingReady();
+        ticks++;
         if (role == Role.LEADER) {
             tickLeader();
         } else {
@@ -177,6 +180,10 @@ public final class RaftNode {
         } else if (m.term() < currentTerm) {
             m.accept(lowerTerm);
             return;
+        }
+        Progress sender = role == Role.LEADER ? progress.get(m.from()) : null;
+        if (sender != null) {
+            sender.lastHeardTick = ticks; // any message of this term: the server is up and reaches us
         }
         m.accept(dispatch);
     }
@@ -839,6 +846,7 @@ public final class RaftNode {
     }
 
     private void becomeLeader() {
+        Map<Long, Boolean> ballots = Map.copyOf(votes);
         role = Role.LEADER;
         leaderId = id;
         resetVolatileRoleState();
@@ -846,6 +854,12 @@ public final class RaftNode {
         preVoteRounds = 0;
         // Figure 2: "nextIndex initialized to leader last log index + 1, matchIndex to 0".
         syncProgress();
+        // An answer to our RequestVote is a message of this term: those servers were heard from just now.
+        ballots.keySet().forEach(voter -> {
+            if (progress.get(voter) != null) {
+                progress.get(voter).lastHeardTick = ticks;
+            }
+        });
         progress.get(id).matchIndex = log.persistedIndex();
         // §5.4.2 / §8: commit entries of earlier terms by committing one of our own, at once.
         Entry noOp = Entry.noOp(log.lastIndex() + 1, currentTerm);
@@ -1291,15 +1305,32 @@ public final class RaftNode {
      * remove a server — the leader itself included (§4.2.2). The new configuration is appended as a
      * {@link Entry.Type#CONFIGURATION} entry and is in force on this leader at once; the change is done
      * when that entry is committed. Refused, with a reason, unless this node leads, is not handing
-     * leadership over, has committed an entry of its own term, has no other change uncommitted, and
-     * the change fits the configuration (a promoted learner must be caught up).
+     * leadership over, has committed an entry of its own term, has no other change uncommitted, the
+     * change fits the configuration (a promoted learner must answer and be caught up), and the voters
+     * that answer form a quorum of the new configuration ({@link #proposeConfChange(ConfChange, boolean)}).
      */
     public ConfChangeResult proposeConfChange(ConfChange change) {
+        return proposeConfChange(change, false);
+    }
+
+    /**
+     * {@link #proposeConfChange(ConfChange)}, with <b>strict reconfiguration</b> (etcd's
+     * {@code --strict-reconfig-check}; design MF2) unless {@code force}: a change is refused
+     * {@link ConfChangeResult.Reason#QUORUM_AT_RISK} unless the voters of the configuration it produces that
+     * this leader heard from within an election timeout, itself included, are a quorum of it. §4.1 makes a
+     * configuration entry count under the new configuration as soon as it is appended; if too few of its
+     * voters answer, the entry can never commit, cannot be withdrawn, and the cluster is stuck. A server
+     * being added as a voter has not answered yet, so it does not count. {@code force} skips this check
+     * only: never the §4.1 rules, nor the promotion rules (§4.2.1).
+     */
+    public ConfChangeResult proposeConfChange(ConfChange change, boolean force) {
         requireNoOutstandingReady();
         Objects.requireNonNull(change, "change");
-        ConfChangeResult.Reason refusal = confChangeRefusal(change);
+        ConfChangeResult.Reason refusal = confChangeRefusal(change, force);
         if (refusal != null) {
-            return new ConfChangeResult.Refused(refusal, leaderId == id ? NONE : leaderId);
+            Set<Long> responding = refusal == ConfChangeResult.Reason.QUORUM_AT_RISK
+                    || refusal == ConfChangeResult.Reason.LEARNER_NOT_RESPONDING ? responding() : Set.of();
+            return new ConfChangeResult.Refused(refusal, leaderId == id ? NONE : leaderId, responding);
         }
         Configuration next = change.applyTo(configuration);
         Entry entry = Entry.configuration(log.lastIndex() + 1, currentTerm, next);
@@ -1311,7 +1342,7 @@ public final class RaftNode {
         return new ConfChangeResult.Accepted(currentTerm, entry.index(), next);
     }
 
-    private ConfChangeResult.Reason confChangeRefusal(ConfChange change) {
+    private ConfChangeResult.Reason confChangeRefusal(ConfChange change, boolean force) {
         if (role != Role.LEADER || !configuration.isVoter(id)) {
             return ConfChangeResult.Reason.NOT_LEADER; // a leader that removed itself is about to step down
         }
@@ -1331,10 +1362,46 @@ public final class RaftNode {
         if (misfit != null) {
             return misfit;
         }
-        if (change.type() == ConfChange.Type.PROMOTE && !caughtUp(progress.get(change.node()))) {
-            return ConfChangeResult.Reason.LEARNER_BEHIND;
+        if (change.type() == ConfChange.Type.PROMOTE) {
+            // §4.2.1: a voter must be able to vote at once; a dead or silent learner would be a dead voter.
+            if (!responding(change.node())) {
+                return ConfChangeResult.Reason.LEARNER_NOT_RESPONDING;
+            }
+            if (!caughtUp(progress.get(change.node()))) {
+                return ConfChangeResult.Reason.LEARNER_BEHIND;
+            }
+        }
+        if (!force) {
+            Configuration next = change.applyTo(configuration);
+            long answering = next.voters().stream().filter(this::responding).count();
+            if (answering < next.quorum()) {
+                return ConfChangeResult.Reason.QUORUM_AT_RISK;
+            }
         }
         return null;
+    }
+
+    /**
+     * Whether this leader heard from {@code server} within the last election timeout (it hears from itself
+     * always). A server it does not replicate to has not answered in this term.
+     */
+    private boolean responding(long server) {
+        if (server == id) {
+            return true;
+        }
+        Progress pr = progress.get(server);
+        return pr != null && pr.lastHeardTick != Progress.NEVER && ticks - pr.lastHeardTick <= options.electionTicks();
+    }
+
+    /** The servers this leader replicates to that answered within the last election timeout, itself included. */
+    private Set<Long> responding() {
+        Set<Long> out = new TreeSet<>();
+        for (long server : progress.keySet()) {
+            if (responding(server)) {
+                out.add(server);
+            }
+        }
+        return Set.copyOf(out);
     }
 
     /** §4.2.1: see {@link ConfChange#PROMOTION_MAX_LAG_ENTRIES}. */
@@ -1599,8 +1666,11 @@ public final class RaftNode {
         return leadTransferee;
     }
 
-    /** The leader's view of a follower's replication, for status pages and tests. */
-    public record ProgressView(long matchIndex, long nextIndex, String state, int inflight) {
+    /**
+     * The leader's view of a follower's replication, for status pages and tests; {@code responding}: heard
+     * from within the last election timeout, as strict reconfiguration counts it.
+     */
+    public record ProgressView(long matchIndex, long nextIndex, String state, int inflight, boolean responding) {
     }
 
     /** Per-follower replication state if this node leads, else an empty map. */
@@ -1608,7 +1678,8 @@ public final class RaftNode {
         Map<Long, ProgressView> view = new TreeMap<>();
         if (role == Role.LEADER) {
             progress.forEach((peer, pr) -> view.put(peer,
-                    new ProgressView(pr.matchIndex, pr.nextIndex, pr.state.name(), pr.inflights.count())));
+                    new ProgressView(pr.matchIndex, pr.nextIndex, pr.state.name(), pr.inflights.count(),
+                            responding(peer))));
         }
         return view;
     }

@@ -127,8 +127,8 @@ public final class RaftDriver<R> implements AutoCloseable {
     private record StatusQuery(CompletableFuture<NodeStatus> future) implements Input {
     }
 
-    private record MembershipChange(ConfChange change, CompletableFuture<Configuration> future, long deadline)
-            implements Input {
+    private record MembershipChange(ConfChange change, boolean force, CompletableFuture<Configuration> future,
+                                    long deadline) implements Input {
     }
 
     private record Wakeup() implements Input {
@@ -377,10 +377,20 @@ public final class RaftDriver<R> implements AutoCloseable {
      * configuration once its entry is committed and applied here; it fails with
      * {@link ConfChangeRefusedException} if the leader refuses the change (the reason says whether to retry),
      * or with {@link RaftException} as {@link #propose} does: NOT_LEADER, BUSY, UNAVAILABLE, TIMEOUT.
+     * Strict: a change whose new configuration has too few voters that answer the leader is refused
+     * QUORUM_AT_RISK (see {@link io.rota.raft.core.RaftNode#proposeConfChange(ConfChange, boolean)}).
      */
     public CompletableFuture<Configuration> changeMembership(ConfChange change, Duration timeout) {
+        return changeMembership(change, false, timeout);
+    }
+
+    /**
+     * {@link #changeMembership(ConfChange, Duration)}; {@code force} skips the strict quorum check only, for
+     * an operator who knows the silent members will not come back (design MF2).
+     */
+    public CompletableFuture<Configuration> changeMembership(ConfChange change, boolean force, Duration timeout) {
         CompletableFuture<Configuration> f = new CompletableFuture<>();
-        enqueue(new MembershipChange(change, f, deadline(timeout)), f);
+        enqueue(new MembershipChange(change, force, f, deadline(timeout)), f);
         return f;
     }
 
@@ -778,7 +788,7 @@ public final class RaftDriver<R> implements AutoCloseable {
 
     /** The change is tracked like a write: done when its configuration entry is applied here. */
     private void changeMembership(MembershipChange c) {
-        ConfChangeResult result = core.proposeConfChange(c.change());
+        ConfChangeResult result = core.proposeConfChange(c.change(), c.force());
         if (result instanceof ConfChangeResult.Accepted a) {
             CompletableFuture<Object> applied = new CompletableFuture<>();
             applied.whenComplete((ignored, e) -> {
@@ -792,10 +802,11 @@ public final class RaftDriver<R> implements AutoCloseable {
             log.info("node {} proposed {} at index {}: {}", id(), c.change(), a.index(), a.configuration());
             return;
         }
-        ConfChangeResult.Reason reason = ((ConfChangeResult.Refused) result).reason();
-        c.future().completeExceptionally(reason == ConfChangeResult.Reason.NOT_LEADER
+        ConfChangeResult.Refused refused = (ConfChangeResult.Refused) result;
+        c.future().completeExceptionally(refused.reason() == ConfChangeResult.Reason.NOT_LEADER
                 ? notLeader("only the leader changes the membership")
-                : new ConfChangeRefusedException(c.change(), reason));
+                : new ConfChangeRefusedException(c.change(), refused.reason(), refused.responding(),
+                        core.configuration()));
     }
 
     private void startRead(Read r) {

@@ -197,7 +197,7 @@ class LogReplicationTest {
         List<AppendEntries> toNode2 = ofType(net.outbox(), AppendEntries.class).stream()
                 .filter(m -> m.to() == 2).toList();
         assertEquals(List.of(1L, 2L, 3L), toNode2.stream().map(AppendEntries::prevLogIndex).toList());
-        assertEquals(new RaftNode.ProgressView(1, 5, "REPLICATE", 3), net.node(1).progress().get(2L));
+        assertEquals(new RaftNode.ProgressView(1, 5, "REPLICATE", 3, true), net.node(1).progress().get(2L));
 
         net.drain(); // acknowledgements free the window and the rest follows
         assertEquals(6, net.node(2).lastIndex());

@@ -163,7 +163,7 @@ class MembershipTest {
         net.isolate(4);
         accepted(leader.proposeConfChange(ConfChange.addLearner(4)));
         net.drain();
-        refused(Reason.LEARNER_BEHIND, leader.proposeConfChange(ConfChange.promote(4))); // never heard from
+        refused(Reason.LEARNER_NOT_RESPONDING, leader.proposeConfChange(ConfChange.promote(4))); // never heard from
 
         net.recover();
         net.tickUntil(() -> net.node(4).lastIndex() == leader.lastIndex(), 20);
@@ -187,6 +187,86 @@ class MembershipTest {
             assertEquals(Configuration.of(1L, 2L, 3L, 4L), net.node(id).configuration(), "node " + id);
             assertTrue(net.node(id).commitIndex() >= a.index(), "node " + id);
         }
+    }
+
+    /**
+     * Isolate {@code silent} and let the leader's clock run past an election timeout, answered by everyone
+     * else: the leader then has not heard from {@code silent} within an election timeout.
+     */
+    private static void fallSilent(Network net, long leader, long... silent) {
+        for (long s : silent) {
+            net.isolate(s);
+        }
+        for (int i = 0; i <= net.options(leader).electionTicks(); i++) {
+            net.tick(leader);
+            net.drain();
+        }
+    }
+
+    private static ConfChangeResult.Refused refusedFor(Reason reason, ConfChangeResult result) {
+        ConfChangeResult.Refused r = assertInstanceOf(ConfChangeResult.Refused.class, result);
+        assertEquals(reason, r.reason());
+        return r;
+    }
+
+    @Test
+    @DisplayName("§4.1, strict reconfiguration (MF2): removing the one follower that answers, while the other is silent, is refused; force does it; removing the silent one is fine")
+    void removalThatLosesQuorumIsRefusedUnlessForced() {
+        // CheckQuorum off: who answered must be known without it.
+        Network net = new Network(3, o -> o.checkQuorum(false));
+        net.electLeader(1);
+        fallSilent(net, 1, 3);
+
+        ConfChangeResult.Refused r = refusedFor(Reason.QUORUM_AT_RISK, net.node(1).proposeConfChange(ConfChange.remove(2)));
+        assertEquals(Set.of(1L, 2L), r.responding(), "the refusal names who answers");
+        assertEquals(Configuration.of(1L, 2L, 3L), net.node(1).configuration(), "nothing was appended");
+
+        // {1,3} would need both; 3 is silent, so the entry could never commit. Forced, it is appended anyway.
+        ConfChangeResult.Accepted forced = accepted(net.node(1).proposeConfChange(ConfChange.remove(2), true));
+        net.drain();
+        assertTrue(net.node(1).commitIndex() < forced.index(), "as promised: it cannot commit while 3 is silent");
+        net.recover();
+        net.tickUntil(() -> net.node(1).commitIndex() >= forced.index(), 20);
+    }
+
+    @Test
+    @DisplayName("§4.1, strict reconfiguration (MF2): removing a silent voter leaves a quorum of voters that answer, so it is allowed")
+    void removingTheSilentVoterIsAllowed() {
+        Network net = new Network(3, o -> o);
+        net.electLeader(1);
+        fallSilent(net, 1, 3);
+        ConfChangeResult.Accepted a = accepted(net.node(1).proposeConfChange(ConfChange.remove(3)));
+        net.drain();
+        assertTrue(net.node(1).commitIndex() >= a.index(), "{1,2}: both answer");
+    }
+
+    @Test
+    @DisplayName("§4.1, strict reconfiguration (MF2): a voter added to three needs three of four; with one of three silent it is refused, a learner is not")
+    void addingAVoterWithOneOfThreeSilentIsRefused() {
+        Network net = new Network(3, 2, o -> o);
+        net.electLeader(1);
+        fallSilent(net, 1, 3);
+        // The newcomer has not answered yet: 1 and 2 are two of the three votes {1,2,3,4} needs.
+        refused(Reason.QUORUM_AT_RISK, net.node(1).proposeConfChange(ConfChange.addVoter(4)));
+        accepted(net.node(1).proposeConfChange(ConfChange.addLearner(5))); // a learner does not change the quorum
+    }
+
+    @Test
+    @DisplayName("§4.2.1, strict reconfiguration (MF5): a learner that stopped answering is not promoted, forced or not")
+    void silentLearnerIsNotPromoted() {
+        Network net = changed(3, 1, ConfChange.addLearner(4));
+        assertEquals(net.node(1).lastIndex(), net.node(4).lastIndex(), "caught up");
+        fallSilent(net, 1, 4);
+
+        ConfChangeResult.Refused r = refusedFor(Reason.LEARNER_NOT_RESPONDING,
+                net.node(1).proposeConfChange(ConfChange.promote(4)));
+        assertEquals(Set.of(1L, 2L, 3L), r.responding());
+        refused(Reason.LEARNER_NOT_RESPONDING, net.node(1).proposeConfChange(ConfChange.promote(4), true));
+
+        net.recover();
+        net.propose(1, "heard"); // the learner answers the AppendEntries that carries it
+        net.drain();
+        accepted(net.node(1).proposeConfChange(ConfChange.promote(4)));
     }
 
     @Test

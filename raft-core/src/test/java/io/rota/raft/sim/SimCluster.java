@@ -367,7 +367,9 @@ public final class SimCluster {
      * A membership change at the newest leader (thesis chapter 4). {@code b % 6}: add a learner, promote a
      * learner, add a voter, remove a member, remove the leader itself, or start replacing a voter (add a
      * learner, promote it, remove the old voter: three changes, carried on by later CHANGE steps). Servers
-     * are picked with {@code a}. Refusals (a change in progress, a learner behind, no leader) are normal.
+     * are picked with {@code a}. Refusals (a change in progress, a learner behind, no leader, too few voters
+     * answering) are normal. One change in four is forced past the strict quorum check (design MF2), so that
+     * runs still reach configurations whose voters are partly down, and recover from them.
      */
     private void change(int a, int b) {
         int leader = leaderOr(-1);
@@ -405,7 +407,7 @@ public final class SimCluster {
             }
         };
         if (change != null) {
-            proposeChange(n, change);
+            proposeChange(n, change, (b / 6) % 4 == 0);
         }
     }
 
@@ -416,7 +418,7 @@ public final class SimCluster {
             case 1 -> ConfChange.promote(r.newcomer());
             default -> ConfChange.remove(r.victim());
         };
-        ConfChangeResult result = proposeChange(leader, next);
+        ConfChangeResult result = proposeChange(leader, next, false);
         if (result instanceof ConfChangeResult.Accepted) {
             replacement = r.step() == 2 ? null : new Replacement(r.victim(), r.newcomer(), r.step() + 1);
         } else if (result instanceof ConfChangeResult.Refused refused && !retryable(refused.reason())) {
@@ -426,15 +428,16 @@ public final class SimCluster {
 
     private static boolean retryable(ConfChangeResult.Reason reason) {
         return switch (reason) {
-            case NOT_LEADER, TRANSFERRING_LEADERSHIP, NOT_YET_COMMITTED_IN_TERM, CHANGE_IN_PROGRESS, LEARNER_BEHIND -> true;
+            case NOT_LEADER, TRANSFERRING_LEADERSHIP, NOT_YET_COMMITTED_IN_TERM, CHANGE_IN_PROGRESS, LEARNER_BEHIND,
+                 LEARNER_NOT_RESPONDING, QUORUM_AT_RISK -> true; // the last two pass once crashed servers restart
             case ALREADY_MEMBER, NOT_A_MEMBER, NOT_A_LEARNER, LAST_VOTER -> false;
         };
     }
 
-    private ConfChangeResult proposeChange(RaftNode leader, ConfChange change) {
-        ConfChangeResult result = leader.proposeConfChange(change);
+    private ConfChangeResult proposeChange(RaftNode leader, ConfChange change, boolean force) {
+        ConfChangeResult result = leader.proposeConfChange(change, force);
         if (result instanceof ConfChangeResult.Accepted accepted) {
-            note("leader " + leader.id() + " appended " + change + " at " + accepted.index() + ": "
+            note("leader " + leader.id() + " appended " + change + (force ? " (forced)" : "") + " at " + accepted.index() + ": "
                     + accepted.configuration());
         } else {
             note("leader " + leader.id() + " refused " + change + ": " + ((ConfChangeResult.Refused) result).reason());

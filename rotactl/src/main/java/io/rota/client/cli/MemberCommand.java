@@ -32,13 +32,16 @@ final class MemberCommand extends CommandGroup {
     @Command(name = "add", description = {"Adds a member: the cluster assigns its id (never reused) and adds it to the"
             + " configuration. Prints the command that starts it (--initial-cluster-state existing, on an empty data"
             + " dir).", "A learner (--learner) receives the log without a vote: promote it once caught up ('member"
-            + " promote'). Without --learner the new member votes at once, while its log is still empty."})
+            + " promote'). Without --learner the new member votes at once, while its log is still empty.",
+            "Strict: a voter add is refused (QUORUM_AT_RISK) unless the voters that answer the leader are a quorum"
+            + " of the larger configuration; --force adds it anyway."})
     static final class AddCommand extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME", description = "The new member's name (unique).")
         String name;
 
         @Option(names = "--peer-urls", required = true, paramLabel = "HOST:PORT",
-                description = "Where the other members dial it (its --listen-peer). A scheme (http://) is ignored.")
+                description = "Where the other members dial it (its --listen-peer): HOST:PORT, no scheme (rota"
+                        + " peers speak their own protocol, not http).")
         String peerUrls;
 
         @Option(names = "--client-urls", paramLabel = "HOST:PORT",
@@ -49,39 +52,71 @@ final class MemberCommand extends CommandGroup {
         @Option(names = "--learner", description = "Add as a learner (no vote until 'member promote').")
         boolean learner;
 
+        @Option(names = "--force", description = "Add a voter even if too few voters answer the leader to commit"
+                + " the larger configuration (the cluster may stop until the new member starts).")
+        boolean force;
+
         @Override
         int run(RotaClient client, Printer printer) {
             String peer;
             String clientAddress;
             try {
                 ProtocolFacts.memberName("NAME", name);
-                peer = ProtocolFacts.hostPort("--peer-urls", peerUrls);
+                peer = peerAddress("--peer-urls", peerUrls);
                 clientAddress = clientUrls == null ? "" : ProtocolFacts.hostPort("--client-urls", clientUrls);
             } catch (IllegalArgumentException e) {
                 throw usage(e.getMessage());
             }
-            AddedMember added = client.cluster().addMember(name, peer, clientAddress, learner);
+            printAdded(printer, client.cluster().addMember(name, peer, clientAddress, learner, force), clientAddress);
+            return 0;
+        }
+
+        /**
+         * What {@code member add} prints: what was done, what it did to the quorum (a voter raises it at once,
+         * while its log is empty: §4.2.1), and the command that starts the new member.
+         */
+        static void printAdded(Printer printer, AddedMember added, String clientAddress) {
             List<String> next = new ArrayList<>();
+            next.add(added.quorumEffect());
             next.add("Start it on an empty data dir:");
-            next.add("  rota server --name " + name + " --data-dir DATA_DIR --listen-peer " + peer
+            next.add("  rota server --name " + added.name() + " --data-dir DATA_DIR --listen-peer " + added.peerAddress()
                     + " --listen-client " + (clientAddress.isEmpty() ? "HOST:PORT" : clientAddress)
                     + " --initial-cluster " + added.initialCluster() + " --initial-cluster-state existing"
                     + " [--cluster-id ID, as the others]");
-            if (learner) {
+            if (added.learner()) {
                 next.add("Then, once 'rotactl member list --progress' shows it caught up: rotactl member promote "
                         + added.id());
             }
-            printer.memberChanged("Member " + name + " added with id " + added.id() + " as a "
-                    + (learner ? "learner" : "voter") + " (peer " + peer + ")", added.id(), next);
-            return 0;
+            printer.memberChanged("Member " + added.name() + " added with id " + added.id() + " as a "
+                    + (added.learner() ? "learner" : "voter") + " (peer " + added.peerAddress() + ")", added.id(), next);
         }
     }
 
-    /** {@code member remove ID}. */
-    @Command(name = "remove", description = "Removes a member from the configuration and retires its id for good.")
+    /**
+     * A peer address as {@code HOST:PORT}. A scheme is refused rather than stripped: {@code http://} suggests the
+     * peers speak HTTP, which they do not, and an address copied from etcd's documentation would otherwise be
+     * taken silently (issue 32, item 7). The etcd door still takes etcd's {@code http://HOST:PORT} form.
+     */
+    static String peerAddress(String field, String value) {
+        if (value.contains("://")) {
+            throw new IllegalArgumentException(field + " '" + value + "': " + field + " takes HOST:PORT; rota peers"
+                    + " do not speak http (give e.g. " + value.substring(value.indexOf("://") + 3) + ")");
+        }
+        return ProtocolFacts.hostPort(field, value);
+    }
+
+    /** {@code member remove ID [--force]}. */
+    @Command(name = "remove", description = {"Removes a member from the configuration and retires its id for good.",
+            "Strict: refused (QUORUM_AT_RISK) unless the remaining voters that answer the leader are a quorum of"
+            + " them; --force removes anyway (docs/operations.md, 'Membership changes that lose quorum')."})
     static final class RemoveCommand extends ClientCommand {
         @Parameters(index = "0", paramLabel = "ID", description = "The member's id (see 'member list').")
         long id;
+
+        @Option(names = "--force", description = "Remove even if the remaining voters that answer are too few to"
+                + " commit the change: for members that are gone for good. The cluster takes no writes until"
+                + " enough of the remaining voters answer.")
+        boolean force;
 
         @Override
         int run(RotaClient client, Printer printer) {
@@ -94,7 +129,7 @@ final class MemberCommand extends CommandGroup {
                         .map(m -> m.id() + " " + m.name()).collect(Collectors.joining(", "))
                         + " (rotactl member list)");
             }
-            client.cluster().removeMember(id);
+            client.cluster().removeMember(id, force);
             printer.memberChanged("Member " + id + " removed from the cluster", id, List.of(
                     "Stop its process (a process under id " + id + " is refused from now on) and delete its data dir.",
                     "To put a member back on that host: rotactl member add NAME --peer-urls HOST:PORT"));
@@ -102,20 +137,31 @@ final class MemberCommand extends CommandGroup {
         }
     }
 
-    /** {@code member promote ID}. */
-    @Command(name = "promote", description = "Promotes a learner to voter; refused while it is behind the leader.")
+    /** {@code member promote ID [--force]}. */
+    @Command(name = "promote", description = {"Promotes a learner to voter; refused while it is behind the leader"
+            + " or has not answered it within an election timeout.",
+            "Strict: refused (QUORUM_AT_RISK) unless the voters that answer the leader are a quorum of the larger"
+            + " configuration; --force skips that check (not the other two)."})
     static final class PromoteCommand extends ClientCommand {
         @Parameters(index = "0", paramLabel = "ID", description = "The learner's id.")
         long id;
 
+        @Option(names = "--force", description = "Promote even if too few voters answer the leader to commit the"
+                + " larger configuration (a learner behind or not answering is refused all the same).")
+        boolean force;
+
         @Override
         int run(RotaClient client, Printer printer) {
             try {
-                client.cluster().promoteMember(id);
+                client.cluster().promoteMember(id, force);
             } catch (RotaException e) {
                 if ("LEARNER_BEHIND".equals(e.membershipRefusal())) {
                     throw new CommandFailure("member " + id + " is still catching up (LEARNER_BEHIND); see its LAG in"
                             + " 'rotactl member list --progress' and promote it again when CAUGHT UP is true");
+                }
+                if ("LEARNER_NOT_RESPONDING".equals(e.membershipRefusal())) {
+                    throw new CommandFailure("member " + id + " has not answered the leader within an election timeout"
+                            + " (LEARNER_NOT_RESPONDING): start it, or check its network, then promote it again");
                 }
                 throw e;
             }
@@ -133,14 +179,14 @@ final class MemberCommand extends CommandGroup {
         long id;
 
         @Option(names = {"--peer", "--peer-urls"}, required = true, paramLabel = "HOST:PORT",
-                description = "Its new peer address. A scheme (http://) is ignored.")
+                description = "Its new peer address: HOST:PORT, no scheme.")
         String peerUrls;
 
         @Override
         int run(RotaClient client, Printer printer) {
             String peer;
             try {
-                peer = ProtocolFacts.hostPort("--peer", peerUrls);
+                peer = peerAddress("--peer", peerUrls);
             } catch (IllegalArgumentException e) {
                 throw usage(e.getMessage());
             }

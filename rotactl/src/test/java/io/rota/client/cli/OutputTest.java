@@ -1,5 +1,7 @@
 package io.rota.client.cli;
 
+import io.rota.client.AddedMember;
+import io.rota.client.ClusterMember;
 import io.rota.client.DeleteResult;
 import io.rota.client.GetResult;
 import io.rota.client.KeyValue;
@@ -70,6 +72,41 @@ class OutputTest {
                         + "127.0.0.1:7003 is unhealthy: UNAVAILABLE: connection refused\n",
                 simple(p -> p.endpointHealth(List.of(new Printer.HealthRow("127.0.0.1:7001", Duration.ofMillis(12), null),
                         new Printer.HealthRow("127.0.0.1:7003", null, "UNAVAILABLE: connection refused")))));
+    }
+
+    /** Issue 32, item 7: member add says what it does to the quorum, and prefers a learner to a voter. */
+    @Test
+    void memberAddSaysWhatItDoesToTheQuorum() {
+        List<ClusterMember> three = List.of(member(1, false), member(2, false), member(3, false));
+        String cluster = "n1=1@127.0.0.1:7101,n2=2@127.0.0.1:7102,n3=3@127.0.0.1:7103,n4=4@127.0.0.1:7104";
+        AddedMember voter = new AddedMember(4, "n4", "127.0.0.1:7104", false, withN4(three, false));
+        assertEquals("""
+                Member n4 added with id 4 as a voter (peer 127.0.0.1:7104)
+                The cluster now needs 3 of 4 votes; until n4 starts, one more failure stops it. Prefer --learner, then 'rotactl member promote'.
+                Start it on an empty data dir:
+                  rota server --name n4 --data-dir DATA_DIR --listen-peer 127.0.0.1:7104 --listen-client 127.0.0.1:7004 \
+                --initial-cluster %s --initial-cluster-state existing [--cluster-id ID, as the others]
+                """.formatted(cluster), simple(p -> MemberCommand.AddCommand.printAdded(p, voter, "127.0.0.1:7004")));
+
+        AddedMember learner = new AddedMember(4, "n4", "127.0.0.1:7104", true, withN4(three, true));
+        String out = simple(p -> MemberCommand.AddCommand.printAdded(p, learner, ""));
+        assertTrue(out.startsWith("Member n4 added with id 4 as a learner (peer 127.0.0.1:7104)\n"
+                + "A learner does not vote: the cluster still needs 2 of 3 votes.\n"), out);
+
+        List<ClusterMember> five = List.of(member(1, false), member(2, false), member(3, false), member(4, false),
+                member(5, false));
+        AddedMember sixth = new AddedMember(6, "n6", "127.0.0.1:7106", false,
+                java.util.stream.Stream.concat(five.stream(), java.util.stream.Stream.of(member(6, false))).toList());
+        assertEquals("The cluster now needs 4 of 6 votes; until n6 starts, it survives 1 failure, not 2."
+                + " Prefer --learner, then 'rotactl member promote'.", sixth.quorumEffect());
+    }
+
+    private static ClusterMember member(long id, boolean learner) {
+        return new ClusterMember(id, "n" + id, "127.0.0.1:710" + id, "", learner, false, 0, 0, false);
+    }
+
+    private static List<ClusterMember> withN4(List<ClusterMember> three, boolean learner) {
+        return java.util.stream.Stream.concat(three.stream(), java.util.stream.Stream.of(member(4, learner))).toList();
     }
 
     @Test

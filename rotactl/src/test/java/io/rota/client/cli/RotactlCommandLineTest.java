@@ -58,8 +58,12 @@ class RotactlCommandLineTest {
     void memberCommandsRefuseWhatTheClusterWouldRefuse() {
         assertUsage(run("", "member", "add", "n4", "--peer-urls", "n4:71010"),
                 "Error: --peer-urls 'n4:71010': port 71010 is out of range 1–65535; see 'rotactl member add --help'");
-        assertUsage(run("", "member", "add", "n4", "--peer-urls", "http://n4"),
-                "Error: --peer-urls 'http://n4': it has no port; give HOST:PORT");
+        // Issue 32, item 7: a scheme is refused, not stripped (rota peers do not speak http).
+        assertUsage(run("", "member", "add", "n4", "--peer-urls", "http://10.0.0.99:2380"),
+                "Error: --peer-urls 'http://10.0.0.99:2380': --peer-urls takes HOST:PORT; rota peers do not speak http"
+                        + " (give e.g. 10.0.0.99:2380); see 'rotactl member add --help'");
+        assertUsage(run("", "member", "update", "4", "--peer", "https://n4:7104"),
+                "Error: --peer 'https://n4:7104': --peer takes HOST:PORT; rota peers do not speak http");
         assertUsage(run("", "member", "add", "n 4", "--peer-urls", "n4:7104"),
                 "Error: NAME 'n 4' has a character other than letters, digits");
         assertUsage(run("", "member", "add", "n4", "--peer-urls", "n4:7104", "--client-urls", "n4:"),
