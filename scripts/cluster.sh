@@ -252,7 +252,14 @@ await() {
   local what="$1" deadline=$((SECONDS + START_TIMEOUT_S)) i; shift
   until "$@"; do
     for i in "${MEMBERS[@]}"; do
-      [[ -f "$(pid_file "$i")" ]] && ! alive "$i" && die "n$i exited; see $DIR/n$i.log"
+      [[ -f "$(pid_file "$i")" ]] && ! alive "$i" || continue
+      # A member removed with rotactl (not cluster.sh remove) exits 3 once it knows: forget it, do not fail.
+      if tail -n 5 "$DIR/n$i.log" 2>/dev/null | grep -q "was removed from the cluster"; then
+        echo "cluster.sh: n$i was removed from the cluster (see $DIR/n$i.log); forgetting it" >&2
+        echo "$i" >>"$REMOVED"; rm -f "$(pid_file "$i")"; MEMBERS=($(members_now)); write_state
+        continue
+      fi
+      die "n$i exited; see $DIR/n$i.log"
     done
     ((SECONDS < deadline)) || die "$what after ${START_TIMEOUT_S}s; see $DIR/n*.log"
     sleep 0.2
