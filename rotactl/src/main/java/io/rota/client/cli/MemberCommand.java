@@ -131,7 +131,8 @@ final class MemberCommand extends CommandGroup {
             }
             client.cluster().removeMember(id, force);
             printer.memberChanged("Member " + id + " removed from the cluster", id, List.of(
-                    "Stop its process (a process under id " + id + " is refused from now on) and delete its data dir.",
+                    "Its process exits by itself once it learns of the removal (status 3; a process under id " + id
+                            + " is refused from now on); then delete its data dir.",
                     "To put a member back on that host: rotactl member add NAME --peer-urls HOST:PORT"));
             return 0;
         }
