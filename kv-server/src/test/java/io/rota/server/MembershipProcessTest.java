@@ -107,6 +107,21 @@ class MembershipProcessTest {
         return added;
     }
 
+    /** Three member processes, a leader, all three published; a client of them. */
+    private RotaClient startThree() {
+        assumeTrue(Files.isRegularFile(ProcessCluster.jar()), "needs the packaged jar: run ./mvnw -B verify");
+        cluster = ProcessCluster.start(dir, 3, FLAGS);
+        cluster.awaitLeader();
+        RotaClient rota = RotaClient.builder().endpoints(cluster.endpoints()).callTimeout(Duration.ofSeconds(15)).build();
+        try {
+            Await.until(TIMEOUT, () -> rota.cluster().members().size() == 3, "all three published");
+        } catch (RuntimeException | AssertionError e) {
+            rota.close();
+            throw e;
+        }
+        return rota;
+    }
+
     private void assertEveryAcknowledgedWritePresent(RotaClient rota) {
         assertNull(load.violation.get());
         for (String key : load.acknowledged) {
@@ -117,12 +132,7 @@ class MembershipProcessTest {
     @Test
     @DisplayName("§4.2.2 (issue 32, item 6): the removed member with the highest id, which no peer dials, learns its removal and exits 3 saying so")
     void aRemovedMemberThatNoPeerDialsStillExits() throws Exception {
-        assumeTrue(Files.isRegularFile(ProcessCluster.jar()), "needs the packaged jar: run ./mvnw -B verify");
-        cluster = ProcessCluster.start(dir, 3, FLAGS);
-        cluster.awaitLeader();
-        try (RotaClient rota = RotaClient.builder().endpoints(cluster.endpoints())
-                .callTimeout(Duration.ofSeconds(15)).build()) {
-            Await.until(TIMEOUT, () -> rota.cluster().members().size() == 3, "all three published");
+        try (RotaClient rota = startThree()) {
             rota.kv().put("before", "1");
             cluster.expectExit(2);
             rota.cluster().removeMember(3);
@@ -137,12 +147,7 @@ class MembershipProcessTest {
 
     @Test
     void aDeadMemberIsReplacedUnderLoadAndItsOldIdIsRefusedOnAnEmptyDataDir() throws Exception {
-        assumeTrue(Files.isRegularFile(ProcessCluster.jar()), "needs the packaged jar: run ./mvnw -B verify");
-        cluster = ProcessCluster.start(dir, 3, FLAGS);
-        cluster.awaitLeader();
-        try (RotaClient rota = RotaClient.builder().endpoints(cluster.endpoints())
-                .callTimeout(Duration.ofSeconds(15)).build()) {
-            Await.until(TIMEOUT, () -> rota.cluster().members().size() == 3, "all three published");
+        try (RotaClient rota = startThree()) {
             load = new Load(cluster.endpoints());
             load.awaitProgress(200);
 
