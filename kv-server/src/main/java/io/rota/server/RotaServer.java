@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Member;
 import io.rota.proto.RegisteredMember;
+import io.rota.raft.node.Bootstrap;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.NodeStatus;
@@ -19,6 +20,7 @@ import io.rota.server.api.ServerMetrics;
 import io.rota.server.api.SnapshotStream;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.etcd.EtcdServer;
+import io.rota.server.cluster.ForcedClusterRetirement;
 import io.rota.server.cluster.FreshnessTrackingStore;
 import io.rota.server.cluster.MemberIdentity;
 import io.rota.server.cluster.PeerDirectory;
@@ -114,7 +116,8 @@ public final class RotaServer implements AutoCloseable {
 
         NodeConfig nodeConfig = config.nodeConfig();
         // Before the store opens: a directory of another member is refused, and an empty one is fresh.
-        MemberIdentity identity = MemberIdentity.open(config.dataDir(), config.clusterId(), id);
+        MemberIdentity identity = MemberIdentity.open(config.dataDir(), config.clusterId(), id,
+                config.bootstrapCluster());
         // Loaded first: a certificate that cannot be used stops the start before anything is opened.
         TlsFiles peerFiles = config.tls().peerFiles();
         TlsFiles clientFiles = config.tls().clientFiles();
@@ -147,8 +150,14 @@ public final class RotaServer implements AutoCloseable {
         // Built before the driver, which reports fsync latency, applied entries and role changes into it.
         ServerMetrics metrics = new ServerMetrics(clock);
         metrics.timeline.note("start", 0, config.name() + " started");
-        FreshnessTrackingStore store = new FreshnessTrackingStore(RocksDbLogStore.open(
-                StorageConfig.defaults(config.dataDir())));
+        RocksDbLogStore disk = RocksDbLogStore.open(StorageConfig.defaults(config.dataDir()));
+        try {
+            prepareLog(config, disk, nodeConfig.raft().configuration());
+        } catch (RuntimeException e) {
+            disk.close();
+            throw e;
+        }
+        FreshnessTrackingStore store = new FreshnessTrackingStore(disk);
         peerDirectory.setEmptyLog(store::emptyLog);
         driver = driverOnLoop
                 ? RaftDriver.startOnLoop(nodeConfig, store, partition != null ? partition : transport, stateMachine,
@@ -212,6 +221,17 @@ public final class RotaServer implements AutoCloseable {
                 .setPeerAddress(ServerConfig.format(address)).build()));
         clientServer.router().knowFromConfiguration(configured);
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
+        if (config.forceNewCluster()) {
+            java.util.Set<Long> oldMembers = new java.util.HashSet<>(config.peersById().keySet());
+            view.addListener(new ForcedClusterRetirement(id, clientServer.router(), () -> driver.readLocal(() -> {
+                java.util.Set<Long> ids = new java.util.TreeSet<>(oldMembers);
+                stateMachine.registry().forEach(r -> ids.add(r.getId()));
+                stateMachine.members().forEach(m -> ids.add(m.getId()));
+                stateMachine.registry().stream().filter(RegisteredMember::getRemoved).forEach(r -> ids.remove(r.getId()));
+                ids.remove(id);
+                return ids;
+            })));
+        }
         leaseKeeper.start(tick);
         view.start();
         // Issue 18: backups, the space quota and auto-compaction.
@@ -230,6 +250,38 @@ public final class RotaServer implements AutoCloseable {
         };
         if (autoCompaction != null) {
             autoCompaction.start();
+        }
+    }
+
+    /**
+     * What the log holds before the node starts (docs/design.md MF4, MF10): a member bootstrapping a new
+     * cluster on an empty data dir writes the initial configuration as entry 1; with --force-new-cluster, the
+     * member's data is made a cluster of one (a second start with the flag finds it so and changes nothing).
+     */
+    private static void prepareLog(ServerConfig config, RocksDbLogStore disk, io.rota.raft.core.Configuration initial) {
+        if (config.forceNewCluster()) {
+            java.util.Optional<io.rota.raft.core.Entry> forced;
+            try {
+                forced = Bootstrap.forceSingleVoter(disk, config.memberId(), initial);
+            } catch (IllegalStateException e) {
+                throw new io.rota.server.cluster.MemberRefusedException("--force-new-cluster needs this member's own"
+                        + " data dir, and " + config.dataDir() + " holds no log or snapshot: " + e.getMessage(), e);
+            }
+            if (forced.isPresent()) {
+                log.warn("--force-new-cluster: {} (id {}) is now the SOLE VOTER of its data: configuration entry at"
+                        + " index {} in term {}. Every entry in this member's log will be committed, including any"
+                        + " the old cluster never committed; the other members are retired once this member leads."
+                        + " Remove --force-new-cluster from the next start; add members with `rotactl member add"
+                        + " --learner` and promote them", config.name(), config.memberId(), forced.get().index(),
+                        forced.get().term());
+            } else {
+                log.warn("--force-new-cluster: {} (id {}) is already the sole voter of its data; nothing rewritten."
+                        + " Remove the flag from the next start", config.name(), config.memberId());
+            }
+        } else if (config.initialClusterState() == ServerConfig.ClusterState.NEW
+                && Bootstrap.writeInitialConfiguration(disk, initial)) {
+            log.info("bootstrapped a new cluster: configuration {} written as log entry 1 (from now on the data dir,"
+                    + " not --initial-cluster, says who the members are)", initial);
         }
     }
 

@@ -72,6 +72,12 @@ final class ServerCommand implements Callable<Integer> {
                     + " this member was added with 'rotactl member add' and joins the running cluster.")
     String initialClusterState;
 
+    @Option(names = "--force-new-cluster", description = "Disaster recovery, when a majority of the members is"
+            + " gone for good: this member keeps its data and becomes the sole voter of a new cluster; the other"
+            + " members are retired. Entries the old cluster never committed may be committed. Remove the flag"
+            + " from the next start (a second start with it changes nothing). See docs/operations.md.")
+    boolean forceNewCluster;
+
     @Option(names = "--cluster-id", defaultValue = ServerConfig.DEFAULT_CLUSTER_ID,
             description = "Peers of another cluster are refused (default: ${DEFAULT-VALUE}).")
     String clusterId;
@@ -179,7 +185,8 @@ final class ServerCommand implements Callable<Integer> {
                             : dialAddress("--advertise-client", "--advertise-client", advertiseClient))
                     .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
                     .tls(tls())
-                    .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd)).build();
+                    .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd))
+                    .forceNewCluster(forceNewCluster).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

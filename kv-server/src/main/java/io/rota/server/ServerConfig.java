@@ -60,6 +60,8 @@ import java.util.Objects;
  * @param tls                   TLS on the client and peer ports ({@link ServerTls#NONE}: plaintext, the default)
 
  * @param listenEtcd            etcd v3 gRPC API address ({@code --listen-etcd}), or {@code null} for none
+ * @param forceNewCluster       disaster recovery ({@code --force-new-cluster}, docs/design.md MF10): this
+ *                              member's data becomes a cluster of one, itself the sole voter
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -67,7 +69,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
                            Map<String, Long> memberIds, ClusterState initialClusterState,
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
-                           MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd) {
+                           MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
+                           boolean forceNewCluster) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -215,7 +218,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
-                .listenEtcd(listenEtcd);
+                .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -285,6 +288,20 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         Map<Long, InetSocketAddress> out = new LinkedHashMap<>();
         initialCluster.forEach((n, address) -> out.put(idOf(n), address));
         return out;
+    }
+
+    /**
+     * {@code --initial-cluster} as a member that bootstraps a new cluster records it in its data dir
+     * ({@code NAME=ID@HOST:PORT,...}, in id order), or null when this member joins a running cluster and
+     * bootstraps nothing (docs/design.md MF4).
+     */
+    public String bootstrapCluster() {
+        if (initialClusterState == ClusterState.EXISTING) {
+            return null;
+        }
+        java.util.TreeMap<Long, String> byId = new java.util.TreeMap<>();
+        initialCluster.forEach((n, address) -> byId.put(idOf(n), n + "=" + idOf(n) + "@" + format(address)));
+        return String.join(",", byId.values());
     }
 
     public Duration electionTimeout() {
@@ -397,6 +414,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
 
         private ServerTls tls = ServerTls.NONE;
         private InetSocketAddress listenEtcd;
+        private boolean forceNewCluster;
 
         private Builder(String name) {
             this.name = name;
@@ -509,12 +527,18 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Disaster recovery: make this member's data a cluster of one (docs/design.md MF10). */
+        public Builder forceNewCluster(boolean forceNewCluster) {
+            this.forceNewCluster = forceNewCluster;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd);
+                    listenEtcd, forceNewCluster);
         }
     }
 }
