@@ -116,8 +116,16 @@ public final class RotaServer implements AutoCloseable {
 
         NodeConfig nodeConfig = config.nodeConfig();
         // Before the store opens: a directory of another member is refused, and an empty one is fresh.
-        MemberIdentity identity = MemberIdentity.open(config.dataDir(), config.clusterId(), id,
+        MemberIdentity opened = MemberIdentity.open(config.dataDir(), config.clusterId(), id,
                 config.bootstrapCluster());
+        RocksDbLogStore disk = RocksDbLogStore.open(StorageConfig.defaults(config.dataDir()));
+        MemberIdentity identity;
+        try {
+            identity = prepareLog(config, disk, nodeConfig.raft().configuration(), opened);
+        } catch (RuntimeException e) {
+            disk.close();
+            throw e;
+        }
         // Loaded first: a certificate that cannot be used stops the start before anything is opened.
         TlsFiles peerFiles = config.tls().peerFiles();
         TlsFiles clientFiles = config.tls().clientFiles();
@@ -150,13 +158,6 @@ public final class RotaServer implements AutoCloseable {
         // Built before the driver, which reports fsync latency, applied entries and role changes into it.
         ServerMetrics metrics = new ServerMetrics(clock);
         metrics.timeline.note("start", 0, config.name() + " started");
-        RocksDbLogStore disk = RocksDbLogStore.open(StorageConfig.defaults(config.dataDir()));
-        try {
-            prepareLog(config, disk, nodeConfig.raft().configuration());
-        } catch (RuntimeException e) {
-            disk.close();
-            throw e;
-        }
         FreshnessTrackingStore store = new FreshnessTrackingStore(disk);
         peerDirectory.setEmptyLog(store::emptyLog);
         driver = driverOnLoop
@@ -256,33 +257,49 @@ public final class RotaServer implements AutoCloseable {
     /**
      * What the log holds before the node starts (docs/design.md MF4, MF10): a member bootstrapping a new
      * cluster on an empty data dir writes the initial configuration as entry 1; with --force-new-cluster, the
-     * member's data is made a cluster of one (a second start with the flag finds it so and changes nothing).
+     * member's data is made a cluster of one, and the index of that entry recorded in its identity. A second
+     * start with the flag finds the data single-voter and changes nothing; once the new cluster has grown, the
+     * flag left on is refused rather than forcing again (that would cut the new members out).
+     *
+     * @return the identity as it now stands
      */
-    private static void prepareLog(ServerConfig config, RocksDbLogStore disk, io.rota.raft.core.Configuration initial) {
-        if (config.forceNewCluster()) {
-            java.util.Optional<io.rota.raft.core.Entry> forced;
-            try {
-                forced = Bootstrap.forceSingleVoter(disk, config.memberId(), initial);
-            } catch (IllegalStateException e) {
-                throw new io.rota.server.cluster.MemberRefusedException("--force-new-cluster needs this member's own"
-                        + " data dir, and " + config.dataDir() + " holds no log or snapshot: " + e.getMessage(), e);
+    private static MemberIdentity prepareLog(ServerConfig config, RocksDbLogStore disk,
+                                             io.rota.raft.core.Configuration initial, MemberIdentity identity) {
+        if (!config.forceNewCluster()) {
+            if (config.initialClusterState() == ServerConfig.ClusterState.NEW
+                    && Bootstrap.writeInitialConfiguration(disk, initial)) {
+                log.info("bootstrapped a new cluster: configuration {} written as log entry 1 (from now on the data"
+                        + " dir, not --initial-cluster, says who the members are)", initial);
             }
-            if (forced.isPresent()) {
-                log.warn("--force-new-cluster: {} (id {}) is now the SOLE VOTER of its data: configuration entry at"
-                        + " index {} in term {}. Every entry in this member's log will be committed, including any"
-                        + " the old cluster never committed; the other members are retired once this member leads."
-                        + " Remove --force-new-cluster from the next start; add members with `rotactl member add"
-                        + " --learner` and promote them", config.name(), config.memberId(), forced.get().index(),
-                        forced.get().term());
-            } else {
-                log.warn("--force-new-cluster: {} (id {}) is already the sole voter of its data; nothing rewritten."
-                        + " Remove the flag from the next start", config.name(), config.memberId());
-            }
-        } else if (config.initialClusterState() == ServerConfig.ClusterState.NEW
-                && Bootstrap.writeInitialConfiguration(disk, initial)) {
-            log.info("bootstrapped a new cluster: configuration {} written as log entry 1 (from now on the data dir,"
-                    + " not --initial-cluster, says who the members are)", initial);
+            return identity;
         }
+        io.rota.raft.core.Configuration inData = Bootstrap.configurationInData(disk.load()).orElse(initial);
+        if (identity.forcedAt() > 0 && !inData.equals(io.rota.raft.core.Configuration.of(config.memberId()))) {
+            throw new io.rota.server.cluster.MemberRefusedException("--force-new-cluster was already applied to "
+                    + config.dataDir() + " (entry " + identity.forcedAt() + "), and the new cluster has changed since"
+                    + " (now " + inData + "): forcing again would cut its new members out. Remove --force-new-cluster"
+                    + " (docs/operations.md, \"Two members are gone\")");
+        }
+        java.util.Optional<io.rota.raft.core.Entry> forced;
+        try {
+            forced = Bootstrap.forceSingleVoter(disk, config.memberId(), initial);
+        } catch (IllegalStateException e) {
+            throw new io.rota.server.cluster.MemberRefusedException("--force-new-cluster needs this member's own"
+                    + " data dir, and " + config.dataDir() + " holds no log or snapshot: " + e.getMessage(), e);
+        }
+        if (forced.isEmpty()) {
+            log.warn("--force-new-cluster: {} (id {}) is already the sole voter of its data; nothing rewritten."
+                    + " Remove the flag from the next start", config.name(), config.memberId());
+            return identity;
+        }
+        MemberIdentity recorded = identity.forcedAt(forced.get().index());
+        recorded.write(config.dataDir());
+        log.warn("--force-new-cluster: {} (id {}) is now the SOLE VOTER of its data: configuration entry at index {}"
+                + " in term {}. Every entry in this member's log will be committed, including any the old cluster"
+                + " never committed; the other members are retired once this member leads. Remove"
+                + " --force-new-cluster from the next start; add members with `rotactl member add --learner` and"
+                + " promote them", config.name(), config.memberId(), forced.get().index(), forced.get().term());
+        return recorded;
     }
 
     /** Start a member; it runs until {@link #close()}. */

@@ -33,8 +33,10 @@ import java.util.stream.Stream;
  * @param initialCluster the {@code --initial-cluster} this member bootstrapped with, as
  *                       {@code NAME=ID@HOST:PORT,...} in id order; empty if not recorded (a joining member,
  *                       or a file written before issue 32)
+ * @param forcedAt       the index of the configuration entry {@code --force-new-cluster} appended to this data
+ *                       dir's log, or 0 if it never did (docs/design.md MF10)
  */
-public record MemberIdentity(String clusterId, long memberId, boolean joined, String initialCluster) {
+public record MemberIdentity(String clusterId, long memberId, boolean joined, String initialCluster, long forcedAt) {
 
     /** The file's name in the data directory. */
     public static final String FILE = "member.identity";
@@ -45,12 +47,17 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined, St
 
     /** An identity with no bootstrap recorded. */
     public MemberIdentity(String clusterId, long memberId, boolean joined) {
-        this(clusterId, memberId, joined, "");
+        this(clusterId, memberId, joined, "", 0);
     }
 
     /** This identity, joined. */
     public MemberIdentity asJoined() {
-        return new MemberIdentity(clusterId, memberId, true, initialCluster);
+        return new MemberIdentity(clusterId, memberId, true, initialCluster, forcedAt);
+    }
+
+    /** This identity, forced into a cluster of one by the configuration entry at {@code index}. */
+    public MemberIdentity forcedAt(long index) {
+        return new MemberIdentity(clusterId, memberId, joined, initialCluster, index);
     }
 
     /**
@@ -72,10 +79,10 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined, St
         try {
             return Optional.of(new MemberIdentity(p.getProperty("cluster-id", ""),
                     Long.parseLong(p.getProperty("member-id", "0")), Boolean.parseBoolean(p.getProperty("joined")),
-                    p.getProperty("initial-cluster", "")));
+                    p.getProperty("initial-cluster", ""), Long.parseLong(p.getProperty("forced-new-cluster-at", "0"))));
         } catch (NumberFormatException e) {
-            throw new MemberRefusedException(file + " is damaged (member-id is not a number); it identifies this data"
-                    + " directory's member and must not be edited", e);
+            throw new MemberRefusedException(file + " is damaged (member-id or forced-new-cluster-at is not a number); it"
+                    + " identifies this data directory's member and must not be edited", e);
         }
     }
 
@@ -98,7 +105,8 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined, St
             Path tmp = dataDir.resolve(FILE + ".tmp");
             String text = "# Rota member identity: do not edit or copy to another member (docs/operations.md)\n"
                     + "cluster-id=" + clusterId + "\nmember-id=" + memberId + "\njoined=" + joined + "\n"
-                    + (initialCluster.isEmpty() ? "" : "initial-cluster=" + initialCluster + "\n");
+                    + (initialCluster.isEmpty() ? "" : "initial-cluster=" + initialCluster + "\n")
+                    + (forcedAt == 0 ? "" : "forced-new-cluster-at=" + forcedAt + "\n");
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
                 ch.write(java.nio.ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
@@ -121,10 +129,12 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined, St
      * recorded {@code --initial-cluster}), or a new one — joined if the directory already holds a log
      * (written by a version before this file existed), fresh if it is empty.
      *
-     * <p>What "disagrees" means for {@code --initial-cluster}: another set of member names, or another id for
-     * a name. Peer addresses may differ: after {@code rotactl member update} the member's own entry names its
-     * new address, and the replicated registry, not the flag, is where the members dial each other. A file
-     * without a recorded bootstrap (older, or a joining member's) is not checked; it records this one.
+     * <p>What "disagrees" means for {@code --initial-cluster}: a bootstrap member left out, or given another
+     * id. Members added since may be appended (with the ids {@code member add} gave them: a script that
+     * lists every member keeps working), and peer addresses may differ: after {@code rotactl member update}
+     * the member's own entry names its new address, and the replicated registry, not the flag, is where the
+     * members dial each other. A file without a recorded bootstrap (older, or a joining member's) is not
+     * checked; it records this one.
      *
      * @param bootstrapCluster this start's {@code --initial-cluster} as {@code NAME=ID@HOST:PORT,...} when it
      *                         bootstraps a new cluster ({@code --initial-cluster-state new}), null when joining
@@ -145,21 +155,22 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined, St
                 return s;
             }
             if (s.initialCluster().isEmpty()) {
-                MemberIdentity recorded = new MemberIdentity(s.clusterId(), memberId, s.joined(), bootstrapCluster);
+                MemberIdentity recorded = new MemberIdentity(s.clusterId(), memberId, s.joined(), bootstrapCluster,
+                        s.forcedAt());
                 recorded.write(dataDir);
                 return recorded;
             }
-            if (!membersById(s.initialCluster()).equals(membersById(bootstrapCluster))) {
+            if (!membersById(bootstrapCluster).entrySet().containsAll(membersById(s.initialCluster()).entrySet())) {
                 throw new MemberRefusedException("the data dir " + dataDir + " was bootstrapped as member " + memberId
                         + " of {" + s.initialCluster() + "}; --initial-cluster now says {" + bootstrapCluster + "}. The"
                         + " data dir wins: membership changes after bootstrap are made with `rotactl member add/remove`,"
-                        + " not by editing --initial-cluster. Start with the original --initial-cluster, or with an"
-                        + " empty data dir to join afresh (rotactl member add, then --initial-cluster-state existing;"
+                        + " not by editing --initial-cluster. Start with the original --initial-cluster (members added"
+                        + " since may be appended, with their ids), or with an empty data dir to join afresh (rotactl member add, then --initial-cluster-state existing;"
                         + " docs/operations.md, \"I changed --initial-cluster\")");
             }
             return s;
         }
-        MemberIdentity created = new MemberIdentity(clusterId, memberId, hasData(dataDir), bootstrapCluster);
+        MemberIdentity created = new MemberIdentity(clusterId, memberId, hasData(dataDir), bootstrapCluster, 0);
         created.write(dataDir);
         return created;
     }

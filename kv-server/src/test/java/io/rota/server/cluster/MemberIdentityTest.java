@@ -53,8 +53,9 @@ class MemberIdentityTest {
         MemberIdentity.open(n1, "rota", 1, bootstrap);
         MemberIdentity.open(n1, "rota", 1, "n1=1@127.0.0.1:7201,n2=2@127.0.0.1:7102,n3=3@127.0.0.1:7103");
         MemberIdentity.open(n1, "rota", 1, null);
+        MemberIdentity.open(n1, "rota", 1, bootstrap + ",n4=4@127.0.0.1:7104");   // a member added since, appended
         assertEquals(bootstrap, MemberIdentity.read(n1).orElseThrow().initialCluster(), "the first record stays");
-        // Another member, another id for a name, a member fewer: the data dir wins.
+        // A bootstrap member left out or replaced, another id for a name: the data dir wins.
         for (String other : new String[]{"n1=1@127.0.0.1:7101,n2=2@127.0.0.1:7102,n4=4@127.0.0.1:7104",
                 "n1=1@127.0.0.1:7101,n2=5@127.0.0.1:7102,n3=3@127.0.0.1:7103", "n1=1@127.0.0.1:7101"}) {
             MemberRefusedException e = assertThrows(MemberRefusedException.class,
