@@ -104,7 +104,10 @@ public final class RotaServer implements AutoCloseable {
     private final TlsContexts clientTls;
     private final TlsContexts peerTls;
 
-    private RotaServer(ServerConfig config, LabMode labMode) {
+    private RotaServer(ServerConfig given, LabMode labMode) {
+        // The data dir's recorded cluster id wins over the derived default (design MF9).
+        ServerConfig config = given.withEffectiveClusterId(MemberIdentity.read(given.dataDir())
+                .map(MemberIdentity::clusterId));
         this.config = config;
         long id = config.memberId();
         Limits limits = Limits.defaults();
@@ -189,7 +192,7 @@ public final class RotaServer implements AutoCloseable {
             Map<Long, String> names = new HashMap<>();
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
-                    new NodeReport(config.name(), driver, stateMachine, view, metrics, watchHub, transport::stats),
+                    new NodeReport(config.name(), config.clusterId(), driver, stateMachine, view, metrics, watchHub, transport::stats),
                     faultClock, new Dashboard(config.name(), names, driver, stateMachine, view, metrics, lab),
                     clientTls, config.tls().clientCertAuth());
         } catch (RuntimeException e) {
@@ -220,7 +223,7 @@ public final class RotaServer implements AutoCloseable {
         config.peersById().forEach((memberId, address) -> configured.put(memberId, RegisteredMember.newBuilder()
                 .setId(memberId).setName(initialNames.get(memberId))
                 .setPeerAddress(ServerConfig.format(address)).build()));
-        clientServer.router().knowFromConfiguration(configured);
+        clientServer.router().knowFromConfiguration(config.clusterId(), configured);
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
         if (config.forceNewCluster()) {
             java.util.Set<Long> oldMembers = new java.util.HashSet<>(config.peersById().keySet());

@@ -82,7 +82,8 @@ class ForceNewClusterProcessTest {
             int n4 = cluster.addMember();
             AddedMember added = n3.cluster().addMember(ProcessCluster.name(n4), "127.0.0.1:" + cluster.peerPort(n4),
                     "", true);
-            cluster.startMember(n4, added.initialCluster(), "--initial-cluster-state", "existing");
+            cluster.startMember(n4, added.initialCluster(), "--initial-cluster-state", "existing",
+                    "--cluster-id", added.clusterId());
             cluster.awaitHealthy(n4);
             Await.until(TIMEOUT, () -> n3.cluster().memberList().stream()
                     .anyMatch(m -> m.id() == added.id() && m.caughtUp()), "n4 caught up");

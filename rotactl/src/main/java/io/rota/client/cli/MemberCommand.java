@@ -66,7 +66,8 @@ final class MemberCommand extends CommandGroup {
             next.add("  rota server --name " + name + " --data-dir DATA_DIR --listen-peer " + peer
                     + " --listen-client " + (clientAddress.isEmpty() ? "HOST:PORT" : clientAddress)
                     + " --initial-cluster " + added.initialCluster() + " --initial-cluster-state existing"
-                    + " [--cluster-id ID, as the others]");
+                    + (added.clusterId().isEmpty() ? " [--cluster-id ID, as the others]"
+                    : " --cluster-id " + added.clusterId()));
             if (learner) {
                 next.add("Then, once 'rotactl member list --progress' shows it caught up: rotactl member promote "
                         + added.id());
