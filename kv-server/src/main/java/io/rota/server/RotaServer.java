@@ -3,6 +3,8 @@ package io.rota.server;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Member;
 import io.rota.proto.RegisteredMember;
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.Entry;
 import io.rota.raft.node.Bootstrap;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeConfig;
@@ -23,6 +25,7 @@ import io.rota.server.etcd.EtcdServer;
 import io.rota.server.cluster.ForcedClusterRetirement;
 import io.rota.server.cluster.FreshnessTrackingStore;
 import io.rota.server.cluster.MemberIdentity;
+import io.rota.server.cluster.MemberRefusedException;
 import io.rota.server.cluster.PeerDirectory;
 import io.rota.server.fault.FaultClock;
 import io.rota.server.http.Dashboard;
@@ -44,7 +47,10 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -226,9 +232,9 @@ public final class RotaServer implements AutoCloseable {
         clientServer.router().knowFromConfiguration(config.clusterId(), configured);
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
         if (config.forceNewCluster()) {
-            java.util.Set<Long> oldMembers = new java.util.HashSet<>(config.peersById().keySet());
+            Set<Long> oldMembers = Set.copyOf(config.peersById().keySet());
             view.addListener(new ForcedClusterRetirement(id, clientServer.router(), () -> driver.readLocal(() -> {
-                java.util.Set<Long> ids = new java.util.TreeSet<>(oldMembers);
+                Set<Long> ids = new TreeSet<>(oldMembers);
                 stateMachine.registry().forEach(r -> ids.add(r.getId()));
                 stateMachine.members().forEach(m -> ids.add(m.getId()));
                 stateMachine.registry().stream().filter(RegisteredMember::getRemoved).forEach(r -> ids.remove(r.getId()));
@@ -267,7 +273,7 @@ public final class RotaServer implements AutoCloseable {
      * @return the identity as it now stands
      */
     private static MemberIdentity prepareLog(ServerConfig config, RocksDbLogStore disk,
-                                             io.rota.raft.core.Configuration initial, MemberIdentity identity) {
+                                             Configuration initial, MemberIdentity identity) {
         if (!config.forceNewCluster()) {
             if (config.initialClusterState() == ServerConfig.ClusterState.NEW
                     && Bootstrap.writeInitialConfiguration(disk, initial)) {
@@ -276,18 +282,18 @@ public final class RotaServer implements AutoCloseable {
             }
             return identity;
         }
-        io.rota.raft.core.Configuration inData = Bootstrap.configurationInData(disk.load()).orElse(initial);
-        if (identity.forcedAt() > 0 && !inData.equals(io.rota.raft.core.Configuration.of(config.memberId()))) {
-            throw new io.rota.server.cluster.MemberRefusedException("--force-new-cluster was already applied to "
+        Configuration inData = Bootstrap.configurationInData(disk.load()).orElse(initial);
+        if (identity.forcedAt() > 0 && !inData.equals(Configuration.of(config.memberId()))) {
+            throw new MemberRefusedException("--force-new-cluster was already applied to "
                     + config.dataDir() + " (entry " + identity.forcedAt() + "), and the new cluster has changed since"
                     + " (now " + inData + "): forcing again would cut its new members out. Remove --force-new-cluster"
                     + " (docs/operations.md, \"Two members are gone\")");
         }
-        java.util.Optional<io.rota.raft.core.Entry> forced;
+        Optional<Entry> forced;
         try {
             forced = Bootstrap.forceSingleVoter(disk, config.memberId(), initial);
         } catch (IllegalStateException e) {
-            throw new io.rota.server.cluster.MemberRefusedException("--force-new-cluster needs this member's own"
+            throw new MemberRefusedException("--force-new-cluster needs this member's own"
                     + " data dir, and " + config.dataDir() + " holds no log or snapshot: " + e.getMessage(), e);
         }
         if (forced.isEmpty()) {
