@@ -55,8 +55,10 @@ usage() { echo "usage: scripts/cluster.sh start|stop|status|kill NAME|pause NAME
 [[ "$SIZE" == 3 || "$SIZE" == 5 ]] || die "ROTA_MEMBERS must be 3 or 5 (got '$SIZE')"
 [[ "$BASE" =~ ^[0-9]+$ ]] && ((BASE > 0 && BASE + 300 + SIZE < 65536)) || die "ROTA_BASE_PORT must be a port number (got '$BASE')"
 # Membership changes (add, remove) are remembered in $DIR: "added" holds "POSITION ID" per added member (its id
-# is the cluster's, assigned by member add), nP.join the --initial-cluster it joined with, "removed" the
-# positions removed for good. The members are the first $SIZE positions and the added ones, less the removed.
+# is the cluster's, assigned by member add), nP.join the --initial-cluster it joined with (and nP.cluster-id the
+# --cluster-id member add printed for it), "removed" the positions removed for good. "token" is this cluster's
+# --initial-cluster-token, random, made once: the cluster id derives from it, so two clusters started in turn on
+# the same ports never admit each other's members (design.md MF9). The members are the first $SIZE positions and the added ones, less the removed.
 ADDED="$DIR/added"; REMOVED="$DIR/removed"
 members_now() {
   local i
@@ -168,6 +170,11 @@ paused() {
   [[ "$(ps -o stat= -p "$(pid_of "$1")" 2>/dev/null)" == T* ]]
 }
 
+cluster_token() {
+  [[ -f "$DIR/token" ]] || od -An -tx1 -N8 /dev/urandom | tr -d ' \n' >"$DIR/token"
+  cat "$DIR/token"
+}
+
 initial_cluster() {
   local out="" i
   for i in $(seq 1 "$SIZE"); do out+="${out:+,}n$i=127.0.0.1:$(peer_port "$i")"; done
@@ -229,8 +236,11 @@ start_member() {
   # Lab mode: the member's dashboard may run this script (with this environment) on a button press.
   if [[ "${ROTA_LAB:-}" == 1 ]]; then lab=(--lab-script "$ROOT/scripts/cluster.sh" --lab-cluster-dir "$DIR"); fi
   # An added member joins: the cluster's members as member add printed them, and existing state.
-  local cluster=(--initial-cluster "$(initial_cluster)")
-  if [[ -f "$DIR/n$i.join" ]]; then cluster=(--initial-cluster "$(cat "$DIR/n$i.join")" --initial-cluster-state existing); fi
+  local cluster=(--initial-cluster "$(initial_cluster)" --initial-cluster-token "$(cluster_token)")
+  if [[ -f "$DIR/n$i.join" ]]; then
+    cluster=(--initial-cluster "$(cat "$DIR/n$i.join")" --initial-cluster-state existing)
+    if [[ -f "$DIR/n$i.cluster-id" ]]; then cluster+=(--cluster-id "$(cat "$DIR/n$i.cluster-id")"); fi
+  fi
   local tls; tls=($(tls_flags "$i"))
   # etcd's front door: with --tls it serves TLS with the client port's certificates (client certificates required).
   local etcd=(--listen-etcd "127.0.0.1:$(etcd_port "$i")")
@@ -398,8 +408,10 @@ case "$cmd" in
     echo "$out" | head -n 1
     id="$(sed -n 's/.* added with id \([0-9]*\) .*/\1/p' <<<"$out" | head -n 1)"
     join="$(grep -o -- '--initial-cluster [^ ]*' <<<"$out" | head -n 1 | cut -d' ' -f2)"
-    [[ -n "$id" && -n "$join" ]] || die "could not read member add's answer: $out"
-    mkdir -p "$DIR"; echo "$n $id" >>"$ADDED"; echo "$join" >"$DIR/n$n.join"; MEMBERS+=("$n")
+    cid="$(grep -o -- '--cluster-id [^ []*' <<<"$out" | head -n 1 | cut -d' ' -f2)"
+    [[ -n "$id" && -n "$join" && -n "$cid" ]] || die "could not read member add's answer: $out"
+    mkdir -p "$DIR"; echo "$n $id" >>"$ADDED"; echo "$join" >"$DIR/n$n.join"; echo "$cid" >"$DIR/n$n.cluster-id"
+    MEMBERS+=("$n")
     start_member "$n"
     write_state
     await "n$n not healthy" http_get "$n" /health >/dev/null
@@ -422,7 +434,7 @@ case "$cmd" in
     "$ROOT/scripts/rotactl" --endpoints "$others" member remove "$id" >/dev/null || die "member remove $id failed (see above)"
     echo "n$i (id $id) removed from the cluster"
     stop_member "$i"
-    rm -rf "${DIR:?}/n$i" "$DIR/n$i.join"
+    rm -rf "${DIR:?}/n$i" "$DIR/n$i.join" "$DIR/n$i.cluster-id"
     mkdir -p "$DIR"; echo "$i" >>"$REMOVED"
     MEMBERS=($(members_now)); write_state
     echo "its data dir is deleted; its id $id is never used again."

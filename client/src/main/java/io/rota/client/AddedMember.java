@@ -11,8 +11,11 @@ import java.util.List;
  * @param peerAddress   its peer address
  * @param learner       added as a learner (promote it once caught up) rather than a voter
  * @param members       every member of the configuration after the change, the new one included
+ * @param clusterId     the cluster's id, the new member's {@code --cluster-id} (empty from a server before
+ *                      issue 32, whose clusters were all "rota" unless named)
  */
-public record AddedMember(long id, String name, String peerAddress, boolean learner, List<ClusterMember> members) {
+public record AddedMember(long id, String name, String peerAddress, boolean learner, List<ClusterMember> members,
+                          String clusterId) {
 
     /** How many voters the configuration has after the change (the members that are not learners). */
     public int voters() {

@@ -172,7 +172,8 @@ public final class Cluster {
                     return new AddedMember(r.getMember().getId(), r.getMember().getName(),
                             r.getMember().getPeerAddress(), learner, r.getMembersList().stream()
                             .map(m -> new ClusterMember(m.getId(), m.getName(), m.getPeerAddress(),
-                                    m.getClientAddress(), m.getLearner(), false, 0, 0, false)).toList());
+                                    m.getClientAddress(), m.getLearner(), false, 0, 0, false)).toList(),
+                            r.getClusterId());
                 });
     }
 

@@ -3,6 +3,9 @@ package io.rota.server;
 import io.rota.proto.CommandResult;
 import io.rota.proto.Member;
 import io.rota.proto.RegisteredMember;
+import io.rota.raft.core.Configuration;
+import io.rota.raft.core.Entry;
+import io.rota.raft.node.Bootstrap;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.NodeStatus;
@@ -19,8 +22,10 @@ import io.rota.server.api.ServerMetrics;
 import io.rota.server.api.SnapshotStream;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.etcd.EtcdServer;
+import io.rota.server.cluster.ForcedClusterRetirement;
 import io.rota.server.cluster.FreshnessTrackingStore;
 import io.rota.server.cluster.MemberIdentity;
+import io.rota.server.cluster.MemberRefusedException;
 import io.rota.server.cluster.PeerDirectory;
 import io.rota.server.fault.FaultClock;
 import io.rota.server.http.Dashboard;
@@ -42,7 +47,10 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -102,7 +110,10 @@ public final class RotaServer implements AutoCloseable {
     private final TlsContexts clientTls;
     private final TlsContexts peerTls;
 
-    private RotaServer(ServerConfig config, LabMode labMode) {
+    private RotaServer(ServerConfig given, LabMode labMode) {
+        // The data dir's recorded cluster id wins over the derived default (design MF9).
+        ServerConfig config = given.withEffectiveClusterId(MemberIdentity.read(given.dataDir())
+                .map(MemberIdentity::clusterId));
         this.config = config;
         long id = config.memberId();
         Limits limits = Limits.defaults();
@@ -114,7 +125,16 @@ public final class RotaServer implements AutoCloseable {
 
         NodeConfig nodeConfig = config.nodeConfig();
         // Before the store opens: a directory of another member is refused, and an empty one is fresh.
-        MemberIdentity identity = MemberIdentity.open(config.dataDir(), config.clusterId(), id);
+        MemberIdentity opened = MemberIdentity.open(config.dataDir(), config.clusterId(), id,
+                config.bootstrapCluster());
+        RocksDbLogStore disk = RocksDbLogStore.open(StorageConfig.defaults(config.dataDir()));
+        MemberIdentity identity;
+        try {
+            identity = prepareLog(config, disk, nodeConfig.raft().configuration(), opened);
+        } catch (RuntimeException e) {
+            disk.close();
+            throw e;
+        }
         // Loaded first: a certificate that cannot be used stops the start before anything is opened.
         TlsFiles peerFiles = config.tls().peerFiles();
         TlsFiles clientFiles = config.tls().clientFiles();
@@ -147,8 +167,7 @@ public final class RotaServer implements AutoCloseable {
         // Built before the driver, which reports fsync latency, applied entries and role changes into it.
         ServerMetrics metrics = new ServerMetrics(clock);
         metrics.timeline.note("start", 0, config.name() + " started");
-        FreshnessTrackingStore store = new FreshnessTrackingStore(RocksDbLogStore.open(
-                StorageConfig.defaults(config.dataDir())));
+        FreshnessTrackingStore store = new FreshnessTrackingStore(disk);
         peerDirectory.setEmptyLog(store::emptyLog);
         driver = driverOnLoop
                 ? RaftDriver.startOnLoop(nodeConfig, store, partition != null ? partition : transport, stateMachine,
@@ -179,7 +198,7 @@ public final class RotaServer implements AutoCloseable {
             Map<Long, String> names = new HashMap<>();
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
-                    new NodeReport(config.name(), driver, stateMachine, view, metrics, watchHub, transport::stats),
+                    new NodeReport(config.name(), config.clusterId(), driver, stateMachine, view, metrics, watchHub, transport::stats),
                     faultClock, new Dashboard(config.name(), names, driver, stateMachine, view, metrics, lab),
                     clientTls, config.tls().clientCertAuth());
         } catch (RuntimeException e) {
@@ -210,8 +229,19 @@ public final class RotaServer implements AutoCloseable {
         config.peersById().forEach((memberId, address) -> configured.put(memberId, RegisteredMember.newBuilder()
                 .setId(memberId).setName(initialNames.get(memberId))
                 .setPeerAddress(ServerConfig.format(address)).build()));
-        clientServer.router().knowFromConfiguration(configured);
+        clientServer.router().knowFromConfiguration(config.clusterId(), configured);
         view.addListener(new MemberPublisher(view, clientServer.router(), self, clock, peerDirectory::recordJoined));
+        if (config.forceNewCluster()) {
+            Set<Long> oldMembers = Set.copyOf(config.peersById().keySet());
+            view.addListener(new ForcedClusterRetirement(id, clientServer.router(), () -> driver.readLocal(() -> {
+                Set<Long> ids = new TreeSet<>(oldMembers);
+                stateMachine.registry().forEach(r -> ids.add(r.getId()));
+                stateMachine.members().forEach(m -> ids.add(m.getId()));
+                stateMachine.registry().stream().filter(RegisteredMember::getRemoved).forEach(r -> ids.remove(r.getId()));
+                ids.remove(id);
+                return ids;
+            })));
+        }
         leaseKeeper.start(tick);
         view.start();
         // Issue 18: backups, the space quota and auto-compaction.
@@ -231,6 +261,54 @@ public final class RotaServer implements AutoCloseable {
         if (autoCompaction != null) {
             autoCompaction.start();
         }
+    }
+
+    /**
+     * What the log holds before the node starts (docs/design.md MF4, MF10): a member bootstrapping a new
+     * cluster on an empty data dir writes the initial configuration as entry 1; with --force-new-cluster, the
+     * member's data is made a cluster of one, and the index of that entry recorded in its identity. A second
+     * start with the flag finds the data single-voter and changes nothing; once the new cluster has grown, the
+     * flag left on is refused rather than forcing again (that would cut the new members out).
+     *
+     * @return the identity as it now stands
+     */
+    private static MemberIdentity prepareLog(ServerConfig config, RocksDbLogStore disk,
+                                             Configuration initial, MemberIdentity identity) {
+        if (!config.forceNewCluster()) {
+            if (config.initialClusterState() == ServerConfig.ClusterState.NEW
+                    && Bootstrap.writeInitialConfiguration(disk, initial)) {
+                log.info("bootstrapped a new cluster: configuration {} written as log entry 1 (from now on the data"
+                        + " dir, not --initial-cluster, says who the members are)", initial);
+            }
+            return identity;
+        }
+        Configuration inData = Bootstrap.configurationInData(disk.load()).orElse(initial);
+        if (identity.forcedAt() > 0 && !inData.equals(Configuration.of(config.memberId()))) {
+            throw new MemberRefusedException("--force-new-cluster was already applied to "
+                    + config.dataDir() + " (entry " + identity.forcedAt() + "), and the new cluster has changed since"
+                    + " (now " + inData + "): forcing again would cut its new members out. Remove --force-new-cluster"
+                    + " (docs/operations.md, \"Two members are gone\")");
+        }
+        Optional<Entry> forced;
+        try {
+            forced = Bootstrap.forceSingleVoter(disk, config.memberId(), initial);
+        } catch (IllegalStateException e) {
+            throw new MemberRefusedException("--force-new-cluster needs this member's own"
+                    + " data dir, and " + config.dataDir() + " holds no log or snapshot: " + e.getMessage(), e);
+        }
+        if (forced.isEmpty()) {
+            log.warn("--force-new-cluster: {} (id {}) is already the sole voter of its data; nothing rewritten."
+                    + " Remove the flag from the next start", config.name(), config.memberId());
+            return identity;
+        }
+        MemberIdentity recorded = identity.forcedAt(forced.get().index());
+        recorded.write(config.dataDir());
+        log.warn("--force-new-cluster: {} (id {}) is now the SOLE VOTER of its data: configuration entry at index {}"
+                + " in term {}. Every entry in this member's log will be committed, including any the old cluster"
+                + " never committed; the other members are retired once this member leads. Remove"
+                + " --force-new-cluster from the next start; add members with `rotactl member add --learner` and"
+                + " promote them", config.name(), config.memberId(), forced.get().index(), forced.get().term());
+        return recorded;
     }
 
     /** Start a member; it runs until {@link #close()}. */

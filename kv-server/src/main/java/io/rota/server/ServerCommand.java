@@ -72,9 +72,21 @@ final class ServerCommand implements Callable<Integer> {
                     + " this member was added with 'rotactl member add' and joins the running cluster.")
     String initialClusterState;
 
-    @Option(names = "--cluster-id", defaultValue = ServerConfig.DEFAULT_CLUSTER_ID,
-            description = "Peers of another cluster are refused (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--force-new-cluster", description = "Disaster recovery, when a majority of the members is"
+            + " gone for good: this member keeps its data and becomes the sole voter of a new cluster; the other"
+            + " members are retired. Entries the old cluster never committed may be committed. Remove the flag"
+            + " from the next start (a second start with it changes nothing). See docs/operations.md.")
+    boolean forceNewCluster;
+
+    @Option(names = "--cluster-id", description = "Peers of another cluster are refused (default: the id recorded in"
+            + " the data dir; for a new cluster, derived from --initial-cluster and --initial-cluster-token, as etcd's;"
+            + " a joining member takes the one 'rotactl member add' prints).")
     String clusterId;
+
+    @Option(names = "--initial-cluster-token", defaultValue = ServerConfig.DEFAULT_INITIAL_CLUSTER_TOKEN,
+            description = "Mixed into a new cluster's derived id, so two clusters on the same addresses differ"
+                    + " (default: ${DEFAULT-VALUE}; scripts/cluster.sh gives a random one per cluster).")
+    String initialClusterToken;
 
     @Option(names = "--heartbeat-ms", defaultValue = "" + ServerConfig.DEFAULT_HEARTBEAT_MS,
             description = "Heartbeat interval = one tick (default: ${DEFAULT-VALUE}).")
@@ -170,7 +182,8 @@ final class ServerCommand implements Callable<Integer> {
             config = ServerConfig.builder(name).dataDir(dataDir).listenClient(address("--listen-client", listenClient))
                     .listenPeer(address("--listen-peer", listenPeer)).initialCluster(cluster(initialCluster, ids))
                     .memberIds(ids).initialClusterState(clusterState(initialClusterState))
-                    .clusterId(clusterId).heartbeatMs(heartbeatMs).electionMs(electionMs).snapshotCount(snapshotCount)
+                    .clusterId(clusterId).initialClusterToken(initialClusterToken).heartbeatMs(heartbeatMs)
+                    .electionMs(electionMs).snapshotCount(snapshotCount)
                     .maxRequestBytes(maxRequestBytes).http(http == null ? null : address("--http", http))
                     .faultInjection(unsafeFaultInjection)
                     .advertisePeer(advertisePeer == null ? null
@@ -179,7 +192,8 @@ final class ServerCommand implements Callable<Integer> {
                             : dialAddress("--advertise-client", "--advertise-client", advertiseClient))
                     .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
                     .tls(tls())
-                    .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd)).build();
+                    .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd))
+                    .forceNewCluster(forceNewCluster).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -196,6 +210,9 @@ final class ServerCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("rota server " + name + " (id " + config.memberId()
                     + ") refused to run: " + e.getMessage());
             return RotaServer.EXIT_REFUSED;
+        } catch (FlagException e) {   // a rule that needs the data dir to decide (a joining member's cluster id)
+            spec.commandLine().getErr().println("rota server " + name + ": " + e.getMessage());
+            return RotaServer.EXIT_USAGE;
         } catch (RuntimeException e) {
             spec.commandLine().getErr().println("rota server " + name + " failed to start: " + e.getMessage()
                     + (e.getCause() == null ? "" : " (" + e.getCause() + ")"));
@@ -260,7 +277,7 @@ final class ServerCommand implements Callable<Integer> {
             out.printf("  LAB MODE  the dashboard can kill, pause, restart and partition members (%s)%n", lab.script());
         }
         out.printf("  cluster   %s (cluster id %s, heartbeat %d ms, election %d ms, state %s)%n", initialCluster,
-                config.clusterId(), config.heartbeatMs(), config.electionMs(),
+                server.config().clusterId(), config.heartbeatMs(), config.electionMs(),
                 config.initialClusterState().name().toLowerCase());
         out.flush();
         stopped.await();

@@ -35,7 +35,9 @@ import java.util.Objects;
  * @param listenPeer            where the Raft peer port binds; must equal this member's entry in
  *                              {@code initialCluster} unless {@code advertisePeer} is given
  * @param initialCluster        member name → peer address, in id order
- * @param clusterId             peers of another cluster are refused at the handshake
+ * @param clusterId             peers of another cluster are refused at the handshake; {@code null}: not given,
+ *                              so the data dir's recorded id, or one derived from {@code --initial-cluster}
+ *                              and {@code initialClusterToken} ({@link #withEffectiveClusterId})
  * @param heartbeatMs           leader heartbeat interval; also the length of one Raft tick
  * @param electionMs            base election timeout (randomised to 1–2×); a multiple of the heartbeat
  * @param snapshotCount         applied entries between snapshots (§7)
@@ -60,6 +62,11 @@ import java.util.Objects;
  * @param tls                   TLS on the client and peer ports ({@link ServerTls#NONE}: plaintext, the default)
 
  * @param listenEtcd            etcd v3 gRPC API address ({@code --listen-etcd}), or {@code null} for none
+ * @param forceNewCluster       disaster recovery ({@code --force-new-cluster}, docs/design.md MF10): this
+ *                              member's data becomes a cluster of one, itself the sole voter
+ * @param initialClusterToken   mixed into the derived cluster id ({@code --initial-cluster-token}, etcd's
+ *                              flag): two clusters bootstrapped with the same {@code --initial-cluster} get
+ *                              different ids if their tokens differ
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -67,7 +74,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            Duration requestTimeout, Duration watchProgressInterval, boolean faultInjection,
                            Map<String, Long> memberIds, ClusterState initialClusterState,
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
-                           MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd) {
+                           MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
+                           boolean forceNewCluster, String initialClusterToken) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -77,8 +85,11 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         EXISTING
     }
 
-    /** "rota": peers of another cluster are refused at the handshake, so only a second cluster needs a name. */
-    public static final String DEFAULT_CLUSTER_ID = "rota";
+    /**
+     * etcd's default token is "etcd-cluster": with it, the derived id depends on --initial-cluster alone, so
+     * scripts that may start two clusters on the same addresses give a random token (scripts/cluster.sh does).
+     */
+    public static final String DEFAULT_INITIAL_CLUSTER_TOKEN = "rota-cluster";
     /** 100 ms, one heartbeat per Raft tick ({@link NodeConfig#DEFAULT_TICK}); etcd's default too. */
     public static final int DEFAULT_HEARTBEAT_MS = 100;
     /** 1 s: the core's default of ten ticks ({@link RaftOptions#DEFAULT_ELECTION_TICKS}) of one heartbeat. */
@@ -176,7 +187,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         require(initialClusterState == ClusterState.NEW || initialCluster.size() > 1, "--initial-cluster-state",
                 "--initial-cluster-state existing joins a running cluster: list its members in --initial-cluster"
                         + " too (rotactl member add prints the line)");
-        require(clusterId != null && !clusterId.isBlank(), "--cluster-id", "--cluster-id must not be blank");
+        require(clusterId == null || !clusterId.isBlank(), "--cluster-id", "--cluster-id must not be blank");
+        initialClusterToken = initialClusterToken == null ? DEFAULT_INITIAL_CLUSTER_TOKEN : initialClusterToken;
         require(heartbeatMs >= MIN_HEARTBEAT_MS, "--heartbeat-ms", "--heartbeat-ms must be at least "
                 + MIN_HEARTBEAT_MS + ", got " + heartbeatMs);
         // The core counts time in ticks of one heartbeat: the election timeout must be a whole number of them.
@@ -215,7 +227,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
-                .listenEtcd(listenEtcd);
+                .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -287,6 +299,58 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         return out;
     }
 
+    /**
+     * {@code --initial-cluster} as a member that bootstraps a new cluster records it in its data dir
+     * ({@code NAME=ID@HOST:PORT,...}, in id order), or null when this member joins a running cluster and
+     * bootstraps nothing (docs/design.md MF4).
+     */
+    public String bootstrapCluster() {
+        return initialClusterState == ClusterState.EXISTING ? null : canonicalCluster();
+    }
+
+    /** {@code --initial-cluster} as {@code NAME=ID@HOST:PORT,...} in id order. */
+    private String canonicalCluster() {
+        java.util.TreeMap<Long, String> byId = new java.util.TreeMap<>();
+        initialCluster.forEach((n, address) -> byId.put(idOf(n), n + "=" + idOf(n) + "@" + format(address)));
+        return String.join(",", byId.values());
+    }
+
+    /**
+     * This configuration with the cluster id this start runs under (docs/design.md MF9): {@code --cluster-id}
+     * if given (a data dir recorded under another is then refused, as before); else the id {@code recorded} in
+     * the data dir (so data dirs from before issue 32, recorded as "rota", keep theirs); else, bootstrapping a
+     * new cluster, {@link #derivedClusterId()}.
+     *
+     * @throws FlagException if this member joins a running cluster, has no recorded id and was given none
+     */
+    public ServerConfig withEffectiveClusterId(java.util.Optional<String> recorded) {
+        if (clusterId != null) {
+            return this;
+        }
+        if (recorded.isPresent()) {
+            return toBuilder().clusterId(recorded.get()).build();
+        }
+        require(initialClusterState == ClusterState.NEW, "--cluster-id", "--initial-cluster-state existing joins a"
+                + " running cluster: give its --cluster-id too, as `rotactl member add` printed it");
+        return toBuilder().clusterId(derivedClusterId()).build();
+    }
+
+    /**
+     * The default id of a new cluster, as etcd derives its cluster ID from the initial members and
+     * --initial-cluster-token: {@code rota-} and 16 hex digits of SHA-256 over the token and
+     * {@code --initial-cluster} (names, ids, peer addresses, in id order) — the same on every bootstrap member given the
+     * same flags, different for another member list or token.
+     */
+    public String derivedClusterId() {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(
+                    (initialClusterToken + "\n" + canonicalCluster()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "rota-" + java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
     public Duration electionTimeout() {
         return Duration.ofMillis(electionMs);
     }
@@ -332,7 +396,9 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
     public TransportConfig transportConfig() {
         Map<Long, InetSocketAddress> peers = new HashMap<>(peersById());
         peers.remove(memberId());
-        return TransportConfig.builder(clusterId, memberId(), listenPeer).peers(peers)
+        // RotaServer resolves the id first (withEffectiveClusterId); an unresolved configuration has the default.
+        return TransportConfig.builder(clusterId != null ? clusterId : derivedClusterId(), memberId(), listenPeer)
+                .peers(peers)
                 .maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES, 2 * maxFrameBytes()))
                 .snapshotDirectory(StorageConfig.defaults(dataDir()).snapshotDir()).build();
     }
@@ -379,7 +445,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private InetSocketAddress listenClient;
         private InetSocketAddress listenPeer;
         private Map<String, InetSocketAddress> initialCluster;
-        private String clusterId = DEFAULT_CLUSTER_ID;
+        private String clusterId;
+        private String initialClusterToken = DEFAULT_INITIAL_CLUSTER_TOKEN;
         private int heartbeatMs = DEFAULT_HEARTBEAT_MS;
         private int electionMs = DEFAULT_ELECTION_MS;
         private long snapshotCount = DEFAULT_SNAPSHOT_COUNT;
@@ -397,6 +464,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
 
         private ServerTls tls = ServerTls.NONE;
         private InetSocketAddress listenEtcd;
+        private boolean forceNewCluster;
 
         private Builder(String name) {
             this.name = name;
@@ -509,12 +577,24 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Mixed into the derived cluster id (etcd's --initial-cluster-token). */
+        public Builder initialClusterToken(String initialClusterToken) {
+            this.initialClusterToken = initialClusterToken;
+            return this;
+        }
+
+        /** Disaster recovery: make this member's data a cluster of one (docs/design.md MF10). */
+        public Builder forceNewCluster(boolean forceNewCluster) {
+            this.forceNewCluster = forceNewCluster;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd);
+                    listenEtcd, forceNewCluster, initialClusterToken);
         }
     }
 }

@@ -59,9 +59,9 @@ final class SnapshotCommand implements Runnable {
                 + " not exist or be empty.")
         Path dataDir;
 
-        @Option(names = "--cluster-id", description = "The new cluster's id (default: restored-<first 8 hex digits"
-                + " of the backup's SHA-256>, the same for every member restored from the file). Must differ from the"
-                + " backed-up cluster's, so that its surviving members are refused by the new one.")
+        @Option(names = "--cluster-id", description = "The new cluster's id (default: restored-<8 random hex digits>,"
+                + " new at every restore: give the id the first restore printed to the other members'). Must differ"
+                + " from the backed-up cluster's, so that its surviving members are refused by the new one.")
         String clusterId;
 
         @Override
@@ -95,8 +95,11 @@ final class SnapshotCommand implements Runnable {
                 return 1;
             }
             String oldCluster = backup.info().getClusterId();
-            String newCluster = clusterId != null ? clusterId
-                    : "restored-" + java.util.HexFormat.of().formatHex(backup.info().getImageSha256().toByteArray(), 0, 4);
+            // Random unless named (issue 32): two restores of one backup are two clusters, and must not admit
+            // each other's members (one derived from the file's hash gave every restore of it the same id).
+            byte[] random = new byte[4];
+            new java.security.SecureRandom().nextBytes(random);
+            String newCluster = clusterId != null ? clusterId : "restored-" + java.util.HexFormat.of().formatHex(random);
             if (newCluster.isBlank() || newCluster.equals(oldCluster)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--cluster-id must name a new cluster,"
                         + " not '" + oldCluster + "' (the backed-up cluster's): its surviving members would be admitted");
@@ -104,7 +107,10 @@ final class SnapshotCommand implements Runnable {
             Set<Long> voters = new LinkedHashSet<>(ids.values());
             Snapshot snapshot;
             try {
-                snapshot = Restore.write(backup, dataDir, newCluster, ids.get(name), voters);
+                java.util.TreeMap<Long, String> byId = new java.util.TreeMap<>();
+                members.forEach((member, address) -> byId.put(ids.get(member),
+                        member + "=" + ids.get(member) + "@" + ServerConfig.format(address)));
+                snapshot = Restore.write(backup, dataDir, newCluster, ids.get(name), voters, String.join(",", byId.values()));
             } catch (RuntimeException e) {
                 err.println("rota snapshot restore: " + e.getMessage());
                 return 1;
@@ -115,7 +121,8 @@ final class SnapshotCommand implements Runnable {
                     backup.image().getCompactRevision());
             out.printf("  the log starts after entry %d (term %d); voters %s%n", snapshot.index(), snapshot.term(), voters);
             out.printf("  cluster id %s (the backup came from '%s')%n", newCluster, oldCluster);
-            out.printf("next: restore every other member of --initial-cluster from the same file, then start each with%n");
+            out.printf("next: restore every other member of --initial-cluster from the same file with --cluster-id %s,"
+                    + " then start each with%n", newCluster);
             out.printf("  rota server --name %s --data-dir %s --initial-cluster %s --cluster-id %s"
                     + " --listen-peer %s --listen-client HOST:PORT%n", name, dataDir, initialCluster, newCluster,
                     ServerConfig.format(members.get(name)));

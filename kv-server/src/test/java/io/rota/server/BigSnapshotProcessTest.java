@@ -102,7 +102,8 @@ class BigSnapshotProcessTest {
             long catchUpStart = System.nanoTime();
             AddedMember added = rota.cluster().addMember(ProcessCluster.name(fresh), "127.0.0.1:"
                     + cluster.peerPort(fresh), "", true);
-            cluster.startMember(fresh, added.initialCluster(), "--initial-cluster-state", "existing");
+            cluster.startMember(fresh, added.initialCluster(), "--initial-cluster-state", "existing",
+                    "--cluster-id", added.clusterId());
             Await.until(TIMEOUT, () -> rota.cluster().memberList().stream()
                     .anyMatch(m -> m.id() == added.id() && m.caughtUp()), "the new member caught up");
             double catchUpSeconds = (System.nanoTime() - catchUpStart) / 1e9;

@@ -67,7 +67,8 @@ class CommandLineTest {
     @Test
     void aDataDirOfAnotherClusterExits3SoNoSupervisorRestartsIt() {
         new MemberIdentity("another-cluster", 1, true).write(dir);
-        Exit exit = run(args());
+        // Without --cluster-id the data dir's recorded id is taken (design MF9); a named one must agree.
+        Exit exit = run(args("--cluster-id", "rota"));
         assertEquals(3, exit.code(), "the documented status (deploy/systemd/rota@.service): " + exit.err());
         assertEquals(1, exit.err().lines().count(), "one line: " + exit.err());
         assertTrue(exit.err().startsWith("rota server n1 (id 1) refused to run: data dir ")

@@ -71,7 +71,6 @@ class FuzzProcessTest {
     private static final int MAX_REQUEST_BYTES = ServerConfig.DEFAULT_MAX_REQUEST_BYTES;
     /** ServerConfig.maxFrameBytes(): the request limit plus room for the envelope. */
     private static final int MAX_FRAME_BYTES = MAX_REQUEST_BYTES + ServerConfig.FRAME_ENVELOPE_BYTES;
-    private static final String CLUSTER_ID = ServerConfig.DEFAULT_CLUSTER_ID;
     private static final int CHECK_EVERY_SECONDS = 2;
     /** At most one connection claiming a member's identity per this interval (each one displaces the real peer's). */
     private static final long CLAIM_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -209,7 +208,7 @@ class FuzzProcessTest {
         ClientPortFuzzer client = new ClientPortFuzzer(random,
                 new ClientFrames(random, MEMBERS).authEnabled(rootPassword != null), tally,
                 MAX_REQUEST_BYTES, MAX_FRAME_BYTES, DEADLINE).overTls(tls);
-        PeerPortFuzzer peer = new PeerPortFuzzer(random, tally, CLUSTER_ID, MEMBERS, DEADLINE);
+        PeerPortFuzzer peer = new PeerPortFuzzer(random, tally, cluster.clusterId(), MEMBERS, DEADLINE);
         ClientPortFuzzer.Tail[] tails = ClientPortFuzzer.Tail.values();
         PeerPortFuzzer.Case[] cases = PeerPortFuzzer.Case.values();
         // A peer session the member must close first: a short run (the auth run's 3,000 frames are some 25

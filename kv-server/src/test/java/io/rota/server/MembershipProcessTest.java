@@ -100,7 +100,8 @@ class MembershipProcessTest {
     /** `member add` for index {@code i} (a learner), then start it as printed, with existing state. */
     private AddedMember addAndStart(RotaClient rota, int i) {
         AddedMember added = rota.cluster().addMember(ProcessCluster.name(i), peer(cluster, i), "", true);
-        cluster.startMember(i, added.initialCluster(), "--initial-cluster-state", "existing");
+        cluster.startMember(i, added.initialCluster(), "--initial-cluster-state", "existing",
+                "--cluster-id", added.clusterId());
         cluster.awaitHealthy(i);
         Await.until(TIMEOUT, () -> rota.cluster().memberList().stream()
                 .anyMatch(m -> m.id() == added.id() && m.caughtUp()), ProcessCluster.name(i) + " caught up");

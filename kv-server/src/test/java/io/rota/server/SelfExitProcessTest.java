@@ -52,7 +52,7 @@ class SelfExitProcessTest {
 
         AssertionError failed = assertThrows(AssertionError.class, cluster::close);
         assertTrue(failed.getMessage().contains("member n1 (pid " + refused + ") exited on its own with status 3:")
-                && failed.getMessage().contains("belongs to member 1 of cluster 'rota'"), failed.getMessage());
+                && failed.getMessage().contains("belongs to member 1 of cluster 'rota-"), failed.getMessage());
     }
 
     @Test

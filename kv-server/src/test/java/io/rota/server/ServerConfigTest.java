@@ -45,8 +45,9 @@ class ServerConfigTest {
     @Test
     void theDefaultsAreTheFlagsDefaultsWithTheirHistoricValues() {
         ServerConfig c = n1().build();
-        // The values before the builder existed (issue 12 changes no default).
-        assertEquals("rota", c.clusterId());
+        // The values before the builder existed (issue 12 changes no default); issue 32 changed one: the
+        // cluster id is no longer "rota" for every cluster but derived at start (clusterIdsAreDerived...).
+        assertNull(c.clusterId());
         assertEquals(100, c.heartbeatMs());
         assertEquals(1000, c.electionMs());
         assertEquals(10_000, c.snapshotCount());
@@ -208,5 +209,27 @@ class ServerConfigTest {
         assertEquals(flag, e.flag());
         assertTrue(e.getMessage().startsWith(message), e.getMessage());
         assertEquals(1, e.getMessage().lines().count(), "one line: " + e.getMessage());
+    }
+
+    @Test
+    void clusterIdsAreDerivedFromTheInitialClusterAndTokenAndTheRecordedOneWins() {
+        ServerConfig n1 = n1().build();
+        ServerConfig n2 = ServerConfig.builder("n2").dataDir(Path.of("data2"))
+                .listenClient(new InetSocketAddress("127.0.0.1", 0)).listenPeer(CLUSTER.get("n2"))
+                .initialCluster(CLUSTER).build();
+        String derived = n1.withEffectiveClusterId(java.util.Optional.empty()).clusterId();
+        assertTrue(derived.matches("rota-[0-9a-f]{16}"), derived);
+        assertEquals(derived, n2.withEffectiveClusterId(java.util.Optional.empty()).clusterId(), "every bootstrap member agrees");
+        assertFalse(derived.equals(n1().initialClusterToken("another").build().derivedClusterId()), "another token");
+        Map<String, InetSocketAddress> moved = new LinkedHashMap<>(CLUSTER);
+        moved.put("n3", new InetSocketAddress("127.0.0.1", 7203));
+        assertFalse(derived.equals(n1().initialCluster(moved).build().derivedClusterId()), "another member list");
+        // The data dir's id wins over the default (a data dir from before issue 32 keeps "rota"); a given one stays.
+        assertEquals("rota", n1.withEffectiveClusterId(java.util.Optional.of("rota")).clusterId());
+        assertEquals("prod", n1().clusterId("prod").build().withEffectiveClusterId(java.util.Optional.of("rota")).clusterId());
+        // A joining member has nothing to derive from: it is given the id member add printed.
+        ServerConfig joiner = n1().initialClusterState(ServerConfig.ClusterState.EXISTING).build();
+        assertRefused("--cluster-id", "--initial-cluster-state existing joins a running cluster: give its --cluster-id",
+                () -> joiner.withEffectiveClusterId(java.util.Optional.empty()));
     }
 }

@@ -1,6 +1,7 @@
 package io.rota.server;
 
 import io.rota.server.backup.RestoreTest;
+import io.rota.server.cluster.MemberIdentity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,16 @@ class SnapshotRestoreCommandTest {
                 "--data-dir", dir.resolve("n2").toString());
         assertEquals(1, again.code(), again.toString());
         assertTrue(again.err().contains("is not empty"), again.err());
+        // Issue 32: another restore of the same file is another cluster, with another id (it was the file's hash);
+        // the restored dir records its --initial-cluster like a bootstrap member's.
+        String first = MemberIdentity.read(dir.resolve("n2")).orElseThrow().clusterId();
+        assertTrue(r.out().contains("from the same file with --cluster-id " + first), r.out());
+        assertEquals(0, run("snapshot", "restore", file.toString(), "--name", "n2", "--initial-cluster", CLUSTER,
+                "--data-dir", dir.resolve("n2-again").toString()).code());
+        MemberIdentity second = MemberIdentity.read(dir.resolve("n2-again")).orElseThrow();
+        assertTrue(second.clusterId().matches("restored-[0-9a-f]{8}") && !second.clusterId().equals(first),
+                first + " then " + second.clusterId());
+        assertTrue(second.initialCluster().startsWith("n1=1@127.0.0.1:7101,n2=2@"), second.initialCluster());
     }
 
     @Test

@@ -96,6 +96,11 @@ final class TestCluster implements AutoCloseable {
         return servers[index].etcdAddress();
     }
 
+    /** The configuration member {@code index} starts with. */
+    ServerConfig config(int index) {
+        return configs.get(index);
+    }
+
     void stop(int index) {
         servers[index].close();
         servers[index] = null;

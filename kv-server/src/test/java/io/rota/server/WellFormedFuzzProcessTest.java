@@ -308,7 +308,8 @@ class WellFormedFuzzProcessTest {
     /** One peer connection: mostly the handshake's fields, sometimes one of the older fuzzer's cases. */
     private long peerSession(ProcessCluster cluster, Random random, javax.net.ssl.SSLSocketFactory tls) {
         int member = random.nextInt(MEMBERS);
-        PeerPortFuzzer peer = new PeerPortFuzzer(random, tally, ServerConfig.DEFAULT_CLUSTER_ID, MEMBERS, DEADLINE).claims(this::mayClaim).overTls(tls);
+        PeerPortFuzzer peer = new PeerPortFuzzer(random, tally, cluster.clusterId(), MEMBERS, DEADLINE)
+                .claims(this::mayClaim).overTls(tls);
         PeerPortFuzzer.Case[] cases = PeerPortFuzzer.Case.values();
         PeerPortFuzzer.Case c = random.nextBoolean() ? PeerPortFuzzer.Case.HANDSHAKE_FIELDS
                 : cases[random.nextInt(cases.length)];

@@ -218,6 +218,20 @@ public final class ProcessCluster implements AutoCloseable {
         return dir.resolve(name(i));
     }
 
+    /**
+     * The cluster's id as member 0 recorded it in its data dir's {@code member.identity} (a new cluster's is
+     * derived from its --initial-cluster, issue 32): what a test that speaks the peer protocol must claim.
+     */
+    public String clusterId() {
+        java.util.Properties identity = new java.util.Properties();
+        try (var in = Files.newBufferedReader(dataDir(0).resolve("member.identity"))) {
+            identity.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return identity.getProperty("cluster-id");
+    }
+
     /** Deletes member {@code i}'s data directory (a dead disk); the member must not be running. */
     public void deleteDataDir(int i) {
         if (isAlive(i)) {

@@ -191,7 +191,8 @@ public final class MembershipNemesis implements Nemesis, AutoCloseable {
         if (slots.assign(cluster.clientPort(index)) < 0) {
             throw new IllegalStateException("no free client slot for " + name);
         }
-        cluster.startMember(index, member.initialCluster(), "--initial-cluster-state", "existing");
+        cluster.startMember(index, member.initialCluster(), "--initial-cluster-state", "existing",
+                "--cluster-id", member.clusterId());
         cluster.awaitHealthy(index);
         return "add " + name + " (learner, id " + member.id() + ")";
     }

@@ -71,6 +71,8 @@ final class MembershipRequests {
     private final Duration pollInterval;
     /** What this member's own --initial-cluster said of each member (id → name and peer address). */
     private volatile Map<Long, RegisteredMember> configured = Map.of();
+    /** The cluster's id, for `member add`'s answer (the new member's --cluster-id) and `member list`. */
+    private volatile String clusterId = "";
 
     MembershipRequests(RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine, ClusterView view,
                        ScheduledExecutorService timer, Clock clock, Duration pollInterval) {
@@ -152,7 +154,7 @@ final class MembershipRequests {
                     .thenCompose(ignored -> members())
                     .thenApply(members -> Frame.newBuilder().setMemberAddResponse(MemberAddResponse.newBuilder()
                             .setHeader(ResponseHeader.getDefaultInstance()).setMember(member)
-                            .addAllMembers(members)).build());
+                            .addAllMembers(members).setClusterId(clusterId)).build());
         });
     }
 
@@ -285,7 +287,7 @@ final class MembershipRequests {
 
     private CompletableFuture<Frame> list() {
         return driver.status().thenCombine(driver.readLocal(this::known), (status, known) -> {
-            MemberListResponse.Builder out = MemberListResponse.newBuilder()
+            MemberListResponse.Builder out = MemberListResponse.newBuilder().setClusterId(clusterId)
                     .setHeader(ResponseHeader.getDefaultInstance()).setLeader(status.leaderId())
                     .setLastIndex(status.lastIndex());
             for (long id : new java.util.TreeSet<>(status.configuration().members())) {
@@ -328,11 +330,12 @@ final class MembershipRequests {
     }
 
     /**
-     * Give the members of this member's --initial-cluster: names and peer addresses for members that have not
+     * Give the cluster's id, and the members of this member's --initial-cluster: names and peer addresses for members that have not
      * published yet (a cluster just started). Without them, `member add` answered an --initial-cluster with
      * an empty entry ({@code m3=3@}) that the new member refused to start with.
      */
-    void knowFromConfiguration(Map<Long, RegisteredMember> initialCluster) {
+    void knowFromConfiguration(String clusterId, Map<Long, RegisteredMember> initialCluster) {
+        this.clusterId = clusterId;
         this.configured = Map.copyOf(initialCluster);
     }
 

@@ -118,11 +118,12 @@ public final class RequestRouter {
     }
 
     /**
-     * The members of this member's --initial-cluster (id → name and peer address): membership answers use them
-     * for members that have not published yet, so `member add` right after start names every peer address.
+     * The cluster's id and the members of this member's --initial-cluster (id → name and peer address):
+     * membership answers carry the id (a new member starts with it, issue 32) and use the members for those
+     * that have not published yet, so `member add` right after start names every peer address.
      */
-    public void knowFromConfiguration(Map<Long, RegisteredMember> initialCluster) {
-        membership.knowFromConfiguration(initialCluster);
+    public void knowFromConfiguration(String clusterId, Map<Long, RegisteredMember> initialCluster) {
+        membership.knowFromConfiguration(clusterId, initialCluster);
     }
 
     /** Who may do what on this member (the client handler asks it before routing a request). */

@@ -61,11 +61,15 @@ public final class Restore {
     /**
      * Writes {@code dataDir} for member {@code memberId} of cluster {@code clusterId}.
      *
-     * @param voters the new cluster's member ids (all of --initial-cluster)
+     * @param voters           the new cluster's member ids (all of --initial-cluster)
+     * @param bootstrapCluster --initial-cluster as {@code NAME=ID@HOST:PORT,...}, recorded in the identity as
+     *                         a bootstrap member's is (docs/design.md MF4): a later start that names other
+     *                         members is refused
      * @return the Raft snapshot the log starts from
      * @throws IllegalStateException if {@code dataDir} exists and is not empty (never overwrite a member's data)
      */
-    public static Snapshot write(BackupFile backup, Path dataDir, String clusterId, long memberId, Set<Long> voters) {
+    public static Snapshot write(BackupFile backup, Path dataDir, String clusterId, long memberId, Set<Long> voters,
+                                 String bootstrapCluster) {
         if (Files.exists(dataDir) && !empty(dataDir)) {
             throw new IllegalStateException("--data-dir " + dataDir + " is not empty: a restore builds a new member's"
                     + " directory and never overwrites one; give a new or empty directory");
@@ -77,7 +81,7 @@ public final class Restore {
         Snapshot snapshot = new Snapshot(new SnapshotMetadata(index, term, new Configuration(voters)),
                 image.toByteArray());
         // The identity first: "joined", since this member's log is not empty and it has a place in the cluster.
-        new MemberIdentity(clusterId, memberId, true).write(dataDir);
+        new MemberIdentity(clusterId, memberId, true, bootstrapCluster, 0).write(dataDir);
         try (RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(dataDir))) {
             store.persist(new Ready(null, new HardState(term, RaftNode.NONE, index), snapshot, List.of(), List.of(),
                     List.of(), List.of(), List.of(), true, List.of()));

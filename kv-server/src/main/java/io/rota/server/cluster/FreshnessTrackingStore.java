@@ -2,12 +2,14 @@ package io.rota.server.cluster;
 
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.Ready;
+import io.rota.raft.node.Bootstrap;
 import io.rota.raft.storage.ForwardingLogStore;
 import io.rota.raft.storage.LogStore;
 
 /**
  * A {@link LogStore} that passes everything through and notes whether this member is <em>fresh</em> in the
- * sense of the peer handshake (docs/design.md M12): it loaded nothing at start — no entry, no snapshot —
+ * sense of the peer handshake (docs/design.md M12): it loaded nothing at start — no entry but its own
+ * bootstrap entry (MF4), no snapshot —
  * and has persisted no entry or snapshot since. A member's own elections change only its hard state, so a
  * lone restarted member stays fresh until a leader sends it the log; a member restarted on its old data is
  * never fresh, whatever its identity file says.
@@ -29,7 +31,8 @@ public final class FreshnessTrackingStore extends ForwardingLogStore {
     @Override
     public PersistentState load() {
         PersistentState state = inner.load();
-        emptyAtLoad = state.snapshot() == null && state.entries().isEmpty() && state.compactedIndex() == 0;
+        // The bootstrap entry (design MF4) is this member's own write, not anything a leader sent it.
+        emptyAtLoad = Bootstrap.holdsAtMostTheInitialConfiguration(state);
         return state;
     }
 

@@ -23,14 +23,42 @@ import java.util.stream.Stream;
  * (see {@code PeerAdmission}), since an empty log under a known id forgets the member's votes and the
  * entries it acknowledged. A directory whose file names another cluster or member is refused at start.
  *
- * @param clusterId the cluster's id (--cluster-id)
- * @param memberId  this member's id
- * @param joined    whether the member has joined (its publication applied from its own log)
+ * <p>A member that bootstrapped a new cluster also records the {@code --initial-cluster} it bootstrapped
+ * with (issue 32, docs/design.md MF4), so a later start whose {@code --initial-cluster} names other members
+ * or ids is refused with a message that says the data dir wins: the configuration is in the log now.
+ *
+ * @param clusterId      the cluster's id (--cluster-id)
+ * @param memberId       this member's id
+ * @param joined         whether the member has joined (its publication applied from its own log)
+ * @param initialCluster the {@code --initial-cluster} this member bootstrapped with, as
+ *                       {@code NAME=ID@HOST:PORT,...} in id order; empty if not recorded (a joining member,
+ *                       or a file written before issue 32)
+ * @param forcedAt       the index of the configuration entry {@code --force-new-cluster} appended to this data
+ *                       dir's log, or 0 if it never did (docs/design.md MF10)
  */
-public record MemberIdentity(String clusterId, long memberId, boolean joined) {
+public record MemberIdentity(String clusterId, long memberId, boolean joined, String initialCluster, long forcedAt) {
 
     /** The file's name in the data directory. */
     public static final String FILE = "member.identity";
+
+    public MemberIdentity {
+        initialCluster = initialCluster == null ? "" : initialCluster;
+    }
+
+    /** An identity with no bootstrap recorded. */
+    public MemberIdentity(String clusterId, long memberId, boolean joined) {
+        this(clusterId, memberId, joined, "", 0);
+    }
+
+    /** This identity, joined. */
+    public MemberIdentity asJoined() {
+        return new MemberIdentity(clusterId, memberId, true, initialCluster, forcedAt);
+    }
+
+    /** This identity, forced into a cluster of one by the configuration entry at {@code index}. */
+    public MemberIdentity forcedAt(long index) {
+        return new MemberIdentity(clusterId, memberId, joined, initialCluster, index);
+    }
 
     /**
      * The identity stored in {@code dataDir}, if any.
@@ -50,10 +78,11 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
         }
         try {
             return Optional.of(new MemberIdentity(p.getProperty("cluster-id", ""),
-                    Long.parseLong(p.getProperty("member-id", "0")), Boolean.parseBoolean(p.getProperty("joined"))));
+                    Long.parseLong(p.getProperty("member-id", "0")), Boolean.parseBoolean(p.getProperty("joined")),
+                    p.getProperty("initial-cluster", ""), Long.parseLong(p.getProperty("forced-new-cluster-at", "0"))));
         } catch (NumberFormatException e) {
-            throw new MemberRefusedException(file + " is damaged (member-id is not a number); it identifies this data"
-                    + " directory's member and must not be edited", e);
+            throw new MemberRefusedException(file + " is damaged (member-id or forced-new-cluster-at is not a number); it"
+                    + " identifies this data directory's member and must not be edited", e);
         }
     }
 
@@ -75,7 +104,9 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
             Files.createDirectories(dataDir);
             Path tmp = dataDir.resolve(FILE + ".tmp");
             String text = "# Rota member identity: do not edit or copy to another member (docs/operations.md)\n"
-                    + "cluster-id=" + clusterId + "\nmember-id=" + memberId + "\njoined=" + joined + "\n";
+                    + "cluster-id=" + clusterId + "\nmember-id=" + memberId + "\njoined=" + joined + "\n"
+                    + (initialCluster.isEmpty() ? "" : "initial-cluster=" + initialCluster + "\n")
+                    + (forcedAt == 0 ? "" : "forced-new-cluster-at=" + forcedAt + "\n");
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
                 ch.write(java.nio.ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
@@ -94,13 +125,23 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
 
     /**
      * The identity of {@code dataDir} for this start: the stored one (checked against {@code clusterId} and
-     * {@code memberId}), or a new one — joined if the directory already holds a log (written by a version
-     * before this file existed), fresh if it is empty.
+     * {@code memberId}, and — when this start bootstraps, {@code bootstrapCluster} not null — against the
+     * recorded {@code --initial-cluster}), or a new one — joined if the directory already holds a log
+     * (written by a version before this file existed), fresh if it is empty.
      *
-     * @throws MemberRefusedException if the directory belongs to another cluster or member, or its identity
-     *                                 file is damaged
+     * <p>What "disagrees" means for {@code --initial-cluster}: a bootstrap member left out, or given another
+     * id. Members added since may be appended (with the ids {@code member add} gave them: a script that
+     * lists every member keeps working), and peer addresses may differ: after {@code rotactl member update}
+     * the member's own entry names its new address, and the replicated registry, not the flag, is where the
+     * members dial each other. A file without a recorded bootstrap (older, or a joining member's) is not
+     * checked; it records this one.
+     *
+     * @param bootstrapCluster this start's {@code --initial-cluster} as {@code NAME=ID@HOST:PORT,...} when it
+     *                         bootstraps a new cluster ({@code --initial-cluster-state new}), null when joining
+     * @throws MemberRefusedException if the directory belongs to another cluster or member, was bootstrapped
+     *                                 with another {@code --initial-cluster}, or its identity file is damaged
      */
-    public static MemberIdentity open(Path dataDir, String clusterId, long memberId) {
+    public static MemberIdentity open(Path dataDir, String clusterId, long memberId, String bootstrapCluster) {
         Optional<MemberIdentity> stored = read(dataDir);
         if (stored.isPresent()) {
             MemberIdentity s = stored.get();
@@ -110,10 +151,38 @@ public record MemberIdentity(String clusterId, long memberId, boolean joined) {
                         + "': check --data-dir, --name, --initial-cluster and --cluster-id (a data dir is never moved"
                         + " to another member; see docs/operations.md)");
             }
+            if (bootstrapCluster == null) {
+                return s;
+            }
+            if (s.initialCluster().isEmpty()) {
+                MemberIdentity recorded = new MemberIdentity(s.clusterId(), memberId, s.joined(), bootstrapCluster,
+                        s.forcedAt());
+                recorded.write(dataDir);
+                return recorded;
+            }
+            if (!membersById(bootstrapCluster).entrySet().containsAll(membersById(s.initialCluster()).entrySet())) {
+                throw new MemberRefusedException("the data dir " + dataDir + " was bootstrapped as member " + memberId
+                        + " of {" + s.initialCluster() + "}; --initial-cluster now says {" + bootstrapCluster + "}. The"
+                        + " data dir wins: membership changes after bootstrap are made with `rotactl member add/remove`,"
+                        + " not by editing --initial-cluster. Start with the original --initial-cluster (members added"
+                        + " since may be appended, with their ids), or with an empty data dir to join afresh (rotactl member add, then --initial-cluster-state existing;"
+                        + " docs/operations.md, \"I changed --initial-cluster\")");
+            }
             return s;
         }
-        MemberIdentity created = new MemberIdentity(clusterId, memberId, hasData(dataDir));
+        MemberIdentity created = new MemberIdentity(clusterId, memberId, hasData(dataDir), bootstrapCluster, 0);
         created.write(dataDir);
         return created;
+    }
+
+    /** Member name → id of a recorded {@code NAME=ID@HOST:PORT,...}: what must agree (addresses may move). */
+    private static java.util.Map<String, String> membersById(String cluster) {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        for (String member : cluster.split(",")) {
+            int eq = member.indexOf('=');
+            int at = member.indexOf('@', eq);
+            out.put(member.substring(0, eq), member.substring(eq + 1, at < 0 ? member.length() : at));
+        }
+        return out;
     }
 }

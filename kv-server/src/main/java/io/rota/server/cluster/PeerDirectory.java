@@ -38,6 +38,7 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
 
     private final long selfId;
     private final String clusterId;
+    private final MemberIdentity identity;
     private final Path dataDir;
     private final NettyPeerTransport transport;
     private final CompletableFuture<String> fatal = new CompletableFuture<>();
@@ -52,6 +53,7 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
     public PeerDirectory(long selfId, MemberIdentity identity, Path dataDir, NettyPeerTransport transport) {
         this.selfId = selfId;
         this.clusterId = identity.clusterId();
+        this.identity = identity;
         this.joined = identity.joined();
         this.dataDir = dataDir;
         this.transport = transport;
@@ -123,7 +125,7 @@ public final class PeerDirectory implements MemberRegistryListener, PeerAdmissio
         if (joined) {
             return;
         }
-        new MemberIdentity(clusterId, selfId, true).write(dataDir);
+        identity.asJoined().write(dataDir);
         joined = true;
         log.info("member {} has joined cluster '{}' (recorded in {})", selfId, clusterId,
                 dataDir.resolve(MemberIdentity.FILE));

@@ -33,6 +33,8 @@ public final class NodeReport {
     }
 
     private final String name;
+    /** The cluster's id (issue 32: each cluster's own), shown in /status. */
+    private final String clusterId;
     private final RaftDriver<?> driver;
     private final CoordinationStateMachine stateMachine;
     private final ClusterView view;
@@ -40,9 +42,11 @@ public final class NodeReport {
     private final WatchHub watchHub;
     private final Supplier<Map<Long, PeerStats>> peerStats;
 
-    public NodeReport(String name, RaftDriver<?> driver, CoordinationStateMachine stateMachine, ClusterView view,
-                      ServerMetrics metrics, WatchHub watchHub, Supplier<Map<Long, PeerStats>> peerStats) {
+    public NodeReport(String name, String clusterId, RaftDriver<?> driver, CoordinationStateMachine stateMachine,
+                      ClusterView view, ServerMetrics metrics, WatchHub watchHub,
+                      Supplier<Map<Long, PeerStats>> peerStats) {
         this.name = name;
+        this.clusterId = clusterId;
         this.driver = driver;
         this.stateMachine = stateMachine;
         this.view = view;
@@ -69,6 +73,7 @@ public final class NodeReport {
         return driver.status().thenApply(s -> {
             StringBuilder json = new StringBuilder("{");
             field(json, "name", quote(name)).append(',');
+            field(json, "cluster_id", quote(clusterId)).append(',');
             field(json, "id", Long.toString(s.id())).append(',');
             field(json, "role", quote(s.role().name().toLowerCase())).append(',');
             field(json, "term", Long.toString(s.term())).append(',');

@@ -60,9 +60,10 @@ public class RestoreTest {
         BackupFile read = BackupFile.read(backup);
         Path data = dir.resolve("n2");
 
-        Restore.write(read, data, "restored-1", 2, Set.of(1L, 2L, 3L));
+        Restore.write(read, data, "restored-1", 2, Set.of(1L, 2L, 3L), "n1=1@h:1,n2=2@h:2,n3=3@h:3");
 
-        assertEquals(new MemberIdentity("restored-1", 2, true), MemberIdentity.read(data).orElseThrow());
+        assertEquals(new MemberIdentity("restored-1", 2, true, "n1=1@h:1,n2=2@h:2,n3=3@h:3", 0),
+                MemberIdentity.read(data).orElseThrow());
         try (RocksDbLogStore store = RocksDbLogStore.open(StorageConfig.defaults(data))) {
             PersistentState state = store.load();
             assertEquals(100, state.snapshot().index());
@@ -91,7 +92,7 @@ public class RestoreTest {
         Path data = Files.createDirectories(dir.resolve("n1"));
         Files.writeString(data.resolve("keep"), "x");
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> Restore.write(BackupFile.read(backup), data, "restored-1", 1, Set.of(1L)));
+                () -> Restore.write(BackupFile.read(backup), data, "restored-1", 1, Set.of(1L), "n1=1@h:1"));
         assertTrue(e.getMessage().contains("not empty"), e.getMessage());
         assertEquals(1, Files.list(data).count());
     }

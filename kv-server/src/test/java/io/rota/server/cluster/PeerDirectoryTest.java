@@ -20,7 +20,7 @@ class PeerDirectoryTest {
     @DisplayName("a newcomer that is about to publish itself is no longer fresh, though its log is still empty")
     void aNewcomerAboutToPublishIsNotFresh() {
         Path data = dir.resolve("n7");
-        PeerDirectory newcomer = new PeerDirectory(7, MemberIdentity.open(data, "rota", 7), data, null);
+        PeerDirectory newcomer = new PeerDirectory(7, MemberIdentity.open(data, "rota", 7, null), data, null);
         newcomer.setEmptyLog(() -> true); // catching up by snapshot: nothing stored yet
         assertTrue(newcomer.fresh(), "before it publishes, an empty directory is fresh");
 
@@ -31,7 +31,7 @@ class PeerDirectoryTest {
         assertTrue(MemberIdentity.read(data).orElseThrow().joined(), "recorded on disk, so a restart keeps it");
 
         Path peerData = dir.resolve("n5");
-        PeerDirectory peer = new PeerDirectory(5, MemberIdentity.open(peerData, "rota", 5), peerData, null);
+        PeerDirectory peer = new PeerDirectory(5, MemberIdentity.open(peerData, "rota", 5, null), peerData, null);
         assertNull(peer.refuse(7, newcomer.fresh()), "the handshake of the joining process is accepted");
     }
 
@@ -39,7 +39,7 @@ class PeerDirectoryTest {
     @DisplayName("a process on an empty directory that never published stays fresh")
     void anEmptyDirectoryThatNeverPublishedStaysFresh() {
         Path data = dir.resolve("n4");
-        PeerDirectory d = new PeerDirectory(4, MemberIdentity.open(data, "rota", 4), data, null);
+        PeerDirectory d = new PeerDirectory(4, MemberIdentity.open(data, "rota", 4, null), data, null);
         d.setEmptyLog(() -> true);
         assertTrue(d.fresh());
         assertFalse(MemberIdentity.read(data).map(MemberIdentity::joined).orElse(false));

@@ -82,7 +82,8 @@ final class MemberCommand extends CommandGroup {
             next.add("  rota server --name " + added.name() + " --data-dir DATA_DIR --listen-peer " + added.peerAddress()
                     + " --listen-client " + (clientAddress.isEmpty() ? "HOST:PORT" : clientAddress)
                     + " --initial-cluster " + added.initialCluster() + " --initial-cluster-state existing"
-                    + " [--cluster-id ID, as the others]");
+                    + (added.clusterId().isEmpty() ? " [--cluster-id ID, as the others]"
+                    : " --cluster-id " + added.clusterId()));
             if (added.learner()) {
                 next.add("Then, once 'rotactl member list --progress' shows it caught up: rotactl member promote "
                         + added.id());
