@@ -899,7 +899,12 @@ public final class RaftNode {
         leaderId = leader;
         electionElapsed = 0;
         preVoteRounds = 0;
-        leaderReportedDown = false;
+        if (leaderReportedDown) {
+            // The report was wrong: the leader lives. Give back the full randomized timeout the report cut to
+            // a tick or two, or this follower keeps timing out between heartbeats (issue 32).
+            randomizedElectionTimeout = options.electionTicks() + random.nextInt(options.electionTicks());
+            leaderReportedDown = false;
+        }
     }
 
     /**

@@ -206,6 +206,32 @@ class PreVoteAndCheckQuorumTest {
     }
 
     @Test
+    @DisplayName("D20 (issue 32): after a false report, hearing from the leader restores the full election timeout; without PreVote the follower does not depose it later")
+    void aFalseReportIsForgottenWhenTheLeaderSpeaks() {
+        // Found by the simulator's quiet check (seeds 3/11282, 4/3410, 4/17775): the report cut the follower's
+        // election timeout to one tick, and hearing from the leader again kept it cut; with heartbeats every
+        // three ticks the follower then timed out between two of them, forever, and with PreVote off its
+        // RequestVotes' higher term eventually deposed a healthy leader.
+        Network net = new Network(3, o -> o.preVote(false).heartbeatTicks(3));
+        net.electLeader(1);
+        long term = net.node(1).currentTerm();
+        net.tickAll();
+        net.drain();
+        net.node(2).reportPeerDown(1); // wrong: node 1 is alive ...
+        for (int i = 0; i < 3; i++) {
+            net.tick(1); // ... and its next heartbeat reaches node 2 before node 2's cut timeout runs out
+            net.drain();
+        }
+        assertEquals(1, net.node(2).leaderId());
+        for (int i = 0; i < 200; i++) {
+            net.tickAll();
+            net.drain();
+        }
+        assertEquals(1, net.leader());
+        assertEquals(term, net.node(1).currentTerm(), "the healthy leader was deposed");
+    }
+
+    @Test
     @DisplayName("reportPeerDown of a peer that is not the leader changes nothing")
     void reportOfANonLeaderIsIgnored() {
         Network net = new Network(3);
