@@ -53,12 +53,12 @@ class SimulationTest {
      * mix: a new action kind, or a new weight, changes what every seed draws.
      */
     private static final long[][] MEMBERSHIP_MUTATION_SEEDS = {
-            {3, 3}, {4, 4}, {5, 5},         // a second uncommitted change allowed: One change at a time
-            {3, 155}, {4, 400}, {5, 813},   // the same, that invariant switched off: Election Safety, Leader Completeness
-            {3, 5}, {4, 17}, {5, 8},        // a truncated configuration entry kept: Configuration at append
-            {3, 32}, {4, 4}, {5, 158},      // learners counted toward commitment: Commitment quorum
-            {3, 18}, {4, 40}, {5, 98},      // a snapshot given the latest configuration, not its index's
-            {3, 104}, {4, 6357},            // a removed leader that lost its lead may not stand: liveness
+            {3, 2}, {4, 4}, {5, 5},         // a second uncommitted change allowed: One change at a time
+            {3, 52}, {4, 277}, {5, 637},    // the same, that invariant switched off: Log Matching, Leader Completeness, Election Safety
+            {3, 3}, {4, 17}, {5, 8},        // a truncated configuration entry kept: Configuration at append
+            {3, 12}, {4, 4}, {5, 12},       // learners counted toward commitment: Commitment quorum
+            {3, 12}, {4, 40}, {5, 15},      // a snapshot given the latest configuration, not its index's: self-stop, liveness
+            {3, 104}, {4, 19930},           // a removed leader that lost its lead may not stand: liveness
             {3, 12}, {4, 120}, {5, 15},     // a driver snapshot given the latest configuration (issue 32): no self-stop
     };
 
