@@ -139,6 +139,8 @@ function render() {
   setText('p99', p99 ? p99.toFixed(1) + ' ms' : '–');
   const live = [...members.values()].filter(answering).length;
   setText('feed', `served by ${selfName} · ${live} of ${members.size} members answering · live: server-sent events, 4/s`);
+  const anyone = [...members.values()].find(answering);
+  setText('cluster-id', anyone && anyone.data.cluster_id ? anyone.data.cluster_id : '');
   renderMembers(lead);
   renderLog();
   renderTimeline();

@@ -365,6 +365,34 @@ public final class Cluster {
     }
 
     /**
+     * The cluster's id and the members of its configuration, from one answer of the leader (etcd's member list
+     * carries {@code header.cluster_id} the same way). Each cluster gets an id of its own at bootstrap, and
+     * a restore a fresh one (issue 32).
+     *
+     * @param clusterId the cluster's id; empty from a server before issue 32
+     * @param members   the members, by id, as {@link #memberList()}
+     */
+    public record MemberListing(String clusterId, List<ClusterMember> members) {
+    }
+
+    /** @return the cluster's id and its members, from one answer */
+    public CompletableFuture<MemberListing> memberListingAsync() {
+        return calls.execute(Frame.newBuilder().setMemberListRequest(MemberListRequest.getDefaultInstance()), false)
+                .thenApply(f -> new MemberListing(f.getMemberListResponse().getClusterId(),
+                        f.getMemberListResponse().getMembersList().stream().map(ClusterMember::of).toList()));
+    }
+
+    /**
+     * {@link #memberListingAsync} and waits.
+     *
+     * @return the cluster's id and its members
+     * @throws RotaException on failure
+     */
+    public MemberListing memberListing() {
+        return Errors.await(memberListingAsync());
+    }
+
+    /**
      * {@link #memberListAsync} and waits.
      *
      * @return the members, by id

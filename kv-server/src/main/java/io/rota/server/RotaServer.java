@@ -199,7 +199,7 @@ public final class RotaServer implements AutoCloseable {
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
                     new NodeReport(config.name(), config.clusterId(), driver, stateMachine, view, metrics, watchHub, transport::stats),
-                    faultClock, new Dashboard(config.name(), names, driver, stateMachine, view, metrics, lab),
+                    faultClock, new Dashboard(config.name(), config.clusterId(), names, driver, stateMachine, view, metrics, lab),
                     clientTls, config.tls().clientCertAuth());
         } catch (RuntimeException e) {
             if (clients != null) {

@@ -72,6 +72,8 @@ class DashboardTest {
             assertTrue(s.contains("\"role\":\"leader\""), s);
             assertTrue(s.contains("\"key\":\"" + held.key() + "\",\"token\":" + held.fencingToken()), s);
             assertTrue(s.contains("\"lab\":false"), s);
+            assertTrue(s.contains("\"cluster_id\":\"" + CLUSTER.get().config(leader).clusterId() + "\""),
+                    "the cluster's id, shown on the page (issue 32): " + s);
             assertEquals(2, count(s.substring(s.indexOf("\"progress\":"), s.indexOf("\"log\":")), "\"match\":"), s);
             assertTrue(s.contains(",\"no-op\"]") || s.contains("\"first\":"), s);
             assertTrue(Pattern.compile("\"kind\":\"role\",\"term\":\\d+,\"role\":\"leader\"").matcher(s).find(),

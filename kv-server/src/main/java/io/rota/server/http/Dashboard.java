@@ -38,14 +38,16 @@ public final class Dashboard {
     private final Map<Long, String> configured;
     private final RaftDriver<?> driver;
     private final CoordinationStateMachine stateMachine;
+    private final String clusterId;
     private final ClusterView view;
     private final ServerMetrics metrics;
     private final LabController lab;
 
     /** @param lab the lab controller, or null when lab mode is off (the default) */
-    public Dashboard(String name, Map<Long, String> configured, RaftDriver<?> driver,
+    public Dashboard(String name, String clusterId, Map<Long, String> configured, RaftDriver<?> driver,
                      CoordinationStateMachine stateMachine, ClusterView view, ServerMetrics metrics, LabController lab) {
         this.name = name;
+        this.clusterId = clusterId;
         this.configured = Map.copyOf(configured);
         this.driver = driver;
         this.stateMachine = stateMachine;
@@ -83,6 +85,7 @@ public final class Dashboard {
         StringBuilder json = new StringBuilder(4096).append('{');
         Json.field(json, "name", Json.quote(name)).append(',');
         Json.field(json, "id", s.id()).append(',');
+        Json.field(json, "cluster_id", Json.quote(clusterId)).append(',');
         Json.field(json, "time", driver.clock().wallMillis()).append(',');
         Json.field(json, "role", Json.quote(s.role().name().toLowerCase())).append(',');
         Json.field(json, "term", s.term()).append(',');

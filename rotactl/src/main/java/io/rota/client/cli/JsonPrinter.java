@@ -197,7 +197,7 @@ final class JsonPrinter implements Printer {
     }
 
     @Override
-    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress) {
+    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress, String clusterId) {
         List<Json> list = new ArrayList<>();
         for (io.rota.client.ClusterMember m : members) {
             list.add(new Json().field("id", m.id()).field("name", m.name()).field("peer_address", m.peerAddress())
@@ -205,7 +205,7 @@ final class JsonPrinter implements Printer {
                     .field("is_leader", m.leader()).field("match_index", m.matchIndex()).field("lag", m.lag())
                     .field("caught_up", m.caughtUp()));
         }
-        print(new Json().objects("members", list));
+        print(new Json().field("header", new Json().field("cluster_id", clusterId)).objects("members", list));
     }
 
     @Override

@@ -219,9 +219,9 @@ final class MemberCommand extends CommandGroup {
 
         @Override
         int run(RotaClient client, Printer printer) {
-            List<ClusterMember> members;
+            io.rota.client.Cluster.MemberListing listing;
             try {
-                members = client.cluster().memberList();
+                listing = client.cluster().memberListing();
             } catch (RotaException e) {
                 if (e.code() != RotaException.Code.INVALID_ARGUMENT) {
                     throw e;
@@ -230,7 +230,7 @@ final class MemberCommand extends CommandGroup {
                 printer.memberList(client.cluster().members());
                 return 0;
             }
-            printer.clusterMembers(members, progress);
+            printer.clusterMembers(listing.members(), progress, listing.clusterId());
             return 0;
         }
     }

@@ -132,7 +132,7 @@ interface Printer {
      * member published its client address, else "unstarted"), plus, with {@code progress}, leader,
      * matchIndex, lag and whether caught up.
      */
-    void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress);
+    void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress, String clusterId);
 
     /** A membership change done: what happened (one line), member {@code id}, and what to do next. */
     void memberChanged(String done, long id, List<String> next);

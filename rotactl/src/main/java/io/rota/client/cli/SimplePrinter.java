@@ -207,7 +207,7 @@ class SimplePrinter implements Printer {
     }
 
     @Override
-    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress) {
+    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress, String clusterId) {
         for (io.rota.client.ClusterMember m : members) {
             String line = String.join(", ", Long.toString(m.id()), status(m), m.name(), m.peerAddress(),
                     m.clientAddress(), Boolean.toString(m.learner()));

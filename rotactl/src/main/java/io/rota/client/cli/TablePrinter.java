@@ -102,7 +102,7 @@ final class TablePrinter extends SimplePrinter {
     }
 
     @Override
-    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress) {
+    public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress, String clusterId) {
         Table t = progress
                 ? new Table("ID", "STATUS", "NAME", "PEER ADDRS", "CLIENT ADDRS", "IS LEARNER", "IS LEADER",
                         "MATCH INDEX", "LAG", "CAUGHT UP")
@@ -116,6 +116,10 @@ final class TablePrinter extends SimplePrinter {
             }
         }
         print(t);
+        if (!clusterId.isEmpty()) {
+            out.println("cluster id: " + clusterId);
+            out.flush();
+        }
     }
 
     @Override

@@ -18,6 +18,7 @@ import io.rota.client.recipes.JobState;
 import io.rota.client.recipes.Leader;
 import io.rota.client.recipes.OnceState;
 import io.rota.client.recipes.OnceStatus;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The three output formats, line for line. */
@@ -79,7 +81,7 @@ class OutputTest {
     void memberAddSaysWhatItDoesToTheQuorum() {
         List<ClusterMember> three = List.of(member(1, false), member(2, false), member(3, false));
         String cluster = "n1=1@127.0.0.1:7101,n2=2@127.0.0.1:7102,n3=3@127.0.0.1:7103,n4=4@127.0.0.1:7104";
-        AddedMember voter = new AddedMember(4, "n4", "127.0.0.1:7104", false, withN4(three, false));
+        AddedMember voter = new AddedMember(4, "n4", "127.0.0.1:7104", false, withN4(three, false), "");
         assertEquals("""
                 Member n4 added with id 4 as a voter (peer 127.0.0.1:7104)
                 The cluster now needs 3 of 4 votes; until n4 starts, one more failure stops it. Prefer --learner, then 'rotactl member promote'.
@@ -88,7 +90,7 @@ class OutputTest {
                 --initial-cluster %s --initial-cluster-state existing [--cluster-id ID, as the others]
                 """.formatted(cluster), simple(p -> MemberCommand.AddCommand.printAdded(p, voter, "127.0.0.1:7004")));
 
-        AddedMember learner = new AddedMember(4, "n4", "127.0.0.1:7104", true, withN4(three, true));
+        AddedMember learner = new AddedMember(4, "n4", "127.0.0.1:7104", true, withN4(three, true), "");
         String out = simple(p -> MemberCommand.AddCommand.printAdded(p, learner, ""));
         assertTrue(out.startsWith("Member n4 added with id 4 as a learner (peer 127.0.0.1:7104)\n"
                 + "A learner does not vote: the cluster still needs 2 of 3 votes.\n"), out);
@@ -96,9 +98,22 @@ class OutputTest {
         List<ClusterMember> five = List.of(member(1, false), member(2, false), member(3, false), member(4, false),
                 member(5, false));
         AddedMember sixth = new AddedMember(6, "n6", "127.0.0.1:7106", false,
-                java.util.stream.Stream.concat(five.stream(), java.util.stream.Stream.of(member(6, false))).toList());
+                java.util.stream.Stream.concat(five.stream(), java.util.stream.Stream.of(member(6, false))).toList(), "");
         assertEquals("The cluster now needs 4 of 6 votes; until n6 starts, it survives 1 failure, not 2."
                 + " Prefer --learner, then 'rotactl member promote'.", sixth.quorumEffect());
+    }
+
+    @Test
+    @DisplayName("member list shows the cluster's id (issue 32) where etcd puts it, in json's header, and under the table; plain text stays etcdctl's")
+    void memberListShowsTheClusterId() {
+        List<ClusterMember> three = List.of(member(1, false), member(2, false), member(3, false));
+        String json = json(p -> p.clusterMembers(three, false, "rota-0123456789abcdef"));
+        assertTrue(json.startsWith("{\"header\":{\"cluster_id\":\"rota-0123456789abcdef\"},\"members\":["), json);
+        String table = table(p -> p.clusterMembers(three, true, "rota-0123456789abcdef"));
+        assertTrue(table.strip().endsWith("cluster id: rota-0123456789abcdef"), table);
+        String simple = simple(p -> p.clusterMembers(three, false, "rota-0123456789abcdef"));
+        assertFalse(simple.contains("rota-0123456789abcdef"), simple);
+        assertEquals(3, simple.strip().lines().count(), simple);
     }
 
     private static ClusterMember member(long id, boolean learner) {
