@@ -125,12 +125,6 @@ final class MembershipRequests {
 
     private CompletableFuture<Frame> add(MemberAddRequest req, long deadline) {
         return driver.status().thenCompose(status -> {
-            if (!req.getLearner() && !req.getForce() && status.role() == io.rota.raft.core.Role.LEADER) {
-                ConfChangeRefusedException atRisk = voterAddAtRisk(req.getName(), status);
-                if (atRisk != null) {
-                    return CompletableFuture.failedFuture(atRisk);
-                }
-            }
             long floor = status.id();
             for (long id : status.configuration().members()) {
                 floor = Math.max(floor, id);
@@ -141,6 +135,18 @@ final class MembershipRequests {
                             .setPeerAddress(req.getPeerAddress()).setClientAddress(req.getClientAddress())
                             .setLearner(req.getLearner()).setIdFloor(floor))
                     .build();
+            // A request that is wrong in itself is INVALID_ARGUMENT whatever the cluster's state (issue 30);
+            // only a well-formed voter add is then judged against the quorum.
+            Optional<io.rota.proto.Error> refusal = Admission.check(register);
+            if (refusal.isPresent()) {
+                return CompletableFuture.failedFuture(new ApplyError(refusal.get()));
+            }
+            if (!req.getLearner() && !req.getForce() && status.role() == io.rota.raft.core.Role.LEADER) {
+                ConfChangeRefusedException atRisk = voterAddAtRisk(req.getName(), status);
+                if (atRisk != null) {
+                    return CompletableFuture.failedFuture(atRisk);
+                }
+            }
             return propose(register, deadline);
         }).thenCompose(result -> {
             if (result.hasError()) {
