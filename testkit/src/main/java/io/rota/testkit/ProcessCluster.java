@@ -53,6 +53,13 @@ public final class ProcessCluster implements AutoCloseable {
     private volatile int[] httpPort;
     private final List<String> extraArgs;
     private final BiFunction<Integer, Integer, String> peerAddress;
+    /**
+     * Whether members dial each other through {@link #peerAddress} (proxies): each member's --initial-cluster
+     * then names the others at different addresses, so the id a new cluster derives from it (issue 32) would
+     * differ per member, and they are all given one --cluster-id instead, as an operator whose members see
+     * each other at different addresses must.
+     */
+    private final boolean routed;
     private volatile Process[] processes;
     /** Every process started, in start order: whether it was asked to stop, or may stop itself. */
     private final List<Run> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -172,6 +179,7 @@ public final class ProcessCluster implements AutoCloseable {
             httpPort[i] = Ports.freePort();
         }
         this.peerAddress = peerAddress != null ? peerAddress : (i, j) -> "127.0.0.1:" + peerPort[j];
+        this.routed = peerAddress != null;
         this.processes = new Process[size];
         this.startOverride = newOverrides(size);
     }
@@ -356,6 +364,9 @@ public final class ProcessCluster implements AutoCloseable {
                 "--listen-client", "127.0.0.1:" + clientPort[i], "--listen-peer", "127.0.0.1:" + peerPort[i],
                 "--http", "127.0.0.1:" + httpPort[i], "--initial-cluster", cluster.toString()));
         cmd.addAll(extraArgs);
+        if (routed && startOverride[i] == null && !extraArgs.contains("--cluster-id")) {
+            cmd.addAll(List.of("--cluster-id", "routed-" + dir.getFileName()));
+        }
         cmd.addAll(memberArgs.apply(i));
         if (startOverride[i] != null) {
             cmd.addAll(startOverride[i].subList(1, startOverride[i].size()));
