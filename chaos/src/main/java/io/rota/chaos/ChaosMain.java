@@ -58,6 +58,8 @@ public final class ChaosMain implements Runnable {
         long maxSpell;
         @Option(names = "--election-ms", defaultValue = "1000", description = "The members' election timeout (default: ${DEFAULT-VALUE}).")
         long electionMs;
+        @Option(names = "--snapshot-count", defaultValue = "0", description = "The members' --snapshot-count; 0 keeps the server's default. A small one (e.g. 20) makes members snapshot while membership changes are in flight (issue 32).")
+        int snapshotCount;
         @Option(names = "--auth", description = "Enable auth; the lock workload runs as a user allowed only its own prefix and also tries others (lock workload only; not with the membership nemesis).")
         boolean auth;
 
@@ -66,7 +68,7 @@ public final class ChaosMain implements Runnable {
             long s = seed != null ? seed : new java.util.Random().nextLong();
             ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings(nemesis, workload, Duration.ofSeconds(seconds),
                     out.toAbsolutePath(), s, clients, keys, rate, Duration.ofSeconds(minSpell), Duration.ofSeconds(maxSpell),
-                    Duration.ofMillis(electionMs), auth), System.out);
+                    Duration.ofMillis(electionMs), auth, snapshotCount), System.out);
             return outcome.exitCode();
         }
     }

@@ -81,10 +81,12 @@ public final class ChaosRun {
      * @param election  the members' election timeout
      * @param auth      enable auth: the workload runs as a user allowed only its own prefix (lock workload
      *                  only, not under the membership nemesis), so its refusals are part of the run
+     * @param snapshotCount the members' {@code --snapshot-count}, or 0 for the server's default: a small one makes
+     *                  members snapshot while membership changes are in flight, which once stopped them (issue 32)
      */
     public record Settings(String nemesis, String workload, Duration duration, Path out, long seed, int clients,
                            int keys, double rate, Duration minSpell, Duration maxSpell, Duration election,
-                           boolean auth) {
+                           boolean auth, int snapshotCount) {
     }
 
     /**
@@ -172,6 +174,9 @@ public final class ChaosRun {
              MemberSlots slots = membership ? new MemberSlots(MembershipPlan.MAX_MEMBERS, Ports::freePort) : null;
              HistoryWriter history = new HistoryWriter(historyFile, () -> System.nanoTime() - started)) {
             List<String> args = new java.util.ArrayList<>(List.of("--election-ms", Long.toString(s.election().toMillis())));
+            if (s.snapshotCount() > 0) {
+                args.addAll(List.of("--snapshot-count", Integer.toString(s.snapshotCount())));
+            }
             if (faultInjection) {
                 args.add("--unsafe-fault-injection");
             }

@@ -43,12 +43,17 @@ class ChaosProcessTest {
 
     private Run run(String nemesis, String workload, String secondsProperty, long seconds, int clients, int keys,
                     int rate, boolean auth) throws Exception {
+        return run(nemesis, workload, secondsProperty, seconds, clients, keys, rate, auth, 0);
+    }
+
+    private Run run(String nemesis, String workload, String secondsProperty, long seconds, int clients, int keys,
+                    int rate, boolean auth, int snapshotCount) throws Exception {
         long seed = Long.getLong("chaos.seed", new java.util.Random().nextLong());
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream progress = new PrintStream(new TeeStream(captured), true, StandardCharsets.UTF_8);
         ChaosRun.Outcome outcome = ChaosRun.run(new ChaosRun.Settings(nemesis, workload,
                 Duration.ofSeconds(Long.getLong(secondsProperty, seconds)), dir, seed, clients, keys, rate,
-                Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000), auth), progress);
+                Duration.ofSeconds(3), Duration.ofSeconds(6), Duration.ofMillis(1000), auth, snapshotCount), progress);
         String report = Files.readString(dir.resolve("report.txt"));
         return new Run(outcome, report, "seed " + seed + "\n" + captured.toString(StandardCharsets.UTF_8) + "\n" + report);
     }
@@ -104,10 +109,13 @@ class ChaosProcessTest {
 
     @Test
     void registerWhileMembersAreAddedRemovedAndReplacedIsLinearizableAndLosesNothing() throws Exception {
-        Run run = run("membership", "register", "chaos.membership.seconds", 60, 4, 6, 50);
+        // Snapshots every 20 entries, so members snapshot while a change sits above their applied index: the
+        // combination that stopped every member at the first `member add` (issue 32, item 1).
+        Run run = run("membership", "register", "chaos.membership.seconds", 60, 4, 6, 50, false, 20);
         ChaosRun.Outcome outcome = run.outcome();
         String report = run.report();
         String context = run.context();
+        assertEquals(0, outcome.selfExits(), "no member may stop itself: " + context);
         assertEquals(Verdict.YES, outcome.verdict(), context);
         assertEquals(0, outcome.lost(), context);
         assertEquals(0, outcome.exitCode(), context);
