@@ -276,10 +276,10 @@ class RaftClusterTest {
                     inFlight.add(d.propose(("w" + learner + "-" + i).getBytes(StandardCharsets.UTF_8),
                             Duration.ofSeconds(10)));
                 }
-                Configuration added = d.changeMembership(ConfChange.addLearner(learner), Duration.ofSeconds(10)).join();
-                assertTrue(added.isLearner(learner));
+                changeRetrying(d, ConfChange.addLearner(learner));
+                assertTrue(c.status(leader).configuration().isLearner(learner));
                 CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).join();
-                d.changeMembership(ConfChange.remove(learner), Duration.ofSeconds(10)).join();
+                changeRetrying(d, ConfChange.remove(learner));
                 written += inFlight.size();
                 for (long id : c.live()) {
                     assertEquals(null, c.node(id).failure(), "node " + id + " stopped itself");
@@ -293,6 +293,24 @@ class RaftClusterTest {
     }
 
     // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Makes {@code change}, asking again while it is refused for a reason that passes with time (a leader
+     * elected a moment ago has not yet committed an entry of its term, §4.1).
+     */
+    private static void changeRetrying(RaftDriver<Long> d, ConfChange change) {
+        Await.until(LocalCluster.TIMEOUT, () -> {
+            try {
+                d.changeMembership(change, Duration.ofSeconds(10)).join();
+                return true;
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof ConfChangeRefusedException refused && refused.retryable()) {
+                    return false;
+                }
+                throw e;
+            }
+        }, change + " made");
+    }
 
     private static RaftException assertFails(CompletableFuture<?> f) {
         try {
