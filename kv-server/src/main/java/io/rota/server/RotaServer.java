@@ -22,7 +22,7 @@ import io.rota.server.api.ServerMetrics;
 import io.rota.server.api.SnapshotStream;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.etcd.EtcdServer;
-import io.rota.server.cluster.ForcedClusterRetirement;
+import io.rota.server.api.ForcedClusterRetirement;
 import io.rota.server.cluster.FreshnessTrackingStore;
 import io.rota.server.cluster.MemberIdentity;
 import io.rota.server.cluster.MemberRefusedException;

@@ -1,9 +1,9 @@
-package io.rota.server.cluster;
+package io.rota.server.api;
 
 import io.rota.proto.Frame;
 import io.rota.proto.MemberRemoveRequest;
 import io.rota.raft.node.NodeStatus;
-import io.rota.server.api.RequestRouter;
+import io.rota.server.cluster.ClusterView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
