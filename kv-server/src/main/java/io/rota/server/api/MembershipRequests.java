@@ -179,7 +179,7 @@ final class MembershipRequests {
             }
         });
         long answering = current.voters().stream().filter(responding::contains).count();
-        return answering >= (current.voters().size() + 1) / 2 + 1 ? null
+        return answering >= Configuration.quorumOf(current.voters().size() + 1) ? null
                 : ConfChangeRefusedException.voterAddAtRisk(name, responding, current);
     }
 

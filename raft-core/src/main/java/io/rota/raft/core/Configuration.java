@@ -80,7 +80,12 @@ public record Configuration(Set<Long> voters, Set<Long> learners) {
 
     /** Smallest number of voters that forms a majority. */
     public int quorum() {
-        return voters.size() / 2 + 1;
+        return quorumOf(voters.size());
+    }
+
+    /** Smallest number of {@code voters} voters that forms a majority (§5.2). */
+    public static int quorumOf(int voters) {
+        return voters / 2 + 1;
     }
 
     /**

@@ -315,12 +315,11 @@ public final class RaftNode {
         if (latestSnapshot != null && index <= latestSnapshot.index()) {
             return log.firstIndex();
         }
-        long term = log.term(index);
-        if (term <= 0) {
+        if (log.term(index) <= 0) {
             throw new IllegalArgumentException("snapshot at " + index + ": entry already compacted");
         }
-        // The snapshot carries the configuration at its index, not the latest one (§4.1, §7).
-        latestSnapshot = new Snapshot(new SnapshotMetadata(index, term, configurations.at(index)), data);
+        // The one record a snapshot at this index has, whoever wrote it (the driver writes it first, §7).
+        latestSnapshot = new Snapshot(snapshotMetadata(index), data);
         configurations.compact(index);
         log.compactTo(Math.min(Math.max(0, index - options.snapshotCatchUpEntries()), snapshotPin(index)));
         return log.firstIndex();

@@ -57,6 +57,8 @@ public final class SimCluster {
     private final MemoryLogStore[] disks;
     private final SimStateMachine[] machines;
     private final int[] incarnations;
+    /** Per node: a snapshot captured as the driver captures one, not yet finished ({@link #capture}). */
+    private final Map<Integer, Capture> captures = new HashMap<>();
     /**
      * A crash armed to strike inside the node's next Ready that has something to persist: 1 after its
      * leader messages left but before the disk write; 2 after the disk write but before the rest left.
@@ -448,8 +450,6 @@ public final class SimCluster {
     /** A snapshot captured as the driver captures one, to be written and finished later (RaftDriver). */
     private record Capture(int incarnation, SnapshotMetadata metadata, byte[] image) {
     }
-
-    private final Map<Integer, Capture> captures = new HashMap<>();
 
     /**
      * The driver's snapshot, first half (RaftDriver.maybeSnapshot): record what the core says the snapshot
