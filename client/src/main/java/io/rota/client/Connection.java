@@ -166,10 +166,17 @@ final class Connection {
         return callId;
     }
 
-    /** The frame with the client's current token (none before the first login, or without credentials). */
+    /**
+     * The frame with the client's current token; before the first login, a client with credentials names its
+     * user instead (issue 33), so a member with auth enabled asks it to log in rather than take its
+     * certificate's CN for it.
+     */
     private Frame.Builder withToken(Frame.Builder frame) {
         String token = tokens.current();
-        return token.isEmpty() ? frame : frame.setAuthToken(token);
+        if (!token.isEmpty()) {
+            return frame.setAuthToken(token);
+        }
+        return tokens.hasCredentials() ? frame.setClaimedUser(tokens.user()) : frame;
     }
 
     /** Stops routing frames of {@code callId} to its stream (later frames are dropped). */

@@ -78,6 +78,9 @@ final class Retrier {
         long attemptNanos = Math.min(remaining, attemptTimeoutNanos);
         AtomicBoolean connected = new AtomicBoolean();
         call.tokenSent = pool.tokens().current();
+        if (pool.tokens().dueForRenewal() && !call.request.getAuthRequest().hasAuthenticate()) {
+            renewAhead();
+        }
         pool.connection(endpoint)
                 .thenCompose(c -> {
                     connected.set(true);
@@ -204,6 +207,23 @@ final class Retrier {
             } else {
                 log.debug("logged in again as {}; retrying {}", tokens.user(), call.request.getBodyCase());
                 start(call);
+            }
+        });
+    }
+
+    /**
+     * Log in again before the token expires (issue 33: tokens live --auth-token-ttl), in the background: calls
+     * go on with the current token meanwhile, and one that is refused for it renews as {@link #renewToken} does.
+     */
+    private void renewAhead() {
+        AuthTokens tokens = pool.tokens();
+        tokens.renew(tokens.current(), login -> {
+            Call authenticate = new Call(login, false, System.nanoTime() + callTimeoutNanos);
+            start(authenticate);
+            return authenticate.result;
+        }).whenComplete((token, e) -> {
+            if (e != null) {
+                log.debug("renewing the auth token of {} ahead of its expiry failed: {}", tokens.user(), e.toString());
             }
         });
     }

@@ -38,6 +38,7 @@ import io.rota.server.lab.LabMode;
 import io.rota.server.lab.LabPartition;
 import io.rota.server.lease.LeaseKeeper;
 import io.rota.server.maintenance.AutoCompaction;
+import io.rota.server.maintenance.TokenKeyKeeper;
 import io.rota.server.maintenance.SpaceQuota;
 import io.rota.server.watch.WatchHub;
 import picocli.CommandLine;
@@ -105,6 +106,8 @@ public final class RotaServer implements AutoCloseable {
     private final SnapshotStream snapshots;
     private final SpaceQuota quota;
     private final AutoCompaction autoCompaction;
+    /** Issue 33: draws a token key on the leader of a cluster restored without one. */
+    private final TokenKeyKeeper tokenKeys;
 
     /** TLS of the client port and the peer port (reloading their files), or null where plaintext. */
     private final TlsContexts clientTls;
@@ -192,6 +195,9 @@ public final class RotaServer implements AutoCloseable {
         try {
             clients = new ClientServer(config.clientSettings(VERSION), driver, stateMachine, view, watchHub, timer,
                     clock, metrics, clientTls, clientsOnDriverLoop ? transport.driverLoop().orElseThrow() : null);
+            // Issue 33: tokens bound to this cluster's id, living --auth-token-ttl; hashes of --bcrypt-cost.
+            clients.router().gate().configure(config.clusterId(), config.authTokenTtl(), config.bcryptCost(),
+                    clock::wallMillis);
             etcd = config.listenEtcd() == null ? null : new EtcdServer(config.listenEtcd(),
                     config.clientSettings(VERSION).maxFrameBytes(), clients.router(), watchHub, view, config.clusterId(),
                     config.tls().clientFiles());
@@ -258,6 +264,9 @@ public final class RotaServer implements AutoCloseable {
             case REVISION -> new AutoCompaction(driver, stateMachine, null, upkeep.retentionRevisions(), timer, clock,
                     config.requestTimeout());
         };
+        tokenKeys = new TokenKeyKeeper(driver, stateMachine, clientServer.router().gate(), timer, clock,
+                config.requestTimeout());
+        tokenKeys.start();
         if (autoCompaction != null) {
             autoCompaction.start();
         }
@@ -428,6 +437,7 @@ public final class RotaServer implements AutoCloseable {
         clientServer.close();
         snapshots.close();
         quota.close();
+        tokenKeys.close();
         if (autoCompaction != null) {
             autoCompaction.close();
         }

@@ -173,6 +173,16 @@ final class ServerCommand implements Callable<Integer> {
             + " See docs/etcd-compat.md.")
     String listenEtcd;
 
+    @Option(names = "--auth-token-ttl", defaultValue = "300", paramLabel = "SECONDS", description = "How long an auth"
+            + " token is valid after a login (default: ${DEFAULT-VALUE}, as etcd's); the SDK logs in again before it"
+            + " expires. Tokens are also bound to the cluster id and die with any user or role change.")
+    long authTokenTtlSeconds;
+
+    @Option(names = "--bcrypt-cost", defaultValue = "" + io.rota.server.auth.Passwords.DEFAULT_COST, description =
+            "bcrypt's cost (2^N rounds) for password hashes made from now on (default: ${DEFAULT-VALUE}, as etcd's;"
+                    + " 4 to 31; each step doubles a login's CPU).")
+    int bcryptCost;
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config;
@@ -193,7 +203,8 @@ final class ServerCommand implements Callable<Integer> {
                     .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
                     .tls(tls())
                     .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd))
-                    .forceNewCluster(forceNewCluster).build();
+                    .forceNewCluster(forceNewCluster)
+                    .authTokenTtl(java.time.Duration.ofSeconds(authTokenTtlSeconds)).bcryptCost(bcryptCost).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -67,6 +67,8 @@ import java.util.Objects;
  * @param initialClusterToken   mixed into the derived cluster id ({@code --initial-cluster-token}, etcd's
  *                              flag): two clusters bootstrapped with the same {@code --initial-cluster} get
  *                              different ids if their tokens differ
+ * @param authTokenTtl          how long an auth token is valid ({@code --auth-token-ttl}, issue 33)
+ * @param bcryptCost            bcrypt's cost for new password hashes ({@code --bcrypt-cost})
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -75,7 +77,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            Map<String, Long> memberIds, ClusterState initialClusterState,
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
                            MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
-                           boolean forceNewCluster, String initialClusterToken) {
+                           boolean forceNewCluster, String initialClusterToken, Duration authTokenTtl,
+                           int bcryptCost) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -189,6 +192,12 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                         + " too (rotactl member add prints the line)");
         require(clusterId == null || !clusterId.isBlank(), "--cluster-id", "--cluster-id must not be blank");
         initialClusterToken = initialClusterToken == null ? DEFAULT_INITIAL_CLUSTER_TOKEN : initialClusterToken;
+        authTokenTtl = authTokenTtl == null ? io.rota.server.auth.TokenPolicy.DEFAULT_TTL : authTokenTtl;
+        require(authTokenTtl.toSeconds() >= 1, "--auth-token-ttl", "--auth-token-ttl must be at least 1 second, got "
+                + authTokenTtl.toSeconds());
+        require(bcryptCost >= io.rota.server.auth.Passwords.MIN_COST && bcryptCost <= io.rota.server.auth.Passwords.MAX_COST,
+                "--bcrypt-cost", "--bcrypt-cost must be between " + io.rota.server.auth.Passwords.MIN_COST + " and "
+                        + io.rota.server.auth.Passwords.MAX_COST + ", got " + bcryptCost);
         require(heartbeatMs >= MIN_HEARTBEAT_MS, "--heartbeat-ms", "--heartbeat-ms must be at least "
                 + MIN_HEARTBEAT_MS + ", got " + heartbeatMs);
         // The core counts time in ticks of one heartbeat: the election timeout must be a whole number of them.
@@ -227,7 +236,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
-                .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken);
+                .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken)
+                .authTokenTtl(authTokenTtl).bcryptCost(bcryptCost);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -465,6 +475,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private ServerTls tls = ServerTls.NONE;
         private InetSocketAddress listenEtcd;
         private boolean forceNewCluster;
+        private Duration authTokenTtl = io.rota.server.auth.TokenPolicy.DEFAULT_TTL;
+        private int bcryptCost = io.rota.server.auth.Passwords.DEFAULT_COST;
 
         private Builder(String name) {
             this.name = name;
@@ -583,6 +595,18 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** How long an auth token is valid (--auth-token-ttl). */
+        public Builder authTokenTtl(Duration authTokenTtl) {
+            this.authTokenTtl = authTokenTtl;
+            return this;
+        }
+
+        /** bcrypt's cost for new password hashes (--bcrypt-cost). */
+        public Builder bcryptCost(int bcryptCost) {
+            this.bcryptCost = bcryptCost;
+            return this;
+        }
+
         /** Disaster recovery: make this member's data a cluster of one (docs/design.md MF10). */
         public Builder forceNewCluster(boolean forceNewCluster) {
             this.forceNewCluster = forceNewCluster;
@@ -594,7 +618,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd, forceNewCluster, initialClusterToken);
+                    listenEtcd, forceNewCluster, initialClusterToken, authTokenTtl, bcryptCost);
         }
     }
 }

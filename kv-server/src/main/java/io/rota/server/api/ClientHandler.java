@@ -62,9 +62,6 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
     public void channelInactive(ChannelHandlerContext ctx) {
         metrics.connections.decrement();
         watches.close();
-        if (gate != null) {
-            gate.connectionClosed(ctx.channel().id().asLongText());
-        }
         ctx.fireChannelInactive();
     }
 
@@ -131,11 +128,11 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
         return refused == null ? answer : Frames.error(asked.getCallId(), refused);
     }
 
-    /** Log in (bcrypt on the auth worker); failures are counted for the user and for this connection. */
+    /** Log in (bcrypt on the auth worker); failures are counted for the user and for the caller's address. */
     private void authenticate(ChannelHandlerContext ctx, Frame frame) {
         var req = frame.getAuthRequest().getAuthenticate();
         long callId = frame.getCallId();
-        gate.authenticate(req.getName(), req.getPassword(), ctx.channel().id().asLongText())
+        gate.authenticate(req.getName(), req.getPassword(), ctx.channel().remoteAddress())
                 .whenComplete((response, e) -> ctx.executor().execute(() -> ctx.writeAndFlush(e == null
                         ? Frame.newBuilder().setCallId(callId).setAuthResponse(response).build()
                         : Frames.error(callId, Errors.of(e, null)))));

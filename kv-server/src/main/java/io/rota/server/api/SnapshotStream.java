@@ -143,7 +143,9 @@ public final class SnapshotStream implements AutoCloseable {
     }
 
     private void send(Sink sink, Captured c, long start) {
-        byte[] image = c.image().toByteArray();
+        // Issue 33: a backup never holds the token key, so no reader of the file can mint tokens; a cluster
+        // restored from it draws a new key (TokenKeyKeeper).
+        byte[] image = backupImage(c.image()).toByteArray();
         SnapshotInfo info = SnapshotInfo.newBuilder()
                 .setRevision(c.image().getRevision()).setAppliedIndex(c.image().getAppliedIndex())
                 .setAppliedTerm(c.image().getAppliedTerm()).setClusterId(clusterId).setMemberId(view.memberId())
@@ -162,6 +164,12 @@ public final class SnapshotStream implements AutoCloseable {
     }
 
     /** Writes the chunk at {@code offset} once the previous response has left (flow control), then the next. */
+    /** {@code image} as a backup holds it: without the auth token key. */
+    static StoreSnapshot backupImage(StoreSnapshot image) {
+        return image.getAuth().getTokenKey().isEmpty() ? image
+                : image.toBuilder().setAuth(io.rota.server.auth.AuthStore.withoutTokenKey(image.getAuth())).build();
+    }
+
     private void next(Sink sink, ResponseHeader header, byte[] image, int offset, long start) {
         if (!sink.isOpen()) {
             busy.set(false);

@@ -15,6 +15,7 @@ import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchCreateRequest;
 import io.rota.raft.transport.LogLimiter;
+import io.rota.raft.transport.LogText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,7 @@ import java.util.function.LongSupplier;
  * auth state it has applied; a forwarded request is checked again by the leader.
  *
  * <p>Also does the slow work of auth on its own bounded worker thread (bcrypt hashing and verification),
- * and slows password guessing down ({@link FailureLimiter}, per user and per connection).
+ * and slows password guessing down ({@link FailureLimiter}, per user name and per source address).
  */
 public final class AuthGate implements AutoCloseable {
 
@@ -51,7 +52,12 @@ public final class AuthGate implements AutoCloseable {
 
     private final AuthStore store;
     private final LongSupplier clockMs;
-    private final FailureLimiter limiter = new FailureLimiter(100_000);
+    private final Limiters limiters = new Limiters();
+    private volatile String dummyHash;
+    /** The cluster id tokens are bound to and their lifetime (issue 33): set once the member knows its id. */
+    private volatile TokenPolicy tokens = TokenPolicy.unbound();
+    /** bcrypt's cost for new password hashes (--bcrypt-cost). */
+    private volatile int bcryptCost = Passwords.DEFAULT_COST;
     private final SecureRandom random = new SecureRandom();
     private final ThreadPoolExecutor worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
             new ArrayBlockingQueue<>(MAX_QUEUED), r -> {
@@ -78,6 +84,21 @@ public final class AuthGate implements AutoCloseable {
 
     public AuthStore store() {
         return store;
+    }
+
+    /**
+     * Bind this member's tokens to {@code clusterId}, with lifetime {@code ttl} (--auth-token-ttl), and hash new
+     * passwords at {@code bcryptCost} (--bcrypt-cost). Tokens issued before a change of the id are refused.
+     */
+    public void configure(String clusterId, java.time.Duration ttl, int bcryptCost, LongSupplier wallMs) {
+        Passwords.checkCost(bcryptCost);
+        this.tokens = new TokenPolicy(clusterId == null ? "" : clusterId, ttl.toMillis(), wallMs);
+        this.bcryptCost = bcryptCost;
+    }
+
+    /** The member's token binding and lifetime. */
+    public TokenPolicy tokens() {
+        return tokens;
     }
 
     /** Whether requests must be checked (the hot path's one volatile read). */
@@ -130,18 +151,26 @@ public final class AuthGate implements AutoCloseable {
             return Verdict.allow(frame, null);
         }
         String user;
+        TokenPolicy policy = tokens;
         if (!frame.getAuthToken().isEmpty()) {
-            user = s.userOf(frame.getAuthToken());
+            user = s.userOf(frame.getAuthToken(), policy);
             if (user == null) {
-                refusals.info("{}: refused {}: auth token invalid or older than auth revision {}", remote,
-                        frame.getBodyCase(), s.revision());
-                return Verdict.deny(error(Error.Code.INVALID_AUTH_TOKEN, "the auth token is invalid or was issued"
-                        + " before the latest user or role change (auth revision " + s.revision()
-                        + "); authenticate again"));
+                String why = s.whyInvalid(frame.getAuthToken(), policy);
+                refusals.info("{}: refused {}: {}", remote, frame.getBodyCase(), why);
+                return Verdict.deny(error(Error.Code.INVALID_AUTH_TOKEN, why + "; authenticate again"));
             }
+        } else if (!frame.getClaimedUser().isEmpty()) {
+            // Issue 33: a client given credentials logs in; the certificate's CN never stands in for its user.
+            refusals.info("{}: refused {}: it names user '{}' but holds no token", remote, frame.getBodyCase(),
+                    LogText.escape(frame.getClaimedUser()));
+            return Verdict.deny(error(Error.Code.INVALID_AUTH_TOKEN, "auth is enabled: authenticate as '"
+                    + frame.getClaimedUser() + "' first (a client certificate does not stand in for a named user)"));
         } else if (certUser != null && s.users().containsKey(certUser)) {
+            if (!s.hasTokenKey()) {
+                return Verdict.deny(noKeyYet());
+            }
             user = certUser;
-            frame = frame.toBuilder().setAuthToken(s.token(certUser)).build();
+            frame = frame.toBuilder().setAuthToken(s.token(certUser, policy)).build();
         } else {
             refusals.info("{}: refused {}: auth is enabled and the request names no user", remote, frame.getBodyCase());
             return Verdict.deny(error(Error.Code.INVALID_AUTH_TOKEN, "auth is enabled: authenticate first"
@@ -150,7 +179,8 @@ public final class AuthGate implements AutoCloseable {
         }
         String refusal = refusal(s, user, frame);
         if (refusal != null) {
-            refusals.info("{}: user '{}' refused {}: {}", remote, user, frame.getBodyCase(), refusal);
+            refusals.info("{}: user '{}' refused {}: {}", remote, LogText.escape(user), frame.getBodyCase(),
+                    LogText.escape(refusal));
             return Verdict.deny(error(Error.Code.PERMISSION_DENIED, "user '" + user + "' " + refusal));
         }
         return Verdict.allow(frame, user);
@@ -272,49 +302,109 @@ public final class AuthGate implements AutoCloseable {
     }
 
     /**
-     * Log in: AUTH_FAILED for an unknown user or a wrong password (the same answer for both), or — while
-     * this user or connection is being slowed down — at once, with retry_after_ms. The bcrypt check runs on
-     * the auth worker.
+     * Log in: AUTH_FAILED for an unknown user or a wrong password — the same answer, after the same bcrypt work
+     * (an unknown user is checked against a dummy hash of the same cost), so user names cannot be told apart by
+     * the answer or its time — or, while this user name or this source address is being slowed down, at once,
+     * with retry_after_ms. Failures are counted per user name and per source address (not per connection: a
+     * reconnect does not reset them), in tables a flood of made-up names cannot flush (see {@link Limiters}).
+     * The bcrypt check runs on the auth worker.
+     *
+     * @param remote the caller's address (a {@link java.net.InetSocketAddress}, or its text): its host is the source
      */
-    public CompletableFuture<AuthResponse> authenticate(String name, String password, String connection) {
+    public CompletableFuture<AuthResponse> authenticate(String name, String password, Object remote) {
         AuthState s = store.state();
         if (!s.enabled()) {
             return CompletableFuture.failedFuture(new AuthException(error(Error.Code.AUTH_NOT_ENABLED,
                     "auth is not enabled: requests need no login (rotactl auth enable turns it on)")));
         }
+        if (!s.hasTokenKey()) {
+            return CompletableFuture.failedFuture(new AuthException(noKeyYet()));
+        }
         long now = clockMs.getAsLong();
-        String userKey = "user:" + name;
-        String connKey = "conn:" + connection;
-        long wait = Math.max(limiter.waitMs(userKey, now), limiter.waitMs(connKey, now));
+        String source = sourceOf(remote);
+        boolean known = s.users().containsKey(name);
+        long wait = Math.max(limiters.forUser(known).waitMs(name, now), limiters.sources.waitMs(source, now));
         if (wait > 0) {
             refusals.info("{}: login as '{}' refused without checking: {} ms to wait after repeated failures",
-                    connection, name, wait);
+                    source, LogText.escape(name), wait);
             return CompletableFuture.failedFuture(new AuthException(error(Error.Code.AUTH_FAILED,
-                    "too many failed logins for user '" + name + "' or from this connection; wait " + wait
+                    "too many failed logins for user '" + name + "' or from this address; wait " + wait
                             + " ms before trying again").toBuilder().setRetryAfterMs(wait).build()));
         }
         AuthState.User user = s.users().get(name);
-        String hash = user == null ? "" : user.passwordHash();
+        String hash = user == null ? dummyHash() : user.passwordHash();
         return onWorker(() -> {
-            if (Passwords.matches(hash, password)) {
-                limiter.succeeded(userKey);
-                limiter.succeeded(connKey);
+            if (Passwords.matches(hash, password) && user != null) {
+                limiters.forUser(true).succeeded(name);
+                limiters.sources.succeeded(source);
                 AuthState current = store.state();
-                return AuthResponse.newBuilder().setToken(current.token(name)).setAuthRevision(current.revision())
-                        .setEnabled(current.enabled()).build();
+                TokenPolicy policy = tokens;
+                return AuthResponse.newBuilder().setToken(current.token(name, policy))
+                        .setAuthRevision(current.revision()).setEnabled(current.enabled())
+                        .setTokenTtlMs(policy.ttlMs()).build();
             }
             long at = clockMs.getAsLong();
-            long delay = Math.max(limiter.failed(userKey, at), limiter.failed(connKey, at));
-            refusals.info("{}: login as '{}' failed: unknown user or wrong password", connection, name);
+            long delay = Math.max(limiters.forUser(known).failed(name, at), limiters.sources.failed(source, at));
+            refusals.info("{}: login as '{}' failed: unknown user or wrong password", source, LogText.escape(name));
             Error.Builder e = error(Error.Code.AUTH_FAILED, "authentication failed: unknown user or wrong password"
                     + (delay > 0 ? "; further attempts must wait " + delay + " ms" : "")).toBuilder();
             throw new AuthException(e.setRetryAfterMs(delay).build());
         });
     }
 
-    /** Forget a closed connection's failures. */
-    public void connectionClosed(String connection) {
-        limiter.succeeded("conn:" + connection);
+    /**
+     * The failure counts: per source address, per existing user, and per made-up name. Made-up names have a
+     * table of their own, so a flood of junk names evicts only junk names, never the count of a real user
+     * being guessed; and both user tables slow down alike, so the delays do not tell real names from made-up.
+     * A source address (one host, or many clients behind one NAT) gets {@link #FREE_SOURCE_FAILURES} free
+     * failures before it waits: enough that one client's typo does not slow its neighbours down, few enough
+     * that guessing many users' passwords from one place is slowed down as guessing one user's is.
+     */
+    static final class Limiters {
+        static final int FREE_SOURCE_FAILURES = 20;
+        final FailureLimiter sources = new FailureLimiter(100_000, FREE_SOURCE_FAILURES);
+        final FailureLimiter knownUsers = new FailureLimiter(1_000_000);
+        final FailureLimiter otherNames = new FailureLimiter(100_000);
+
+        FailureLimiter forUser(boolean known) {
+            return known ? knownUsers : otherNames;
+        }
+    }
+
+    /** The failure tables (tests). */
+    Limiters limiters() {
+        return limiters;
+    }
+
+    /** A hash no password matches in practice, of the current cost: what an unknown user's login is checked against. */
+    private String dummyHash() {
+        String h = dummyHash;
+        if (h == null || !Passwords.hasCost(h, bcryptCost)) {
+            byte[] junk = new byte[32];
+            random.nextBytes(junk);
+            h = Passwords.hash(java.util.HexFormat.of().formatHex(junk), bcryptCost);
+            dummyHash = h;
+        }
+        return h;
+    }
+
+    /** The host part of a caller's address: failures count per host, whatever port a reconnect comes from. */
+    static String sourceOf(Object remote) {
+        if (remote instanceof java.net.InetSocketAddress a) {
+            return a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+        }
+        String text = String.valueOf(remote);
+        if (text.startsWith("/")) {
+            text = text.substring(1);
+        }
+        int colon = text.lastIndexOf(':');
+        return colon > 0 && text.substring(colon + 1).chars().allMatch(Character::isDigit) ? text.substring(0, colon) : text;
+    }
+
+    private static Error noKeyYet() {
+        return error(Error.Code.UNAVAILABLE, "auth is enabled but this cluster has no token key yet (it was restored"
+                + " from a backup, which never holds the key); its leader is drawing a new one: retry shortly")
+                .toBuilder().setRetryAfterMs(500).build();
     }
 
     /**
@@ -341,11 +431,7 @@ public final class AuthGate implements AutoCloseable {
             case ROLE_DELETE -> c.setRoleDelete(req.getRoleDelete());
             case ROLE_GRANT_PERMISSION -> c.setRoleGrantPermission(req.getRoleGrantPermission());
             case ROLE_REVOKE_PERMISSION -> c.setRoleRevokePermission(req.getRoleRevokePermission());
-            case ENABLE -> {
-                byte[] key = new byte[32];
-                random.nextBytes(key);
-                c.setEnable(req.getEnable()).setTokenKey(ByteString.copyFrom(key));
-            }
+            case ENABLE -> c.setEnable(req.getEnable()).setTokenKey(newTokenKey());
             case DISABLE -> c.setDisable(req.getDisable());
             default -> {
                 return CompletableFuture.failedFuture(new AuthException(error(Error.Code.INVALID_ARGUMENT,
@@ -353,6 +439,21 @@ public final class AuthGate implements AutoCloseable {
             }
         }
         return CompletableFuture.completedFuture(c.build());
+    }
+
+    /**
+     * The command a leader proposes when auth is enabled without a token key (a cluster restored from a backup):
+     * a fresh random key. Issue 33.
+     */
+    public AuthCommand rotateTokenKeyCommand() {
+        return AuthCommand.newBuilder().setRotateTokenKey(io.rota.proto.AuthRotateTokenKey.getDefaultInstance())
+                .setTokenKey(newTokenKey()).build();
+    }
+
+    private ByteString newTokenKey() {
+        byte[] key = new byte[32];
+        random.nextBytes(key);
+        return ByteString.copyFrom(key);
     }
 
     /** Whether {@code req} changes the auth state (proposed) rather than reads it or logs in. */
@@ -366,7 +467,8 @@ public final class AuthGate implements AutoCloseable {
     /** A root token at the current revision, for this member's own internal requests (its publication). */
     public String memberToken() {
         AuthState s = store.state();
-        return s.enabled() && s.users().containsKey(AuthState.ROOT) ? s.token(AuthState.ROOT) : "";
+        return s.enabled() && s.users().containsKey(AuthState.ROOT) && s.hasTokenKey()
+                ? s.token(AuthState.ROOT, tokens) : "";
     }
 
     private CompletableFuture<AuthCommand> hashed(String clientHash, String password,
@@ -380,7 +482,8 @@ public final class AuthGate implements AutoCloseable {
             return CompletableFuture.failedFuture(new AuthException(error(Error.Code.INVALID_ARGUMENT,
                     "a password needs 1 to " + MAX_PASSWORD_BYTES + " bytes (got " + bytes + ")")));
         }
-        return onWorker(() -> build.apply(Passwords.hash(password)));
+        int cost = bcryptCost;
+        return onWorker(() -> build.apply(Passwords.hash(password, cost)));
     }
 
     private <T> CompletableFuture<T> onWorker(java.util.function.Supplier<T> task) {

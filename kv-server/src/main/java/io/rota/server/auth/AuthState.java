@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * One auth revision's state, immutable: what request threads read (through {@link AuthStore#state()}, one
  * volatile read) while the driver thread applies the next change into a new one. Caches each user's merged
  * {@link Permissions} and each verified token, both valid only for this revision, so a change drops them.
+ * Tokens themselves are signed and checked against a member-local {@link TokenPolicy} (cluster id, lifetime).
  */
 public final class AuthState {
 
@@ -33,9 +34,10 @@ public final class AuthState {
     private final SortedMap<String, AuthRole> roles;
     private final byte[] tokenKey;
     private final Map<String, Permissions> permissions = new ConcurrentHashMap<>();
-    private final Map<String, String> verified = new ConcurrentHashMap<>();
-    /** Tokens minted for users named by a client certificate: one HMAC per user and revision, not per request. */
-    private final Map<String, String> minted = new ConcurrentHashMap<>();
+    /** Verified tokens' claims (their expiry is still checked on every use). */
+    private final Map<String, Tokens.Claim> verified = new ConcurrentHashMap<>();
+    /** Tokens minted for users named by a client certificate, reused while young (see {@link #token}). */
+    private final Map<String, Minted> minted = new ConcurrentHashMap<>();
 
     AuthState(boolean enabled, long revision, SortedMap<String, User> users, SortedMap<String, AuthRole> roles,
               byte[] tokenKey) {
@@ -93,27 +95,65 @@ public final class AuthState {
         });
     }
 
-    /** A token for {@code user} at this revision (the user must exist). */
-    public String token(String user) {
-        return minted.computeIfAbsent(user, u -> Tokens.sign(tokenKey, u, revision));
+    /**
+     * A token for {@code user} at this revision, valid for {@code policy}'s lifetime (the user must exist; the
+     * key must be set: see {@link #hasTokenKey}). Tokens minted for certificate users are reused while more
+     * than half their lifetime is left: one HMAC per user and half-lifetime, not per request.
+     */
+    public String token(String user, TokenPolicy policy) {
+        long now = policy.wallMs().getAsLong();
+        Minted m = minted.get(user);
+        if (m != null && m.policy() == policy && m.expiresAtMs() - now > policy.ttlMs() / 2) {
+            return m.token();
+        }
+        long expires = now + policy.ttlMs();
+        String token = Tokens.sign(tokenKey, policy.clusterId(), user, revision, expires);
+        if (minted.size() < MAX_CACHED_TOKENS) {
+            minted.put(user, new Minted(token, expires, policy));
+        }
+        return token;
+    }
+
+    /** Whether tokens can be signed: false only after a restore, until the leader's new key is applied. */
+    public boolean hasTokenKey() {
+        return tokenKey.length > 0;
     }
 
     /**
-     * The user a token names, if it is signed with this state's key, of this revision, and its user still
-     * exists; otherwise null (the caller answers INVALID_AUTH_TOKEN).
+     * The user a token names, if it is signed with this state's key for {@code policy}'s cluster, of this
+     * revision, not expired, and its user still exists; otherwise null (the caller answers INVALID_AUTH_TOKEN,
+     * with {@link #whyInvalid} saying why).
      */
-    public String userOf(String token) {
-        String user = verified.get(token);
-        if (user != null) {
-            return user;
+    public String userOf(String token, TokenPolicy policy) {
+        Tokens.Claim claim = verified.get(token);
+        if (claim == null) {
+            claim = Tokens.verify(tokenKey, policy.clusterId(), token);
+            if (claim == null || claim.revision() != revision || !users.containsKey(claim.user())) {
+                return null;
+            }
+            if (verified.size() < MAX_CACHED_TOKENS) {
+                verified.put(token, claim);
+            }
         }
-        Tokens.Claim claim = Tokens.verify(tokenKey, token);
-        if (claim == null || claim.revision() != revision || !users.containsKey(claim.user())) {
-            return null;
+        return policy.valid(claim.expiresAtMs()) ? claim.user() : null;
+    }
+
+    /** Why {@link #userOf} refused {@code token}: words for the refusal's message (the slow path only). */
+    public String whyInvalid(String token, TokenPolicy policy) {
+        Tokens.Claim claim = Tokens.verify(tokenKey, policy.clusterId(), token);
+        if (claim == null) {
+            return "the auth token is not one of this cluster's (malformed, signed with another key, or issued by"
+                    + " another cluster or before a restore)";
         }
-        if (verified.size() < MAX_CACHED_TOKENS) {
-            verified.put(token, claim.user());
+        if (claim.revision() != revision) {
+            return "the auth token was issued before the latest user or role change (auth revision " + revision + ")";
         }
-        return claim.user();
+        if (!users.containsKey(claim.user())) {
+            return "the auth token's user no longer exists";
+        }
+        return "the auth token has expired (tokens live " + policy.ttlMs() / 1000 + " s: --auth-token-ttl)";
+    }
+
+    private record Minted(String token, long expiresAtMs, TokenPolicy policy) {
     }
 }

@@ -172,6 +172,17 @@ public final class AuthStore {
                 }
                 enabled = false;
             }
+            case ROTATE_TOKEN_KEY -> {
+                // Issue 33: a restored cluster's auth state comes without its key (no backup holds it); the leader
+                // proposes a new one. Every earlier token is refused from now on: the revision moves as well.
+                if (!enabled) {
+                    throw invalid("auth is not enabled: there are no tokens to sign");
+                }
+                if (cmd.getTokenKey().size() != TOKEN_KEY_BYTES) {
+                    throw invalid("a token key rotation carries no key");
+                }
+                key = cmd.getTokenKey().toByteArray();
+            }
             case CHANGE_NOT_SET -> throw invalid("auth command without a change");
         }
         AuthState next = new AuthState(enabled, s.revision() + 1, users, roles, key);
@@ -201,7 +212,10 @@ public final class AuthStore {
         return out.build();
     }
 
-    /** The state for a snapshot: users and roles sorted by name. */
+    /**
+     * The state for a snapshot: users and roles sorted by name. The token key is in it (a member that installs
+     * a snapshot must check the cluster's tokens); a backup clears it ({@link #withoutTokenKey}).
+     */
     public AuthImage image() {
         AuthState s = state;
         AuthImage.Builder b = AuthImage.newBuilder().setEnabled(s.enabled()).setRevision(s.revision())
@@ -215,6 +229,11 @@ public final class AuthStore {
     }
 
     /** Replace the state with a snapshot's (driver thread). */
+    /** {@code image} as a backup holds it (issue 33): without the token key, so no reader can mint tokens. */
+    public static AuthImage withoutTokenKey(AuthImage image) {
+        return image.toBuilder().clearTokenKey().build();
+    }
+
     public void restore(AuthImage image) {
         TreeMap<String, AuthState.User> users = new TreeMap<>();
         for (AuthImage.UserImage u : image.getUsersList()) {

@@ -75,7 +75,7 @@ final class AuthService extends AuthGrpc.AuthImplBase {
             out.onError(EtcdErrors.invalid(EtcdCallers.USER_EMPTY));
             return;
         }
-        // The login limiter counts failures per user and per client address (one gRPC connection per client).
+        // The login limiter counts failures per user name and per client address (the host, whatever its port).
         calls.router.gate().authenticate(request.getName(), request.getPassword(), EtcdCallers.Caller.current().remote())
                 .whenCompleteAsync((r, e) -> {
                     if (e == null) {

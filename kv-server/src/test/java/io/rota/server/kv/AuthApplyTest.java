@@ -115,14 +115,15 @@ class AuthApplyTest {
         Harness restored = new Harness();
         restored.sm.restore(imageA);
         assertArrayEquals(imageA, restored.sm.capture().serialize());
-        String token = a.sm.auth().state().token("alice");
-        assertEquals("alice", restored.sm.auth().state().userOf(token), "a token of one member is valid on another");
+        io.rota.server.auth.TokenPolicy policy = io.rota.server.auth.TokenPolicy.unbound().withClusterId("rota-test");
+        String token = a.sm.auth().state().token("alice", policy);
+        assertEquals("alice", restored.sm.auth().state().userOf(token, policy), "a token of one member is valid on another");
         assertTrue(Passwords.matches(hash, "secret"));
 
         a.run(auth(AuthCommand.newBuilder().setUserRevokeRole(AuthUserRevokeRoleRequest.newBuilder()
                 .setName("alice").setRole("app-a"))));
-        assertNull(a.sm.auth().state().userOf(token), "a change makes older tokens stale");
-        assertNotNull(a.sm.auth().state().userOf(a.sm.auth().state().token("alice")));
-        assertNull(a.sm.auth().state().userOf(token.substring(0, token.length() - 2) + "xx"), "a forged signature");
+        assertNull(a.sm.auth().state().userOf(token, policy), "a change makes older tokens stale");
+        assertNotNull(a.sm.auth().state().userOf(a.sm.auth().state().token("alice", policy), policy));
+        assertNull(a.sm.auth().state().userOf(token.substring(0, token.length() - 2) + "xx", policy), "a forged signature");
     }
 }

@@ -18,6 +18,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -67,8 +68,11 @@ final class SnapshotCommand extends CommandGroup {
             Path part = file.resolveSibling(file.getFileName() + ".part");
             SnapshotSummary summary;
             boolean saved = false;
-            try (FileChannel channel = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+            // Issue 33: a backup holds every key, value and password hash: readable by its owner only (0600),
+            // whatever the umask. A stale .part of another run is removed first, so its mode is not inherited.
+            Files.deleteIfExists(part);
+            try (FileChannel channel = FileChannel.open(part, Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE), ownerOnly())) {
                 OutputStream out = Channels.newOutputStream(channel);
                 long[] nextReport = {PROGRESS_EVERY_BYTES};
                 summary = client.maintenance().snapshot(endpoint, out, received -> {
@@ -95,6 +99,15 @@ final class SnapshotCommand extends CommandGroup {
             printer.snapshot(summary, file.toString());
             return 0;
         }
+    }
+
+    /** Owner read and write only, where the file system has POSIX modes (none elsewhere: Windows ACLs apply). */
+    static java.nio.file.attribute.FileAttribute<?>[] ownerOnly() {
+        if (!java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+            return new java.nio.file.attribute.FileAttribute<?>[0];
+        }
+        return new java.nio.file.attribute.FileAttribute<?>[] {java.nio.file.attribute.PosixFilePermissions
+                .asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"))};
     }
 
     /** {@code snapshot status FILE}: reads and checks a backup, offline. */
