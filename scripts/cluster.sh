@@ -103,7 +103,10 @@ tls_make() { # FILE CN SAN: a certificate of the CA, for servers and clients bot
   rm -f "$TLS_DIR/$f.csr" "$TLS_DIR/$f.ext"
   chmod 600 "$TLS_DIR/$f.key"
 }
-tls_setup() { # the CA, a certificate per member (CN and DNS SAN: its name) and a client certificate (CN root)
+# Two client certificates (issue 33): client.pem (CN client) for everyday use — with auth enabled it is the user
+# 'client' if that user exists, else nobody, so it never makes an application root — and root.pem (CN root) for
+# administration (user, role, member and auth commands), which this script's own calls use.
+tls_setup() { # the CA, a certificate per member (CN and DNS SAN: its name) and the two client certificates
   command -v openssl >/dev/null || die "--tls needs openssl to make certificates (Debian: apt-get install openssl)"
   mkdir -p "$TLS_DIR"; chmod 700 "$TLS_DIR"
   if [[ ! -f "$TLS_DIR/ca.pem" ]]; then
@@ -112,7 +115,13 @@ tls_setup() { # the CA, a certificate per member (CN and DNS SAN: its name) and 
       -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null || die "openssl could not make the CA"
     chmod 600 "$TLS_DIR/ca.key"
   fi
-  tls_make client root ""
+  # A client.pem of an older cluster.sh named root: replaced, so the everyday certificate is never root's.
+  if [[ -f "$TLS_DIR/client.pem" ]] && openssl x509 -noout -subject -in "$TLS_DIR/client.pem" 2>/dev/null \
+      | grep -Eq 'CN ?= ?root$'; then
+    rm -f "$TLS_DIR/client.pem" "$TLS_DIR/client.key"
+  fi
+  tls_make client client ""
+  tls_make root root ""
 }
 tls_flags() { # the TLS flags of member $1, after making its certificate
   local i="$1"
@@ -197,7 +206,7 @@ etcd_endpoints() { # host:port, or https://host:port with --tls (etcd clients th
 # The HTTP port speaks HTTPS on a TLS cluster (the member's client certificate; pages other than /health and
 # /metrics need a client certificate): curl's scheme and files for it.
 http_url() { if ((TLS)); then echo "https://127.0.0.1:$(http_port "$1")$2"; else echo "http://127.0.0.1:$(http_port "$1")$2"; fi; }
-http_tls() { if ((TLS)); then echo --cacert "$TLS_DIR/ca.pem" --cert "$TLS_DIR/client.pem" --key "$TLS_DIR/client.key"; fi; }
+http_tls() { if ((TLS)); then echo --cacert "$TLS_DIR/ca.pem" --cert "$TLS_DIR/root.pem" --key "$TLS_DIR/root.key"; fi; }
 
 # The body of a 200 answer; fails on anything else (no answer in 1 s included).
 http_get() {
@@ -318,8 +327,9 @@ if [[ "$cmd" == start && "${1:-}" == --tls ]]; then TLS=1; shift; fi
 [[ "$cmd" != start || -z "${1:-}" ]] || die "start takes no argument but --tls (got '$1')"
 if ((TLS)); then
   tls_setup
-  # This script's own rotactl calls (add, remove) talk TLS too.
-  export ROTA_CACERT="$TLS_DIR/ca.pem" ROTA_CERT="$TLS_DIR/client.pem" ROTA_KEY="$TLS_DIR/client.key"
+  # This script's own rotactl calls (add, remove: administration) talk TLS as root; what it prints and records
+  # for people is the everyday certificate (ROTA_CERT below).
+  export ROTA_CACERT="$TLS_DIR/ca.pem" ROTA_CERT="$TLS_DIR/root.pem" ROTA_KEY="$TLS_DIR/root.key"
 fi
 case "$cmd" in
   start)
@@ -332,18 +342,20 @@ case "$cmd" in
     echo "ROTA_ENDPOINTS=$(endpoints)"
     if ((TLS)); then
       echo "ROTA_CACERT=$ROTA_CACERT"
-      echo "ROTA_CERT=$ROTA_CERT"
-      echo "ROTA_KEY=$ROTA_KEY"
+      echo "ROTA_CERT=$TLS_DIR/client.pem"
+      echo "ROTA_KEY=$TLS_DIR/client.key"
     fi
 
     echo "ROTA_ETCD_ENDPOINTS=$(etcd_endpoints)"
     echo
     echo "A leader is elected$( ((TLS)) && echo " (TLS on the client ports, client certificates required; mutual TLS between members)"). Next:"
     echo "  open $(http_url 1 /)   # the dashboard$([[ "${ROTA_LAB:-}" == 1 ]] && echo ", in LAB MODE")$( ((TLS)) && echo \
-      " (HTTPS: the browser needs $TLS_DIR/client.pem and client.key as a PKCS#12 and the CA trusted)")"
-    echo "  export ROTA_ENDPOINTS=$(endpoints)$( ((TLS)) && echo " ROTA_CACERT=$ROTA_CACERT ROTA_CERT=$ROTA_CERT ROTA_KEY=$ROTA_KEY")"
+      " (HTTPS: the browser needs $TLS_DIR/root.pem and root.key as a PKCS#12 and the CA trusted)")"
+    echo "  export ROTA_ENDPOINTS=$(endpoints)$( ((TLS)) && echo " ROTA_CACERT=$ROTA_CACERT ROTA_CERT=$TLS_DIR/client.pem ROTA_KEY=$TLS_DIR/client.key")"
     if ((TLS)); then
-      echo "  ETCDCTL_API=3 etcdctl --endpoints=$(etcd_endpoints) --cacert=$ROTA_CACERT --cert=$ROTA_CERT --key=$ROTA_KEY put greeting hello   # etcd's own CLI works too"
+      echo "  # client.pem (CN client) is for everyday use; root.pem (CN root) is for administration:"
+      echo "  ROTA_CERT=$TLS_DIR/root.pem ROTA_KEY=$TLS_DIR/root.key scripts/rotactl user add root   # then auth enable (docs/security.md)"
+      echo "  ETCDCTL_API=3 etcdctl --endpoints=$(etcd_endpoints) --cacert=$ROTA_CACERT --cert=$TLS_DIR/client.pem --key=$TLS_DIR/client.key put greeting hello   # etcd's own CLI works too"
     else
       echo "  ETCDCTL_API=3 etcdctl --endpoints=$(etcd_endpoints) put greeting hello   # etcd's own CLI works too"
     fi

@@ -63,6 +63,24 @@ public final class Maintenance {
      */
     public CompletableFuture<SnapshotSummary> snapshotAsync(String endpoint, OutputStream out, LongConsumer progress) {
         CompletableFuture<SnapshotSummary> result = new CompletableFuture<>();
+        // A stream is not retried, so it cannot log in when refused: a client with credentials but no token yet
+        // logs in first, through a status call that the retrier renews the token for (issue 33).
+        CompletableFuture<?> loggedIn = pool.tokens().hasCredentials() && pool.tokens().current().isEmpty()
+                ? calls.execute(Frame.newBuilder().setStatusRequest(io.rota.proto.StatusRequest.getDefaultInstance()),
+                        false)
+                : CompletableFuture.completedFuture(null);
+        loggedIn.whenComplete((ignored, failed) -> {
+            if (failed != null) {
+                result.completeExceptionally(Errors.unwrap(failed));
+            } else {
+                stream(endpoint, out, progress, result);
+            }
+        });
+        return result;
+    }
+
+    private void stream(String endpoint, OutputStream out, LongConsumer progress,
+                        CompletableFuture<SnapshotSummary> result) {
         pool.connection(endpoint).whenComplete((c, e) -> {
             if (e != null) {
                 result.completeExceptionally(Errors.of(e, endpoint, endpoint + " did not answer"));
@@ -74,7 +92,6 @@ public final class Maintenance {
                     new Connection.Stream(receiver::onFrame, result::completeExceptionally));
             result.whenComplete((s, x) -> c.endStream(callId[0]));
         });
-        return result;
     }
 
     /**

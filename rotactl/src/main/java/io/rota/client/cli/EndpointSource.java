@@ -73,6 +73,7 @@ record EndpointSource(List<String> endpoints, String source, Map<String, String>
         if (!Files.isRegularFile(file)) {
             return Optional.empty();
         }
+        requireTrusted(file);
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -90,6 +91,34 @@ record EndpointSource(List<String> endpoints, String source, Map<String, String>
         return lines.stream().filter(l -> l.startsWith("ROTA_ENDPOINTS=")).findFirst()
                 .map(l -> new EndpointSource(Endpoints.parse(l.substring("ROTA_ENDPOINTS=".length()), shown),
                         shown + " (written by scripts/cluster.sh)", tls));
+    }
+
+    /**
+     * Issue 33: the state file decides where rotactl sends a password, so one that another user could have
+     * written (not ours, or writable by group or others — a ./data/cluster.env in a shared directory) is
+     * refused, as ssh refuses a config file others may write. scripts/cluster.sh writes it 0644, as its owner.
+     */
+    static void requireTrusted(Path file) {
+        try {
+            if (!file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+                return;
+            }
+            var owner = Files.getOwner(file);
+            var me = file.getFileSystem().getUserPrincipalLookupService()
+                    .lookupPrincipalByName(System.getProperty("user.name"));
+            var mode = Files.getPosixFilePermissions(file);
+            boolean othersMayWrite = mode.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                    || mode.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE);
+            if (!owner.equals(me) || othersMayWrite) {
+                throw new IllegalArgumentException("refusing " + file + ": it is " + (owner.equals(me) ? "" : "owned"
+                        + " by " + owner.getName() + (othersMayWrite ? " and " : "")) + (othersMayWrite ? "writable by "
+                        + java.nio.file.attribute.PosixFilePermissions.toString(mode) + " (group or others)" : "")
+                        + ", so someone else may have chosen the endpoints your password would go to; give --endpoints"
+                        + " (or ROTA_ENDPOINTS), or fix the file (chown; chmod go-w)");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot check the owner of " + file, e);
+        }
     }
 
     /** What to tell a user who cannot reach these endpoints about where they came from. */

@@ -26,11 +26,43 @@ final class Passwords {
         return pw;
     }
 
+    /**
+     * The first line of {@code file}, for a password kept in a file (a mounted secret) rather than in the command
+     * line, where every user of the machine can read it ({@code ps}). Issue 33.
+     */
+    static char[] fromFile(java.nio.file.Path file, String flag) {
+        String text;
+        try {
+            text = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw CommandFailure.badValue("cannot read " + flag + " " + file + ": " + e.getMessage());
+        }
+        int end = text.indexOf('\n');
+        String line = (end < 0 ? text : text.substring(0, end)).replaceFirst("\r$", "");
+        if (line.isEmpty()) {
+            throw CommandFailure.badValue(flag + " " + file + " is empty: its first line must be the password");
+        }
+        return line.toCharArray();
+    }
+
+    /**
+     * On a terminal, a note that a password given on the command line is visible to other users (ps); not in
+     * scripts, whose output may be parsed, and which have ROTA_PASSWORD and --password-file.
+     */
+    static void warnIfVisible(java.io.PrintWriter err) {
+        if (System.console() != null) {
+            err.println("note: a password on the command line can be read by other users of this machine (ps);"
+                    + " prefer the prompt, ROTA_PASSWORD or --password-file");
+            err.flush();
+        }
+    }
+
     /** A new password, typed twice. */
     static char[] promptNew(ClientCommand command, String what) {
         Console console = System.console();
         if (console == null) {
-            throw command.usage("no terminal to ask for the password on: give --new-user-password PASSWORD");
+            throw command.usage("no terminal to ask for the password on: give --new-user-password-file FILE (or"
+                    + " --new-user-password PASSWORD)");
         }
         char[] first = console.readPassword("%s: ", what);
         char[] again = console.readPassword("Type it again: ");

@@ -118,8 +118,13 @@ public final class Rotactl implements Callable<Integer> {
     String user;
 
     @Option(names = "--password", scope = ScopeType.INHERIT, paramLabel = "PASSWORD",
-            description = "The password of --user, for scripts (default: ROTA_PASSWORD).")
+            description = "The password of --user, for scripts (default: ROTA_PASSWORD). Visible to other users in"
+                    + " the process list: prefer --password-file, ROTA_PASSWORD or the prompt.")
     String password;
+
+    @Option(names = "--password-file", scope = ScopeType.INHERIT, paramLabel = "FILE",
+            description = "Read the password of --user from the first line of FILE (a secret mounted as a file).")
+    Path passwordFile;
 
     @Option(names = "--version", description = "Print rotactl's version and each reachable member's (as 'version').")
     boolean version;
@@ -213,7 +218,11 @@ public final class Rotactl implements Callable<Integer> {
         if (user != null && !user.isEmpty()) {
             int colon = user.indexOf(':');
             String name = colon < 0 ? user : user.substring(0, colon);
+            if (colon >= 0 || password != null) {
+                Passwords.warnIfVisible(command.commandLine().getErr());
+            }
             char[] pw = colon >= 0 ? user.substring(colon + 1).toCharArray()
+                    : passwordFile != null ? Passwords.fromFile(passwordFile, "--password-file")
                     : password != null ? password.toCharArray() : Passwords.prompt(name);
             builder.credentials(name, pw);
         }

@@ -27,12 +27,18 @@ final class UserCommand extends CommandGroup {
         String name;
 
         @Option(names = "--new-user-password", paramLabel = "PASSWORD",
-                description = "The new user's password (visible in the process list: prefer the prompt).")
+                description = "The new user's password (visible in the process list: prefer the prompt or"
+                        + " --new-user-password-file).")
         String password;
+
+        @Option(names = "--new-user-password-file", paramLabel = "FILE",
+                description = "Read the new user's password from the first line of FILE.")
+        java.nio.file.Path passwordFile;
 
         @Override
         int run(RotaClient client, Printer printer) {
-            char[] pw = password != null ? password.toCharArray() : Passwords.promptNew(this, "Password of " + name);
+            char[] pw = passwordFile != null ? Passwords.fromFile(passwordFile, "--new-user-password-file")
+                    : password != null ? password.toCharArray() : Passwords.promptNew(this, "Password of " + name);
             client.auth().addUser(name, pw);
             printer.authChanged("User " + name + " added. Next: rotactl user grant-role " + name + " ROLE");
             return 0;
@@ -82,12 +88,18 @@ final class UserCommand extends CommandGroup {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
-        @Option(names = "--new-user-password", paramLabel = "PASSWORD", description = "The new password.")
+        @Option(names = "--new-user-password", paramLabel = "PASSWORD", description = "The new password (visible in"
+                + " the process list: prefer the prompt or --new-user-password-file).")
         String password;
+
+        @Option(names = "--new-user-password-file", paramLabel = "FILE",
+                description = "Read the new password from the first line of FILE.")
+        java.nio.file.Path passwordFile;
 
         @Override
         int run(RotaClient client, Printer printer) {
-            char[] pw = password != null ? password.toCharArray() : Passwords.promptNew(this, "New password of " + name);
+            char[] pw = passwordFile != null ? Passwords.fromFile(passwordFile, "--new-user-password-file")
+                    : password != null ? password.toCharArray() : Passwords.promptNew(this, "New password of " + name);
             client.auth().changePassword(name, pw);
             printer.authChanged("Password of " + name + " changed (every client logs in again).");
             return 0;

@@ -68,6 +68,21 @@ class EndpointsAndValuesTest {
     }
 
     @Test
+    void aStateFileOthersMayWriteIsRefused() throws Exception {
+        // Issue 33: the file decides where a password goes; one that others may have written is not trusted.
+        Path workingDir = Files.createDirectories(dir.resolve("shared").resolve("data"));
+        Path file = Files.writeString(workingDir.resolve("cluster.env"), "ROTA_ENDPOINTS=10.6.6.6:7001\n");
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> resolve(null, Map.of(), workingDir.getParent()));
+        assertTrue(refused.getMessage().startsWith("refusing " + file + ": it is writable by rw-rw-rw-")
+                && refused.getMessage().contains("give --endpoints"), refused.getMessage());
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        assertEquals(List.of("10.6.6.6:7001"), resolve(null, Map.of(), workingDir.getParent()).endpoints(),
+                "cluster.sh's own 0644 file, ours: used");
+    }
+
+    @Test
     void badEndpointsSayWhatIsWrongAndWhere() {
         assertMessage(() -> Endpoints.parse("127.0.0.1", "--endpoints"), "--endpoints '127.0.0.1': it has no port");
         assertMessage(() -> Endpoints.parse("h:70000", "ROTA_ENDPOINTS"), "ROTA_ENDPOINTS 'h:70000': port 70000 is out of range 1–65535");
