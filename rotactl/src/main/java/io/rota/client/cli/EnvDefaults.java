@@ -24,7 +24,7 @@ final class EnvDefaults implements CommandLine.IDefaultValueProvider {
 
     /** The global options that a variable may set (their long names). */
     static final Set<String> GLOBALS = Set.of("--dial-timeout", "--command-timeout", "--write-out", "--hex",
-            "--cacert", "--cert", "--key", "--user", "--password");
+            "--cacert", "--cert", "--key", "--user", "--password", "--password-file");
 
     private final Map<String, String> env;
 

@@ -56,7 +56,7 @@ import java.util.concurrent.TimeoutException;
                 "  ROTA_DIAL_TIMEOUT, ROTA_COMMAND_TIMEOUT, ROTA_WRITE_OUT, ROTA_HEX  defaults for those options",
                 "  ROTA_CACERT, ROTA_CERT, ROTA_KEY  defaults for --cacert, --cert, --key (TLS)",
 
-                "  ROTA_USER, ROTA_PASSWORD  defaults for --user and --password (when the cluster has auth enabled)",
+                "  ROTA_USER, ROTA_PASSWORD, ROTA_PASSWORD_FILE  defaults for --user, --password, --password-file",
                 "  ROTA_CLUSTER_DIR  scripts/cluster.sh's data dir (default ./data): its cluster.env records the ports",
                 "Exit codes: 0 success, 1 the cluster could not do it (or a lock or leadership was lost), 2 a usage",
                 "  error or a value the cluster refused (empty key, over a limit); lock and once with a COMMAND exit",
