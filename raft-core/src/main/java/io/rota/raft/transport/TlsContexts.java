@@ -8,7 +8,6 @@ import io.netty.handler.ssl.SslProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import java.io.ByteArrayInputStream;
@@ -309,30 +308,48 @@ public final class TlsContexts implements AutoCloseable {
         }
     }
 
-    /** The certificate's subject CN, or null when it has none. */
+    /**
+     * The certificate's subject CN, or null when it has none. A subject with several CNs yields the LAST one in
+     * the subject's order (the DER sequence), as Go's {@code pkix.Name} — and so etcd — read it: one rule for
+     * the peer member-name check, the client port's CN → user and the etcd port's, which all call this.
+     */
     public static String commonName(X509Certificate certificate) {
         Objects.requireNonNull(certificate, "certificate");
+        String last = null;
         try {
+            // LdapName lists RDNs right to left of the RFC 2253 string, which is the DER order.
             for (Rdn rdn : new LdapName(certificate.getSubjectX500Principal().getName()).getRdns()) {
-                if ("CN".equalsIgnoreCase(rdn.getType())) {
-                    return String.valueOf(rdn.getValue());
+                javax.naming.directory.Attribute cn = rdn.toAttributes().get("CN");
+                if (cn != null) {
+                    for (int i = 0; i < cn.size(); i++) {
+                        last = String.valueOf(cn.get(i));
+                    }
                 }
             }
-        } catch (InvalidNameException e) {
+        } catch (javax.naming.NamingException e) {
             return null;
         }
-        return null;
+        return last;
+    }
+
+    /** The certificate's DNS subject alternative names: the only SANs that can carry a member name. */
+    public static List<String> dnsNames(X509Certificate certificate) {
+        return alternativeNames(certificate, 2);
     }
 
     /** The certificate's DNS names and IP addresses from its subject alternative names. */
     public static List<String> alternativeNames(X509Certificate certificate) {
+        return alternativeNames(certificate, 2, 7);   // dNSName, iPAddress (RFC 5280 §4.2.1.6)
+    }
+
+    private static List<String> alternativeNames(X509Certificate certificate, int... types) {
         List<String> names = new ArrayList<>();
         try {
             Collection<List<?>> sans = certificate.getSubjectAlternativeNames();
             if (sans != null) {
                 for (List<?> san : sans) {
                     int type = (Integer) san.get(0);
-                    if (type == 2 || type == 7) {   // dNSName, iPAddress (RFC 5280 §4.2.1.6)
+                    if (Arrays.stream(types).anyMatch(t -> t == type)) {
                         names.add(String.valueOf(san.get(1)));
                     }
                 }
