@@ -191,10 +191,11 @@ public final class RotaServer implements AutoCloseable {
         EtcdServer etcd = null;
         try {
             clients = new ClientServer(config.clientSettings(VERSION), driver, stateMachine, view, watchHub, timer,
-                    clock, metrics, clientTls, clientsOnDriverLoop ? transport.driverLoop().orElseThrow() : null);
+                    clock, metrics, clientTls, clientsOnDriverLoop ? transport.driverLoop().orElseThrow() : null,
+                    config.limits());
             etcd = config.listenEtcd() == null ? null : new EtcdServer(config.listenEtcd(),
                     config.clientSettings(VERSION).maxFrameBytes(), clients.router(), watchHub, view, config.clusterId(),
-                    config.tls().clientFiles());
+                    config.tls().clientFiles(), config.limits());
             Map<Long, String> names = new HashMap<>();
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),

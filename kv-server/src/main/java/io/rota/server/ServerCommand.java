@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.proto.facts.BadValueException;
 import io.rota.proto.facts.HostPort;
 import io.rota.proto.facts.MemberName;
+import io.rota.server.api.ConnectionLimits;
 import io.rota.server.cluster.MemberRefusedException;
 import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -173,6 +175,80 @@ final class ServerCommand implements Callable<Integer> {
             + " See docs/etcd-compat.md.")
     String listenEtcd;
 
+    // --- Resource limits (issue 33, item 4): what one client or stranger may cost. docs/security.md.
+
+    @Option(names = "--max-client-connections", paramLabel = "N", defaultValue = ""
+            + ConnectionLimits.DEFAULT_MAX_CONNECTIONS, description = "Open connections on the client port, and"
+            + " on the etcd port, each; a connection past it is closed at once (default: ${DEFAULT-VALUE}).")
+    int maxClientConnections;
+
+    @Option(names = "--client-idle-timeout", paramLabel = "DURATION", defaultValue = "5m", description = "Close a"
+            + " client or etcd connection with no call, no watch and no traffic for this long, e.g. 90s, 5m; the SDK"
+            + " dials again on its next call (default: ${DEFAULT-VALUE}).")
+    String clientIdleTimeout;
+
+    @Option(names = "--max-client-pending-bytes", paramLabel = "BYTES", defaultValue = ""
+            + ConnectionLimits.DEFAULT_MAX_PENDING_BYTES, description = "Answers buffered for a client that does not"
+            + " read them; past it the connection is closed (default: ${DEFAULT-VALUE}).")
+    long maxClientPendingBytes;
+
+    @Option(names = "--client-unwritable-timeout", paramLabel = "DURATION", defaultValue = "60s", description =
+            "Close a client connection paused this long because it does not read its answers (its requests are not"
+            + " read meanwhile) (default: ${DEFAULT-VALUE}).")
+    String clientUnwritableTimeout;
+
+    @Option(names = "--max-concurrent-streams", paramLabel = "N", defaultValue = ""
+            + ConnectionLimits.DEFAULT_MAX_CONCURRENT_STREAMS, description = "gRPC streams per etcd-port connection"
+            + " (etcd's flag); the next is refused (default: ${DEFAULT-VALUE}).")
+    int maxConcurrentStreams;
+
+    @Option(names = "--grpc-keepalive-min-time", paramLabel = "DURATION", defaultValue = "1s", description = "The"
+            + " most often an etcd client may ping; more often closes its connection (default: ${DEFAULT-VALUE}).")
+    String grpcKeepaliveMinTime;
+
+    @Option(names = "--grpc-keepalive-interval", paramLabel = "DURATION", defaultValue = "2h", description = "How"
+            + " often the etcd port pings a silent client (default: ${DEFAULT-VALUE}).")
+    String grpcKeepaliveInterval;
+
+    @Option(names = "--grpc-keepalive-timeout", paramLabel = "DURATION", defaultValue = "20s", description = "How"
+            + " long the etcd port waits for a ping's answer before closing (default: ${DEFAULT-VALUE}).")
+    String grpcKeepaliveTimeout;
+
+    @Option(names = "--max-peer-pending-handshakes", paramLabel = "N", defaultValue = ""
+            + io.rota.raft.transport.TransportConfig.DEFAULT_MAX_PENDING_HANDSHAKES, description = "Peer connections"
+            + " accepted that have not completed the handshake; past it a new one is closed at once (default:"
+            + " ${DEFAULT-VALUE}).")
+    int maxPeerPendingHandshakes;
+
+    /** The resource-limit flags; a refusal names the flag. */
+    private ConnectionLimits limits() {
+        try {
+            return new ConnectionLimits(maxClientConnections, duration("--client-idle-timeout", clientIdleTimeout),
+                    maxClientPendingBytes, duration("--client-unwritable-timeout", clientUnwritableTimeout),
+                    maxConcurrentStreams, duration("--grpc-keepalive-min-time", grpcKeepaliveMinTime),
+                    duration("--grpc-keepalive-interval", grpcKeepaliveInterval),
+                    duration("--grpc-keepalive-timeout", grpcKeepaliveTimeout), maxPeerPendingHandshakes);
+        } catch (IllegalArgumentException e) {
+            String flag = e.getMessage().substring(0, Math.max(0, e.getMessage().indexOf(' ')));
+            throw new FlagException(flag, e.getMessage());
+        }
+    }
+
+    /** A duration as etcd writes them: a number and ms, s, m or h ({@code 500ms}, {@code 90s}, {@code 5m}). */
+    static Duration duration(String flag, String value) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(value.trim());
+        if (!m.matches()) {
+            throw new FlagException(flag, flag + " is a duration such as 500ms, 90s, 5m or 2h, got '" + value + "'");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofHours(n);
+        };
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config;
@@ -193,6 +269,7 @@ final class ServerCommand implements Callable<Integer> {
                     .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
                     .tls(tls())
                     .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd))
+                    .limits(limits())
                     .forceNewCluster(forceNewCluster).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

@@ -67,6 +67,9 @@ import java.util.Objects;
  * @param initialClusterToken   mixed into the derived cluster id ({@code --initial-cluster-token}, etcd's
  *                              flag): two clusters bootstrapped with the same {@code --initial-cluster} get
  *                              different ids if their tokens differ
+ * @param limits                what one client or stranger may cost the client, etcd and peer ports (issue 33:
+ *                              connection caps, idle timeout, back-pressure, streams, keep-alives);
+ *                              {@code null} means the defaults
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -75,7 +78,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            Map<String, Long> memberIds, ClusterState initialClusterState,
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
                            MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
-                           boolean forceNewCluster, String initialClusterToken) {
+                           boolean forceNewCluster, String initialClusterToken,
+                           io.rota.server.api.ConnectionLimits limits) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -127,6 +131,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         maintenance = maintenance == null ? MaintenanceConfig.defaults() : maintenance;
 
         tls = tls == null ? ServerTls.NONE : tls;
+        limits = limits == null ? io.rota.server.api.ConnectionLimits.DEFAULTS : limits;
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
         try {
             MemberName.check("--name", name);   // the cluster's own check (issue 30): it publishes this name
@@ -227,7 +232,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
-                .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken);
+                .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken)
+                .limits(limits);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -400,7 +406,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         return TransportConfig.builder(clusterId != null ? clusterId : derivedClusterId(), memberId(), listenPeer)
                 .peers(peers)
                 .maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES, 2 * maxFrameBytes()))
-                .snapshotDirectory(StorageConfig.defaults(dataDir()).snapshotDir()).build();
+                .snapshotDirectory(StorageConfig.defaults(dataDir()).snapshotDir())
+                .maxPendingHandshakes(limits.maxPeerPendingHandshakes()).build();
     }
 
     /**
@@ -465,6 +472,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private ServerTls tls = ServerTls.NONE;
         private InetSocketAddress listenEtcd;
         private boolean forceNewCluster;
+        private io.rota.server.api.ConnectionLimits limits = io.rota.server.api.ConnectionLimits.DEFAULTS;
 
         private Builder(String name) {
             this.name = name;
@@ -589,12 +597,18 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Connection caps, idle timeout, back-pressure, streams and keep-alives (issue 33). */
+        public Builder limits(io.rota.server.api.ConnectionLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd, forceNewCluster, initialClusterToken);
+                    listenEtcd, forceNewCluster, initialClusterToken, limits);
         }
     }
 }
