@@ -170,6 +170,41 @@ final class ServerCommand implements Callable<Integer> {
             + " (default: jdk). openssl uses the bundled BoringSSL; where it cannot load, jdk is used and logged.")
     String tlsProvider;
 
+    // --- etcd's TLS knobs (issue 33, item 8). docs/security.md, "The flags".
+
+    @Option(names = "--cipher-suites", paramLabel = "SUITE,...", split = ",", description = "TLS cipher suites (IANA"
+            + " names, as etcd) of every TLS port: client, etcd, HTTP and peer (default: the provider's). An unknown"
+            + " name is refused at start.")
+    java.util.List<String> cipherSuites;
+
+    @Option(names = "--tls-min-version", paramLabel = "TLS1.2|TLS1.3", defaultValue = "TLS1.2", description = "Lowest"
+            + " TLS version every TLS port accepts (default: ${DEFAULT-VALUE}).")
+    String tlsMinVersion;
+
+    @Option(names = "--tls-max-version", paramLabel = "TLS1.2|TLS1.3", defaultValue = "TLS1.3", description = "Highest"
+            + " TLS version every TLS port accepts (default: ${DEFAULT-VALUE}).")
+    String tlsMaxVersion;
+
+    @Option(names = "--client-cert-allowed-cn", paramLabel = "CN", description = "Accept only client certificates"
+            + " with this CN on the client, etcd and HTTP ports (default: any of --trusted-ca-file).")
+    String clientCertAllowedCn;
+
+    @Option(names = "--client-cert-allowed-hostname", paramLabel = "HOST", description = "Accept only client"
+            + " certificates with this DNS or IP SAN on the client, etcd and HTTP ports (default: any).")
+    String clientCertAllowedHostname;
+
+    @Option(names = "--peer-cert-allowed-cn", paramLabel = "CN", description = "Peer certificates must also have this"
+            + " CN, besides carrying their member name (default: any).")
+    String peerCertAllowedCn;
+
+    @Option(names = "--client-crl-file", paramLabel = "CRL", description = "A CRL (PEM or DER) of --trusted-ca-file:"
+            + " revoked client certificates are refused at the handshake; reloaded when it changes (default: none).")
+    Path clientCrlFile;
+
+    @Option(names = "--peer-crl-file", paramLabel = "CRL", description = "A CRL of --peer-trusted-ca-file: revoked"
+            + " peer certificates are refused at the handshake; reloaded when it changes (default: none).")
+    Path peerCrlFile;
+
     @Option(names = "--listen-etcd", description = "host:port for etcd's v3 gRPC API, so etcdctl and etcd clients"
             + " work against this member (default: none); with --cert-file it serves TLS with the client port's files."
             + " See docs/etcd-compat.md.")
@@ -377,7 +412,10 @@ final class ServerCommand implements Callable<Integer> {
     private ServerTls tls() {
         return ServerTls.builder().clientPort(certFile, keyFile).trustedCaFile(trustedCaFile)
                 .clientCertAuth(clientCertAuth).peerPort(peerCertFile, peerKeyFile, peerTrustedCaFile)
-                .provider(provider(tlsProvider)).build();
+                .provider(provider(tlsProvider)).cipherSuites(cipherSuites).tlsVersions(tlsMinVersion, tlsMaxVersion)
+                .clientCrlFile(clientCrlFile).peerCrlFile(peerCrlFile)
+                .clientCertAllowed(clientCertAllowedCn, clientCertAllowedHostname).peerCertAllowedCn(peerCertAllowedCn)
+                .build();
     }
 
     private static io.rota.raft.transport.TlsProvider provider(String value) {

@@ -189,6 +189,9 @@ public final class TlsContexts implements AutoCloseable {
         if (files.trustedCaFile() != null) {
             all.add(files.trustedCaFile());
         }
+        if (files.policy().crlFile() != null) {
+            all.add(files.policy().crlFile());   // a new CRL is live within a second, like a rotated certificate
+        }
         all.addAll(alsoTrusted);
         return all;
     }
@@ -206,24 +209,50 @@ public final class TlsContexts implements AutoCloseable {
         }
         TlsProvider effective = effectiveProvider(files.provider());
         SslProvider provider = effective == TlsProvider.OPENSSL ? SslProvider.OPENSSL : SslProvider.JDK;
+        TlsPolicy policy = files.policy();
         try {
-            SslContextBuilder server = SslContextBuilder.forServer(key, chain).sslProvider(provider);
+            SslContextBuilder server = SslContextBuilder.forServer(key, chain).sslProvider(provider)
+                    .protocols(policy.protocols()).ciphers(policy.enabledSuites());
             if (!trusted.isEmpty()) {
-                server.trustManager(trusted);
+                if (policy.checksCertificates()) {
+                    server.trustManager(new PolicyTrustManager(trustManager(trusted), policy, trusted, false));
+                } else {
+                    server.trustManager(trusted);
+                }
             }
             server.clientAuth(trusted.isEmpty() ? ClientAuth.NONE : ClientAuth.OPTIONAL);
             SslContext optional = server.build();
             server.clientAuth(files.requireClientCert() ? ClientAuth.REQUIRE : ClientAuth.NONE);
             SslContextBuilder client = SslContextBuilder.forClient().sslProvider(provider).keyManager(key, chain)
-                    .endpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null);
+                    .endpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null)
+                    .protocols(policy.protocols()).ciphers(policy.enabledSuites());
             if (!clientTrust.isEmpty()) {
-                client.trustManager(clientTrust);
+                if (policy.checksCertificates() && policy.serversToo()) {
+                    client.trustManager(new PolicyTrustManager(trustManager(clientTrust), policy, clientTrust, true));
+                } else {
+                    client.trustManager(clientTrust);
+                }
             }
             return new Material(server.build(), client.build(), optional, chain.get(0), digest, effective);
-        } catch (IOException e) {
+        } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot build a TLS context from " + files.certFile() + " and "
                     + files.keyFile() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The JDK's PKIX trust manager for {@code cas}. */
+    public static javax.net.ssl.X509ExtendedTrustManager trustManager(List<X509Certificate> cas)
+            throws GeneralSecurityException, IOException {
+        java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        int i = 0;
+        for (X509Certificate ca : cas) {
+            store.setCertificateEntry("ca" + i++, ca);
+        }
+        javax.net.ssl.TrustManagerFactory factory = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(store);
+        return (javax.net.ssl.X509ExtendedTrustManager) factory.getTrustManagers()[0];
     }
 
     private static volatile boolean fallbackLogged;
