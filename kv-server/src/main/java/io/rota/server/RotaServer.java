@@ -194,13 +194,14 @@ public final class RotaServer implements AutoCloseable {
         EtcdServer etcd = null;
         try {
             clients = new ClientServer(config.clientSettings(VERSION), driver, stateMachine, view, watchHub, timer,
-                    clock, metrics, clientTls, clientsOnDriverLoop ? transport.driverLoop().orElseThrow() : null);
+                    clock, metrics, clientTls, clientsOnDriverLoop ? transport.driverLoop().orElseThrow() : null,
+                    config.limits());
             // Issue 33: tokens bound to this cluster's id, living --auth-token-ttl; hashes of --bcrypt-cost.
             clients.router().gate().configure(config.clusterId(), config.authTokenTtl(), config.bcryptCost(),
                     clock::wallMillis);
             etcd = config.listenEtcd() == null ? null : new EtcdServer(config.listenEtcd(),
                     config.clientSettings(VERSION).maxFrameBytes(), clients.router(), watchHub, view, config.clusterId(),
-                    config.tls().clientFiles());
+                    config.tls().clientFiles(), config.limits());
             Map<Long, String> names = new HashMap<>();
             config.initialCluster().keySet().forEach(n -> names.put(config.idOf(n), n));
             httpServer = config.http() == null ? null : new HttpServer(config.http(),

@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.proto.facts.BadValueException;
 import io.rota.proto.facts.HostPort;
 import io.rota.proto.facts.MemberName;
+import io.rota.server.api.ConnectionLimits;
 import io.rota.server.cluster.MemberRefusedException;
 import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -168,6 +170,41 @@ final class ServerCommand implements Callable<Integer> {
             + " (default: jdk). openssl uses the bundled BoringSSL; where it cannot load, jdk is used and logged.")
     String tlsProvider;
 
+    // --- etcd's TLS knobs (issue 33, item 8). docs/security.md, "The flags".
+
+    @Option(names = "--cipher-suites", paramLabel = "SUITE,...", split = ",", description = "TLS cipher suites (IANA"
+            + " names, as etcd) of every TLS port: client, etcd, HTTP and peer (default: the provider's). An unknown"
+            + " name is refused at start.")
+    java.util.List<String> cipherSuites;
+
+    @Option(names = "--tls-min-version", paramLabel = "TLS1.2|TLS1.3", defaultValue = "TLS1.2", description = "Lowest"
+            + " TLS version every TLS port accepts (default: ${DEFAULT-VALUE}).")
+    String tlsMinVersion;
+
+    @Option(names = "--tls-max-version", paramLabel = "TLS1.2|TLS1.3", defaultValue = "TLS1.3", description = "Highest"
+            + " TLS version every TLS port accepts (default: ${DEFAULT-VALUE}).")
+    String tlsMaxVersion;
+
+    @Option(names = "--client-cert-allowed-cn", paramLabel = "CN", description = "Accept only client certificates"
+            + " with this CN on the client, etcd and HTTP ports (default: any of --trusted-ca-file).")
+    String clientCertAllowedCn;
+
+    @Option(names = "--client-cert-allowed-hostname", paramLabel = "HOST", description = "Accept only client"
+            + " certificates with this DNS or IP SAN on the client, etcd and HTTP ports (default: any).")
+    String clientCertAllowedHostname;
+
+    @Option(names = "--peer-cert-allowed-cn", paramLabel = "CN", description = "Peer certificates must also have this"
+            + " CN, besides carrying their member name (default: any).")
+    String peerCertAllowedCn;
+
+    @Option(names = "--client-crl-file", paramLabel = "CRL", description = "A CRL (PEM or DER) of --trusted-ca-file:"
+            + " revoked client certificates are refused at the handshake; reloaded when it changes (default: none).")
+    Path clientCrlFile;
+
+    @Option(names = "--peer-crl-file", paramLabel = "CRL", description = "A CRL of --peer-trusted-ca-file: revoked"
+            + " peer certificates are refused at the handshake; reloaded when it changes (default: none).")
+    Path peerCrlFile;
+
     @Option(names = "--listen-etcd", description = "host:port for etcd's v3 gRPC API, so etcdctl and etcd clients"
             + " work against this member (default: none); with --cert-file it serves TLS with the client port's files."
             + " See docs/etcd-compat.md.")
@@ -182,6 +219,79 @@ final class ServerCommand implements Callable<Integer> {
             "bcrypt's cost (2^N rounds) for password hashes made from now on (default: ${DEFAULT-VALUE}, as etcd's;"
                     + " 4 to 31; each step doubles a login's CPU).")
     int bcryptCost;
+    // --- Resource limits (issue 33, item 4): what one client or stranger may cost. docs/security.md.
+
+    @Option(names = "--max-client-connections", paramLabel = "N", defaultValue = ""
+            + ConnectionLimits.DEFAULT_MAX_CONNECTIONS, description = "Open connections on the client port, and"
+            + " on the etcd port, each; a connection past it is closed at once (default: ${DEFAULT-VALUE}).")
+    int maxClientConnections;
+
+    @Option(names = "--client-idle-timeout", paramLabel = "DURATION", defaultValue = "5m", description = "Close a"
+            + " client or etcd connection with no call, no watch and no traffic for this long, e.g. 90s, 5m; the SDK"
+            + " dials again on its next call (default: ${DEFAULT-VALUE}).")
+    String clientIdleTimeout;
+
+    @Option(names = "--max-client-pending-bytes", paramLabel = "BYTES", defaultValue = ""
+            + ConnectionLimits.DEFAULT_MAX_PENDING_BYTES, description = "Answers buffered for a client that does not"
+            + " read them; past it the connection is closed (default: ${DEFAULT-VALUE}).")
+    long maxClientPendingBytes;
+
+    @Option(names = "--client-unwritable-timeout", paramLabel = "DURATION", defaultValue = "60s", description =
+            "Close a client connection paused this long because it does not read its answers (its requests are not"
+            + " read meanwhile) (default: ${DEFAULT-VALUE}).")
+    String clientUnwritableTimeout;
+
+    @Option(names = "--max-concurrent-streams", paramLabel = "N", defaultValue = ""
+            + ConnectionLimits.DEFAULT_MAX_CONCURRENT_STREAMS, description = "gRPC streams per etcd-port connection"
+            + " (etcd's flag); the next is refused (default: ${DEFAULT-VALUE}).")
+    int maxConcurrentStreams;
+
+    @Option(names = "--grpc-keepalive-min-time", paramLabel = "DURATION", defaultValue = "1s", description = "The"
+            + " most often an etcd client may ping; more often closes its connection (default: ${DEFAULT-VALUE}).")
+    String grpcKeepaliveMinTime;
+
+    @Option(names = "--grpc-keepalive-interval", paramLabel = "DURATION", defaultValue = "2h", description = "How"
+            + " often the etcd port pings a silent client (default: ${DEFAULT-VALUE}).")
+    String grpcKeepaliveInterval;
+
+    @Option(names = "--grpc-keepalive-timeout", paramLabel = "DURATION", defaultValue = "20s", description = "How"
+            + " long the etcd port waits for a ping's answer before closing (default: ${DEFAULT-VALUE}).")
+    String grpcKeepaliveTimeout;
+
+    @Option(names = "--max-peer-pending-handshakes", paramLabel = "N", defaultValue = ""
+            + io.rota.raft.transport.TransportConfig.DEFAULT_MAX_PENDING_HANDSHAKES, description = "Peer connections"
+            + " accepted that have not completed the handshake; past it a new one is closed at once (default:"
+            + " ${DEFAULT-VALUE}).")
+    int maxPeerPendingHandshakes;
+
+    /** The resource-limit flags; a refusal names the flag. */
+    private ConnectionLimits limits() {
+        try {
+            return new ConnectionLimits(maxClientConnections, duration("--client-idle-timeout", clientIdleTimeout),
+                    maxClientPendingBytes, duration("--client-unwritable-timeout", clientUnwritableTimeout),
+                    maxConcurrentStreams, duration("--grpc-keepalive-min-time", grpcKeepaliveMinTime),
+                    duration("--grpc-keepalive-interval", grpcKeepaliveInterval),
+                    duration("--grpc-keepalive-timeout", grpcKeepaliveTimeout), maxPeerPendingHandshakes);
+        } catch (IllegalArgumentException e) {
+            String flag = e.getMessage().substring(0, Math.max(0, e.getMessage().indexOf(' ')));
+            throw new FlagException(flag, e.getMessage());
+        }
+    }
+
+    /** A duration as etcd writes them: a number and ms, s, m or h ({@code 500ms}, {@code 90s}, {@code 5m}). */
+    static Duration duration(String flag, String value) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(value.trim());
+        if (!m.matches()) {
+            throw new FlagException(flag, flag + " is a duration such as 500ms, 90s, 5m or 2h, got '" + value + "'");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofHours(n);
+        };
+    }
 
     @Override
     public Integer call() throws InterruptedException {
@@ -203,6 +313,7 @@ final class ServerCommand implements Callable<Integer> {
                     .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
                     .tls(tls())
                     .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd))
+                    .limits(limits())
                     .forceNewCluster(forceNewCluster)
                     .authTokenTtl(java.time.Duration.ofSeconds(authTokenTtlSeconds)).bcryptCost(bcryptCost).build();
         } catch (FlagException e) {
@@ -311,7 +422,10 @@ final class ServerCommand implements Callable<Integer> {
     private ServerTls tls() {
         return ServerTls.builder().clientPort(certFile, keyFile).trustedCaFile(trustedCaFile)
                 .clientCertAuth(clientCertAuth).peerPort(peerCertFile, peerKeyFile, peerTrustedCaFile)
-                .provider(provider(tlsProvider)).build();
+                .provider(provider(tlsProvider)).cipherSuites(cipherSuites).tlsVersions(tlsMinVersion, tlsMaxVersion)
+                .clientCrlFile(clientCrlFile).peerCrlFile(peerCrlFile)
+                .clientCertAllowed(clientCertAllowedCn, clientCertAllowedHostname).peerCertAllowedCn(peerCertAllowedCn)
+                .build();
     }
 
     private static io.rota.raft.transport.TlsProvider provider(String value) {

@@ -69,6 +69,9 @@ import java.util.Objects;
  *                              different ids if their tokens differ
  * @param authTokenTtl          how long an auth token is valid ({@code --auth-token-ttl}, issue 33)
  * @param bcryptCost            bcrypt's cost for new password hashes ({@code --bcrypt-cost})
+ * @param limits                what one client or stranger may cost the client, etcd and peer ports (issue 33:
+ *                              connection caps, idle timeout, back-pressure, streams, keep-alives);
+ *                              {@code null} means the defaults
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -78,7 +81,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
                            MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
                            boolean forceNewCluster, String initialClusterToken, Duration authTokenTtl,
-                           int bcryptCost) {
+                           int bcryptCost, io.rota.server.api.ConnectionLimits limits) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -130,6 +133,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         maintenance = maintenance == null ? MaintenanceConfig.defaults() : maintenance;
 
         tls = tls == null ? ServerTls.NONE : tls;
+        limits = limits == null ? io.rota.server.api.ConnectionLimits.DEFAULTS : limits;
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
         try {
             MemberName.check("--name", name);   // the cluster's own check (issue 30): it publishes this name
@@ -237,7 +241,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
                 .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken)
-                .authTokenTtl(authTokenTtl).bcryptCost(bcryptCost);
+                .authTokenTtl(authTokenTtl).bcryptCost(bcryptCost).limits(limits);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -410,7 +414,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         return TransportConfig.builder(clusterId != null ? clusterId : derivedClusterId(), memberId(), listenPeer)
                 .peers(peers)
                 .maxFrameBytes(Math.max(TransportConfig.DEFAULT_MAX_FRAME_BYTES, 2 * maxFrameBytes()))
-                .snapshotDirectory(StorageConfig.defaults(dataDir()).snapshotDir()).build();
+                .snapshotDirectory(StorageConfig.defaults(dataDir()).snapshotDir())
+                .maxPendingHandshakes(limits.maxPeerPendingHandshakes()).build();
     }
 
     /**
@@ -477,6 +482,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private boolean forceNewCluster;
         private Duration authTokenTtl = io.rota.server.auth.TokenPolicy.DEFAULT_TTL;
         private int bcryptCost = io.rota.server.auth.Passwords.DEFAULT_COST;
+        private io.rota.server.api.ConnectionLimits limits = io.rota.server.api.ConnectionLimits.DEFAULTS;
 
         private Builder(String name) {
             this.name = name;
@@ -613,12 +619,18 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Connection caps, idle timeout, back-pressure, streams and keep-alives (issue 33). */
+        public Builder limits(io.rota.server.api.ConnectionLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd, forceNewCluster, initialClusterToken, authTokenTtl, bcryptCost);
+                    listenEtcd, forceNewCluster, initialClusterToken, authTokenTtl, bcryptCost, limits);
         }
     }
 }

@@ -1,10 +1,12 @@
 package io.rota.server;
 
 import io.rota.raft.transport.TlsFiles;
+import io.rota.raft.transport.TlsPolicy;
 import io.rota.raft.transport.TlsProvider;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The TLS flags of {@code rota server}, in etcd's spelling, checked in flag terms (a refusal is a
@@ -23,19 +25,40 @@ import java.nio.file.Path;
  * @param peerKeyFile       its private key
  * @param peerTrustedCaFile the cluster's peer CA
  * @param provider          {@code --tls-provider}: the TLS implementation of both ports
+ * @param clientPolicy      the client port's (and the etcd and HTTP ports') versions, suites, CRL and allowed
+ *                          client CN/host ({@code --cipher-suites}, {@code --tls-min-version},
+ *                          {@code --tls-max-version}, {@code --client-crl-file}, {@code --client-cert-allowed-cn},
+ *                          {@code --client-cert-allowed-hostname})
+ * @param peerPolicy        the peer port's: the same versions and suites, {@code --peer-crl-file} and
+ *                          {@code --peer-cert-allowed-cn}, checked on both sides of a peer connection
  */
 public record ServerTls(Path certFile, Path keyFile, Path trustedCaFile, boolean clientCertAuth, Path peerCertFile,
-                        Path peerKeyFile, Path peerTrustedCaFile, TlsProvider provider) {
+                        Path peerKeyFile, Path peerTrustedCaFile, TlsProvider provider, TlsPolicy clientPolicy,
+                        TlsPolicy peerPolicy) {
 
     /** {@code --tls-provider}'s default, chosen by the TLS cost measurements (docs/performance.md, design X6). */
     public static final TlsProvider DEFAULT_PROVIDER = TlsFiles.DEFAULT_PROVIDER;
 
     /** Plaintext on both ports. */
-    public static final ServerTls NONE = new ServerTls(null, null, null, false, null, null, null, DEFAULT_PROVIDER);
+    public static final ServerTls NONE = new ServerTls(null, null, null, false, null, null, null, DEFAULT_PROVIDER,
+            TlsPolicy.DEFAULT, TlsPolicy.DEFAULT);
 
     /** Checks the flags alone and together; a refusal names the flag and says how to fix it. */
     public ServerTls {
         provider = provider == null ? DEFAULT_PROVIDER : provider;
+        clientPolicy = clientPolicy == null ? TlsPolicy.DEFAULT : clientPolicy;
+        peerPolicy = peerPolicy == null ? TlsPolicy.DEFAULT : peerPolicy;
+        require(!clientPolicy.checksCertificates() || trustedCaFile != null, clientPolicy.crlFile() != null
+                        ? "--client-crl-file" : clientPolicy.allowedCn() != null ? "--client-cert-allowed-cn"
+                        : "--client-cert-allowed-hostname",
+                "--client-crl-file, --client-cert-allowed-cn and --client-cert-allowed-hostname check client"
+                        + " certificates: give --trusted-ca-file (and --client-cert-auth to require one)");
+        require(!peerPolicy.checksCertificates() || peerTrustedCaFile != null, peerPolicy.crlFile() != null
+                        ? "--peer-crl-file" : "--peer-cert-allowed-cn",
+                "--peer-crl-file and --peer-cert-allowed-cn check peer certificates: give the peer TLS flags"
+                        + " (--peer-cert-file, --peer-key-file, --peer-trusted-ca-file)");
+        readable(clientPolicy.crlFile(), "--client-crl-file");
+        readable(peerPolicy.crlFile(), "--peer-crl-file");
         require((certFile == null) == (keyFile == null), certFile == null ? "--cert-file" : "--key-file",
                 "--cert-file and --key-file go together (the client port's certificate and its key)");
         require(certFile != null || trustedCaFile == null, "--trusted-ca-file",
@@ -57,12 +80,14 @@ public record ServerTls(Path certFile, Path keyFile, Path trustedCaFile, boolean
 
     /** The client port's files, or null when it is plaintext. */
     public TlsFiles clientFiles() {
-        return certFile == null ? null : new TlsFiles(certFile, keyFile, trustedCaFile, clientCertAuth, provider);
+        return certFile == null ? null : new TlsFiles(certFile, keyFile, trustedCaFile, clientCertAuth, provider,
+                clientPolicy);
     }
 
     /** The peer port's files (always mutual), or null when it is plaintext. */
     public TlsFiles peerFiles() {
-        return peerCertFile == null ? null : new TlsFiles(peerCertFile, peerKeyFile, peerTrustedCaFile, true, provider);
+        return peerCertFile == null ? null : new TlsFiles(peerCertFile, peerKeyFile, peerTrustedCaFile, true, provider,
+                peerPolicy);
     }
 
     /** A builder starting from {@link #NONE}. */
@@ -73,7 +98,12 @@ public record ServerTls(Path certFile, Path keyFile, Path trustedCaFile, boolean
     /** A builder holding these flags, to change some of them. */
     public Builder toBuilder() {
         return new Builder().clientPort(certFile, keyFile).trustedCaFile(trustedCaFile).clientCertAuth(clientCertAuth)
-                .peerPort(peerCertFile, peerKeyFile, peerTrustedCaFile).provider(provider);
+                .peerPort(peerCertFile, peerKeyFile, peerTrustedCaFile).provider(provider)
+                .cipherSuites(clientPolicy.cipherSuites())
+                .tlsVersions(clientPolicy.minVersion(), clientPolicy.maxVersion())
+                .clientCrlFile(clientPolicy.crlFile()).peerCrlFile(peerPolicy.crlFile())
+                .clientCertAllowed(clientPolicy.allowedCn(), clientPolicy.allowedHostname())
+                .peerCertAllowedCn(peerPolicy.allowedCn());
     }
 
     /** Builds {@link ServerTls}; starts from plaintext on both ports. */
@@ -86,8 +116,54 @@ public record ServerTls(Path certFile, Path keyFile, Path trustedCaFile, boolean
         private Path peerKeyFile;
         private Path peerTrustedCaFile;
         private TlsProvider provider = DEFAULT_PROVIDER;
+        private List<String> cipherSuites = List.of();
+        private String minVersion = TlsPolicy.DEFAULT.minVersion();
+        private String maxVersion = TlsPolicy.DEFAULT.maxVersion();
+        private Path clientCrlFile;
+        private Path peerCrlFile;
+        private String clientAllowedCn;
+        private String clientAllowedHostname;
+        private String peerAllowedCn;
 
         private Builder() {
+        }
+
+        /** {@code --cipher-suites}: IANA names for every TLS port; empty for the provider's defaults. */
+        public Builder cipherSuites(List<String> cipherSuites) {
+            this.cipherSuites = cipherSuites == null ? List.of() : cipherSuites;
+            return this;
+        }
+
+        /** {@code --tls-min-version}, {@code --tls-max-version} (TLS1.2, TLS1.3); null keeps the default. */
+        public Builder tlsVersions(String minVersion, String maxVersion) {
+            this.minVersion = minVersion == null ? TlsPolicy.DEFAULT.minVersion() : minVersion;
+            this.maxVersion = maxVersion == null ? TlsPolicy.DEFAULT.maxVersion() : maxVersion;
+            return this;
+        }
+
+        /** {@code --client-crl-file}. */
+        public Builder clientCrlFile(Path clientCrlFile) {
+            this.clientCrlFile = clientCrlFile;
+            return this;
+        }
+
+        /** {@code --peer-crl-file}. */
+        public Builder peerCrlFile(Path peerCrlFile) {
+            this.peerCrlFile = peerCrlFile;
+            return this;
+        }
+
+        /** {@code --client-cert-allowed-cn}, {@code --client-cert-allowed-hostname}; null for any. */
+        public Builder clientCertAllowed(String cn, String hostname) {
+            this.clientAllowedCn = cn;
+            this.clientAllowedHostname = hostname;
+            return this;
+        }
+
+        /** {@code --peer-cert-allowed-cn}; null for any. */
+        public Builder peerCertAllowedCn(String cn) {
+            this.peerAllowedCn = cn;
+            return this;
         }
 
         /** {@code --cert-file}, {@code --key-file}. */
@@ -125,8 +201,30 @@ public record ServerTls(Path certFile, Path keyFile, Path trustedCaFile, boolean
 
         /** The flags; throws {@link FlagException} naming the flag when they do not fit together. */
         public ServerTls build() {
+            String min;
+            String max;
+            try {
+                min = TlsPolicy.version(minVersion, "minimum");
+            } catch (IllegalArgumentException e) {
+                throw new FlagException("--tls-min-version", "--tls-min-version: " + e.getMessage());
+            }
+            try {
+                max = TlsPolicy.version(maxVersion, "maximum");
+            } catch (IllegalArgumentException e) {
+                throw new FlagException("--tls-max-version", "--tls-max-version: " + e.getMessage());
+            }
+            TlsPolicy client;
+            TlsPolicy peer;
+            try {
+                client = new TlsPolicy(cipherSuites, min, max, clientCrlFile, clientAllowedCn, clientAllowedHostname,
+                        false);
+                peer = new TlsPolicy(cipherSuites, min, max, peerCrlFile, peerAllowedCn, null, true);
+            } catch (IllegalArgumentException e) {
+                String flag = e.getMessage().contains("cipher suite") ? "--cipher-suites" : "--tls-max-version";
+                throw new FlagException(flag, flag + ": " + e.getMessage());
+            }
             return new ServerTls(certFile, keyFile, trustedCaFile, clientCertAuth, peerCertFile, peerKeyFile,
-                    peerTrustedCaFile, provider);
+                    peerTrustedCaFile, provider, client, peer);
         }
     }
 

@@ -5,6 +5,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.raft.transport.LogLimiter;
@@ -27,12 +28,17 @@ import java.io.IOException;
  * <p>While auth is enabled, every frame first passes the {@link AuthGate} (its user named by the frame's
  * token or the connection's TLS client certificate); Authenticate is answered here, since its failure
  * limiter counts per connection.
+ *
+ * <p>A connection silent both ways for the idle timeout (an {@link IdleStateEvent}) is closed when it has no
+ * call in flight and no watch (issue 33: a forgotten socket is not held for ever); the SDK dials again on its
+ * next call, and a client holding a lease sends keep-alives, which are calls.
  */
 final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
 
     private static final Logger log = LoggerFactory.getLogger(ClientHandler.class);
     /** Any client can cause these lines at will (a reconnect loop of bad frames): bounded. */
     private static final LogLimiter badFrames = new LogLimiter(log, 5);
+    private static final LogLimiter idle = new LogLimiter(log, 5);
 
     private final RequestRouter router;
     /** Null only in pipeline tests without a router. */
@@ -71,6 +77,19 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
             watches.drain();
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent) {
+            if (callsInFlight == 0 && watches.isEmpty()) {
+                idle.info("Closing client connection {}: idle (no call, no watch) for --client-idle-timeout",
+                        ctx.channel().remoteAddress());
+                ctx.close();
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
     }
 
     @Override

@@ -4,13 +4,18 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.rota.raft.transport.TlsContexts;
 import io.rota.server.watch.WatchHub;
+
+import java.util.concurrent.TimeUnit;
 
 /**
  * The client pipeline: with TLS, an SslHandler (from the contexts current at the connection's start, so a
  * rotated certificate serves new connections) and {@link ClientTls}; then 4-byte length prefix, Frame
- * codec, and one {@link ClientHandler} per channel. Any {@link Channel} type, so tests can run the same
+ * codec, and one {@link ClientHandler} per channel. {@link ClientBackPressure} comes first, nearest the
+ * socket, and an {@code IdleStateHandler} tells the ClientHandler when the connection has been silent for
+ * {@link ConnectionLimits#idleTimeout()} (issue 33: what one client can cost). Any {@link Channel} type, so tests can run the same
  * pipeline on an EmbeddedChannel. A plaintext port adds nothing: its path is the one it was before TLS.
  */
 final class ClientInitializer extends ChannelInitializer<Channel> {
@@ -24,15 +29,17 @@ final class ClientInitializer extends ChannelInitializer<Channel> {
     static final long HANDSHAKE_TIMEOUT_MILLIS = 30_000;
     /** TLS on this port, or null for plaintext. */
     private final TlsContexts tls;
+    private final ConnectionLimits limits;
 
     ClientInitializer(int maxFrameBytes, RequestRouter router, WatchHub watchHub, ServerMetrics metrics,
                       int maxCallsInFlight) {
-        this(maxFrameBytes, router, watchHub, metrics, maxCallsInFlight, null);
+        this(maxFrameBytes, router, watchHub, metrics, maxCallsInFlight, null, ConnectionLimits.DEFAULTS);
     }
 
     ClientInitializer(int maxFrameBytes, RequestRouter router, WatchHub watchHub, ServerMetrics metrics,
-                      int maxCallsInFlight, TlsContexts tls) {
+                      int maxCallsInFlight, TlsContexts tls, ConnectionLimits limits) {
         this.tls = tls;
+        this.limits = limits;
         this.maxFrameBytes = maxFrameBytes;
         this.router = router;
         this.watchHub = watchHub;
@@ -42,6 +49,8 @@ final class ClientInitializer extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel ch) {
+        ch.pipeline().addLast(new ClientBackPressure(limits),
+                new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         if (tls != null) {
             SslHandler handler = tls.server().newHandler(ch.alloc());
             // Netty's 10 s default closes handshakes a loaded machine is merely slow at; a client that

@@ -26,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Bootstraps the client protocol port; the pipeline is {@link ClientInitializer}'s. {@link #close()} closes
@@ -34,10 +35,18 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ClientServer implements AutoCloseable {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClientServer.class);
+    /** Anyone who reaches the port can cause these lines: bounded. */
+    private static final io.rota.raft.transport.LogLimiter refusals = new io.rota.raft.transport.LogLimiter(log, 5);
+
     /** Calls one connection may have in flight (watches excluded). */
     static final int MAX_CALLS_IN_FLIGHT = 4_096;
     /** Forwarded calls in flight per leader connection. */
     static final int MAX_FORWARDED_IN_FLIGHT = 16_384;
+    /** A connection pauses reading requests above this many unsent answer bytes (ClientBackPressure). */
+    static final int WRITE_BUFFER_HIGH_BYTES = 1 << 20;
+    /** ...and reads again below this many. */
+    static final int WRITE_BUFFER_LOW_BYTES = 256 << 10;
     /** How long close() waits for the connections to close, then for the event loops to stop. */
     private static final long CLOSE_TIMEOUT_SECONDS = 2;
 
@@ -148,6 +157,8 @@ public final class ClientServer implements AutoCloseable {
     private final Forwarder forwarder;
     private final RequestRouter router;
     private final InetSocketAddress localAddress;
+    /** Open client connections, against {@link ConnectionLimits#maxConnections()}. */
+    private final AtomicInteger open = new AtomicInteger();
 
     public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
                         ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
@@ -175,6 +186,17 @@ public final class ClientServer implements AutoCloseable {
     public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
                         ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
                         ServerMetrics metrics, TlsContexts tls, EventLoop sharedLoop) {
+        this(settings, driver, stateMachine, view, watchHub, timer, clock, metrics, tls, sharedLoop,
+                ConnectionLimits.DEFAULTS);
+    }
+
+    /**
+     * As above, with {@code limits} on what one client may cost: the connection cap, the idle timeout and
+     * the back-pressure on unread answers ({@link ClientBackPressure}).
+     */
+    public ClientServer(Settings settings, RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine,
+                        ClusterView view, WatchHub watchHub, ScheduledExecutorService timer, Clock clock,
+                        ServerMetrics metrics, TlsContexts tls, EventLoop sharedLoop, ConnectionLimits limits) {
         this.ownsGroup = sharedLoop == null;
         this.group = sharedLoop != null ? sharedLoop : new MultiThreadIoEventLoopGroup(
                 Math.max(2, Runtime.getRuntime().availableProcessors()), NioIoHandler.newFactory());
@@ -182,13 +204,22 @@ public final class ClientServer implements AutoCloseable {
                 MAX_FORWARDED_IN_FLIGHT, tls);
         this.router = new RequestRouter(driver, stateMachine, view, forwarder, timer, clock, metrics, settings);
         ClientInitializer pipeline = new ClientInitializer(settings.maxFrameBytes(), router, watchHub, metrics,
-                MAX_CALLS_IN_FLIGHT, tls);
+                MAX_CALLS_IN_FLIGHT, tls, limits);
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(WRITE_BUFFER_LOW_BYTES, WRITE_BUFFER_HIGH_BYTES))
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        if (open.incrementAndGet() > limits.maxConnections()) {
+                            open.decrementAndGet();
+                            refusals.warn("Refusing client connection {}: {} connections are open"
+                                    + " (--max-client-connections)", ch.remoteAddress(), limits.maxConnections());
+                            ch.close();
+                            return;
+                        }
+                        ch.closeFuture().addListener(f -> open.decrementAndGet());
                         channels.add(ch);   // once close() has begun, the group closes it at once
                         ch.pipeline().addLast(pipeline);
                     }

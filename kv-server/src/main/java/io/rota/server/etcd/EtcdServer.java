@@ -2,9 +2,14 @@ package io.rota.server.etcd;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rota.raft.transport.LogLimiter;
 import io.rota.raft.transport.TlsFiles;
+import io.rota.server.api.ConnectionLimits;
 import io.rota.server.api.RequestRouter;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.watch.WatchHub;
@@ -14,7 +19,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The etcd listener ({@code --listen-etcd}): a gRPC server (grpc-java on its own shaded Netty, design.md Y1)
@@ -22,6 +29,12 @@ import java.util.concurrent.TimeUnit;
  * Election over this member's {@link RequestRouter} and {@link WatchHub}. It only bootstraps; each service is
  * its own class. Every call passes {@link EtcdCallers}, which names its caller for the native auth checks;
  * with TLS the port uses the client port's certificates ({@link EtcdTls}).
+ *
+ * <p>What one client may cost ({@link ConnectionLimits}, issue 33): at most
+ * {@link ConnectionLimits#maxConcurrentStreams()} streams per connection (gRPC refuses the next,
+ * REFUSED_STREAM), at most {@link ConnectionLimits#maxConnections()} connections (the next is closed as it is
+ * accepted, {@link CappedServerChannel}), connections without a call for {@link ConnectionLimits#idleTimeout()}
+ * are told to go away (GOAWAY: a client dials again when it calls), and etcd's keep-alive settings.
  */
 public final class EtcdServer implements AutoCloseable {
 
@@ -33,10 +46,15 @@ public final class EtcdServer implements AutoCloseable {
      * etcd clients ping as often as every 2 s (etcdctl's --keepalive-time) or more; gRPC's default policy
      * would close such a connection ("too_many_pings"), so any interval of a second or more is allowed.
      */
-    static final long MIN_CLIENT_PING_SECONDS = 1;
+    private static final Logger refusalLog = LoggerFactory.getLogger(EtcdServer.class.getName() + ".refusals");
+    /** Anyone who reaches the port can cause these lines: bounded. */
+    private static final LogLimiter refusals = new LogLimiter(refusalLog, 5);
 
     private final Server server;
     private final DefaultEventExecutorGroup responders;
+    /** This port's own event loops: the connection cap needs its own server channel, and so its own loops. */
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
 
     /**
      * Listen on {@code listen} (port 0: any free port).
@@ -57,14 +75,36 @@ public final class EtcdServer implements AutoCloseable {
      */
     public EtcdServer(InetSocketAddress listen, int maxRequestBytes, RequestRouter router, WatchHub watchHub,
                       ClusterView view, String clusterId, TlsFiles tls) {
+        this(listen, maxRequestBytes, router, watchHub, view, clusterId, tls, ConnectionLimits.DEFAULTS);
+    }
+
+    /**
+     * As above, with {@code limits} on connections, streams, idleness and keep-alives.
+     *
+     * @param limits what one client may cost this port
+     */
+    public EtcdServer(InetSocketAddress listen, int maxRequestBytes, RequestRouter router, WatchHub watchHub,
+                      ClusterView view, String clusterId, TlsFiles tls, ConnectionLimits limits) {
         responders = new DefaultEventExecutorGroup(RESPONDER_THREADS, new DefaultThreadFactory("rota-etcd", true));
         Calls calls = new Calls(router, EtcdCodec.clusterId(clusterId), responders);
+        boss = new NioEventLoopGroup(1, new DefaultThreadFactory("rota-etcd-accept", true));
+        workers = new NioEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                new DefaultThreadFactory("rota-etcd-io", true));
+        AtomicInteger open = new AtomicInteger();
+        int maxConnections = limits.maxConnections();
         NettyServerBuilder b = NettyServerBuilder.forAddress(listen).maxInboundMessageSize(maxRequestBytes)
+                .bossEventLoopGroup(boss).workerEventLoopGroup(workers)
+                .channelFactory(() -> new CappedServerChannel(open, maxConnections))
                 // Handlers run on the event loop that read the call (design Y24): none blocks — they build a frame
                 // and hand it to the router, as the native ClientHandler does; bcrypt and snapshots have their own
                 // threads. gRPC's default, a cached pool, added a hand-off per call and cost 1.5-3.5x throughput.
                 .directExecutor()
-                .permitKeepAliveTime(MIN_CLIENT_PING_SECONDS, TimeUnit.SECONDS).permitKeepAliveWithoutCalls(true)
+                .permitKeepAliveTime(limits.keepaliveMinTime().toMillis(), TimeUnit.MILLISECONDS)
+                .permitKeepAliveWithoutCalls(true)
+                .keepAliveTime(limits.keepaliveInterval().toMillis(), TimeUnit.MILLISECONDS)
+                .keepAliveTimeout(limits.keepaliveTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .maxConcurrentCallsPerConnection(limits.maxConcurrentStreams())
+                .maxConnectionIdle(limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .addService(new KvService(calls)).addService(new WatchService(calls, watchHub))
                 .addService(new LeaseService(calls)).addService(new MaintenanceService(calls))
                 .addService(new LockService(calls, watchHub)).addService(new ElectionService(calls, watchHub))
@@ -82,6 +122,8 @@ public final class EtcdServer implements AutoCloseable {
             started = b.build().start();
         } catch (IOException e) {
             responders.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw new UncheckedIOException("cannot listen for etcd clients on " + listen.getHostString() + ":"
                     + listen.getPort() + " (--listen-etcd): " + e.getMessage(), e);
         }
@@ -105,5 +147,44 @@ public final class EtcdServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         responders.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The etcd port's listening channel, which closes an accepted connection at once while {@code max} are
+     * open (gRPC has no hook between accept and its own pipeline). The count drops as connections close.
+     */
+    static final class CappedServerChannel extends NioServerSocketChannel {
+        private final AtomicInteger open;
+        private final int max;
+
+        CappedServerChannel(AtomicInteger open, int max) {
+            this.open = open;
+            this.max = max;
+        }
+
+        @Override
+        protected int doReadMessages(List<Object> buf) throws Exception {
+            int first = buf.size();
+            super.doReadMessages(buf);
+            int kept = 0;
+            for (int i = first; i < buf.size(); ) {
+                io.grpc.netty.shaded.io.netty.channel.Channel child =
+                        (io.grpc.netty.shaded.io.netty.channel.Channel) buf.get(i);
+                if (open.incrementAndGet() > max) {
+                    open.decrementAndGet();
+                    refusals.warn("Refusing etcd client connection {}: {} connections are open"
+                            + " (--max-client-connections)", child.remoteAddress(), max);
+                    child.unsafe().closeForcibly();
+                    buf.remove(i);
+                    continue;
+                }
+                child.closeFuture().addListener(f -> open.decrementAndGet());
+                kept++;
+                i++;
+            }
+            return kept;
+        }
     }
 }

@@ -77,7 +77,12 @@ final class EtcdTls {
                 b.trustManager(tls.new TrustManager());
             }
             b.clientAuth(files.requireClientCert() ? ClientAuth.REQUIRE : ClientAuth.NONE);
-            SslContext context = GrpcSslContexts.configure(b, SslProvider.JDK).build();
+            SslContextBuilder configured = GrpcSslContexts.configure(b, SslProvider.JDK)
+                    .protocols(files.policy().protocols());
+            if (files.policy().enabledSuites() != null) {   // after gRPC's own choice, which it replaces
+                configured.ciphers(files.policy().enabledSuites());
+            }
+            SslContext context = configured.build();
             timer.scheduleWithFixedDelay(tls::reloadIfChanged, RELOAD_INTERVAL_MILLIS, RELOAD_INTERVAL_MILLIS,
                     TimeUnit.MILLISECONDS);
             return context;
@@ -142,6 +147,10 @@ final class EtcdTls {
                 TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
                 tmf.init(ts);
                 t = (X509ExtendedTrustManager) tmf.getTrustManagers()[0];
+                if (files.policy().checksCertificates()) {   // CRL, allowed CN and host: as the client port
+                    t = new io.rota.raft.transport.PolicyTrustManager(t, files.policy(),
+                            certificates(files.trustedCaFile()), false);
+                }
             }
             keys = k;
             trust = t;
@@ -153,8 +162,14 @@ final class EtcdTls {
     private static byte[] digest(TlsFiles files) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            for (Path p : files.trustedCaFile() == null ? List.of(files.certFile(), files.keyFile())
-                    : List.of(files.certFile(), files.keyFile(), files.trustedCaFile())) {
+            List<Path> all = new java.util.ArrayList<>(List.of(files.certFile(), files.keyFile()));
+            if (files.trustedCaFile() != null) {
+                all.add(files.trustedCaFile());
+            }
+            if (files.policy().crlFile() != null) {
+                all.add(files.policy().crlFile());
+            }
+            for (Path p : all) {
                 sha.update(Files.readAllBytes(p));
                 sha.update((byte) 0);
             }

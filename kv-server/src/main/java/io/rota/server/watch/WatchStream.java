@@ -101,6 +101,11 @@ public final class WatchStream {
         }
     }
 
+    /** Whether this stream has no watch open: its connection may be closed as idle (issue 33). */
+    public boolean isEmpty() {
+        return watchers.isEmpty();
+    }
+
     /**
      * Write queued responses while the connection takes them (sink's thread). A connection that stops
      * reading leaves them queued, where the watcher's bound cancels it.

@@ -38,7 +38,8 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * Afterwards this handler removes itself and fires {@link HandshakeCompleted}. The accepting side has
  * already answered when the dialler refuses it, so {@link PeerMessageHandler} reports a refusal arriving
  * after the handshake too, if it comes from the peer this handshake authenticated. A peer that stays silent
- * for the connect timeout is disconnected; a failed TLS handshake — a certificate of another CA, or none — is
+ * for the connect timeout is disconnected; whatever a peer sent that reaches a log line is
+ * {@linkplain LogText#escape escaped} (a cluster id or refusal with a newline cannot forge a line); a failed TLS handshake — a certificate of another CA, or none — is
  * logged here. One instance per channel.
  */
 final class HandshakeHandler extends ChannelInboundHandlerAdapter {
@@ -57,14 +58,17 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private final ConnectionEvents events;
     /** With mutual TLS, checks the peer's certificate against its claimed id; null for plaintext. */
     private final PeerIdentity identity;
+    /** Frees this connection's place among the pending handshakes (accepting side); null when not counted. */
+    private final Runnable settled;
     private ScheduledFuture<?> timeout;
 
     HandshakeHandler(TransportConfig config, long dialledPeerId, PeerAdmission admission, ConnectionEvents events) {
-        this(config, dialledPeerId, admission, events, null);
+        this(config, dialledPeerId, admission, events, null, null);
     }
 
     HandshakeHandler(TransportConfig config, long dialledPeerId, PeerAdmission admission, ConnectionEvents events,
-                     PeerIdentity identity) {
+                     PeerIdentity identity, Runnable settled) {
+        this.settled = settled;
         this.config = config;
         this.dialledPeerId = dialledPeerId;
         this.admission = admission;
@@ -143,6 +147,13 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         cancelTimeout();
+        if (settled != null) {
+            settled.run();
+        }
+        PeerFrameDecoder frames = ctx.pipeline().get(PeerFrameDecoder.class);
+        if (frames != null) {
+            frames.handshakeCompleted();
+        }
         if (accepting()) {
             ctx.writeAndFlush(ownHandshake());
         }
@@ -217,7 +228,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     static String checkCommon(TransportConfig config, PeerHandshake h) {
         if (!config.clusterId().equals(h.getClusterId())) {
             return "expected cluster id '" + config.clusterId() + "' but received cluster id '"
-                    + h.getClusterId() + "' (node id " + h.getNodeId() + ")";
+                    + LogText.escape(h.getClusterId()) + "' (node id " + h.getNodeId() + ")";
         }
         if (h.getProtocolVersion() != PROTOCOL_VERSION) {
             return "expected protocol version " + PROTOCOL_VERSION + " but received " + h.getProtocolVersion();
@@ -234,7 +245,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     /** The peer refused this node (a refusal frame): report it, then close. */
     static void refusedBy(ChannelHandlerContext ctx, ConnectionEvents events, Logger logger, long peerId,
                           String reason) {
-        logger.error("Peer {} refused this node: {}", peerId, reason);
+        logger.error("Peer {} refused this node: {}", peerId, LogText.escape(reason));
         events.refusedBy(peerId, reason);
         ctx.close();
     }

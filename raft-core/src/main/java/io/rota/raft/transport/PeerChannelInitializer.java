@@ -2,10 +2,14 @@ package io.rota.raft.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.ssl.SslContext;
 import io.rota.raft.core.RaftNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Builds the pipeline of a peer connection, codec first, logic last:
@@ -14,7 +18,11 @@ import io.rota.raft.core.RaftNode;
  *   outbound: protobufEncoder → frameEncoder
  * </pre>
  * Frames are a 4-byte big-endian length and a protobuf {@code RaftMessage}; both directions enforce
- * {@link TransportConfig#maxFrameBytes()}. With mutual TLS ({@link NettyPeerTransport#setTls}) an
+ * {@link TransportConfig#maxFrameBytes()} — inbound only once the handshake has completed: before it, a frame
+ * may hold {@link PeerFrameDecoder#HANDSHAKE_MAX_FRAME_BYTES} (a stranger cannot make this member buffer a
+ * full frame). An accepting initializer admits at most {@link TransportConfig#maxPendingHandshakes()}
+ * connections that have not completed the handshake; past it a new one is closed at once, with a
+ * rate-limited log line. With mutual TLS ({@link NettyPeerTransport#setTls}) an
  * {@code SslHandler} named {@value #TLS} comes first, from the contexts current when the connection starts
  * (so a rotated certificate serves new connections). Every channel gets new handlers (they hold
  * per-connection state).
@@ -22,6 +30,9 @@ import io.rota.raft.core.RaftNode;
 final class PeerChannelInitializer extends ChannelInitializer<Channel> {
 
     private static final int LENGTH_BYTES = 4;
+    private static final Logger log = LoggerFactory.getLogger(PeerChannelInitializer.class);
+    /** Anyone who can reach the port can cause these lines: bounded. */
+    private static final LogLimiter refusals = new LogLimiter(log, 5);
     /** The name of the TLS handler, where the handshake handler finds the peer's certificate. */
     static final String TLS = "tls";
 
@@ -33,6 +44,8 @@ final class PeerChannelInitializer extends ChannelInitializer<Channel> {
     private final TlsContexts tls;
     /** Checks the peer's certificate against the member it claims; null when {@link #tls} is. */
     private final PeerIdentity identity;
+    /** Accepted connections whose handshake has not completed (the accepting initializer is one per port). */
+    private final AtomicInteger pendingHandshakes = new AtomicInteger();
 
     private PeerChannelInitializer(TransportConfig config, long dialledPeerId, ConnectionEvents events,
                                    PeerAdmission admission, TlsContexts tls, PeerIdentity identity) {
@@ -79,17 +92,40 @@ final class PeerChannelInitializer extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel channel) {
+        Runnable settled = null;
+        if (dialledPeerId == RaftNode.NONE) {
+            if (pendingHandshakes.incrementAndGet() > config.maxPendingHandshakes()) {
+                pendingHandshakes.decrementAndGet();
+                refusals.warn("Closing peer connection {} on node {}: {} connections are already waiting for their"
+                        + " handshake (maxPendingHandshakes, --max-peer-pending-handshakes)", channel.remoteAddress(),
+                        config.selfId(), config.maxPendingHandshakes());
+                channel.close();
+                return;
+            }
+            AtomicBoolean counted = new AtomicBoolean(true);
+            settled = () -> {
+                if (counted.getAndSet(false)) {
+                    pendingHandshakes.decrementAndGet();
+                }
+            };
+            Runnable release = settled;
+            channel.closeFuture().addListener(f -> release.run());
+        }
         if (tls != null) {
             SslContext context = dialledPeerId == RaftNode.NONE ? tls.server() : tls.client();
             channel.pipeline().addLast(TLS, context.newHandler(channel.alloc()));
         }
         channel.pipeline()
-                .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(
-                        config.maxFrameBytes() + LENGTH_BYTES, 0, LENGTH_BYTES, 0, LENGTH_BYTES))
+                .addLast("frameDecoder", new PeerFrameDecoder(config.maxFrameBytes()))
                 .addLast("frameEncoder", new LengthFieldPrepender(LENGTH_BYTES))
                 .addLast("protobufDecoder", new RaftMessageDecoder())
                 .addLast("protobufEncoder", new RaftMessageEncoder(config.maxFrameBytes()))
-                .addLast("handshake", new HandshakeHandler(config, dialledPeerId, admission, events, identity))
+                .addLast("handshake", new HandshakeHandler(config, dialledPeerId, admission, events, identity, settled))
                 .addLast("messages", new PeerMessageHandler(config, events));
+    }
+
+    /** Connections accepted whose handshake has not completed: tests see the cap by it. */
+    int pendingHandshakes() {
+        return pendingHandshakes.get();
     }
 }

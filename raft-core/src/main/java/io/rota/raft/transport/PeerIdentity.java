@@ -22,8 +22,11 @@ public interface PeerIdentity {
 
     /**
      * The member-name rule (design X2): the certificate must carry the claimed member's name as its subject
-     * CN or as a DNS subject alternative name. Not the host (etcd's rule): members on one host share its
-     * address, so a host name cannot tell them apart.
+     * CN (the last CN, when the subject has several: {@link TlsContexts#commonName}) or as a DNS subject
+     * alternative name. An IP SAN never counts, even when its text equals the name: it names an address, and
+     * a certificate issued for an address must not pass for a member. Not the host (etcd's rule): members on
+     * one host share its address, so a host name cannot tell them apart. What the certificate says is
+     * {@linkplain LogText#escape escaped} in the refusal, which is logged.
      *
      * @param names the member name of an id, or null for an id with no known name (refused)
      */
@@ -31,13 +34,13 @@ public interface PeerIdentity {
         return (claimedId, certificate) -> {
             String name = names.apply(claimedId);
             String cn = TlsContexts.commonName(certificate);
-            List<String> sans = TlsContexts.alternativeNames(certificate);
-            if (name != null && (name.equals(cn) || sans.contains(name))) {
+            List<String> dns = TlsContexts.dnsNames(certificate);
+            if (name != null && (name.equals(cn) || dns.contains(name))) {
                 return null;
             }
             List<String> presented = new ArrayList<>();
-            presented.add("CN=" + cn);
-            presented.add("SAN " + sans);
+            presented.add("CN=" + LogText.escape(cn));
+            presented.add("SAN " + LogText.escape(TlsContexts.alternativeNames(certificate).toString()));
             return "it claims to be member " + claimedId + (name == null ? " (a member this node has no name for)"
                     : " (" + name + ")") + " but its certificate names " + String.join(", ", presented)
                     + (name == null ? "" : ": a member's certificate must carry its member name as CN or DNS SAN");

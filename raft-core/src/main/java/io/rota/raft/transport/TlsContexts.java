@@ -8,7 +8,6 @@ import io.netty.handler.ssl.SslProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import java.io.ByteArrayInputStream;
@@ -190,6 +189,9 @@ public final class TlsContexts implements AutoCloseable {
         if (files.trustedCaFile() != null) {
             all.add(files.trustedCaFile());
         }
+        if (files.policy().crlFile() != null) {
+            all.add(files.policy().crlFile());   // a new CRL is live within a second, like a rotated certificate
+        }
         all.addAll(alsoTrusted);
         return all;
     }
@@ -207,24 +209,50 @@ public final class TlsContexts implements AutoCloseable {
         }
         TlsProvider effective = effectiveProvider(files.provider());
         SslProvider provider = effective == TlsProvider.OPENSSL ? SslProvider.OPENSSL : SslProvider.JDK;
+        TlsPolicy policy = files.policy();
         try {
-            SslContextBuilder server = SslContextBuilder.forServer(key, chain).sslProvider(provider);
+            SslContextBuilder server = SslContextBuilder.forServer(key, chain).sslProvider(provider)
+                    .protocols(policy.protocols()).ciphers(policy.enabledSuites());
             if (!trusted.isEmpty()) {
-                server.trustManager(trusted);
+                if (policy.checksCertificates()) {
+                    server.trustManager(new PolicyTrustManager(trustManager(trusted), policy, trusted, false));
+                } else {
+                    server.trustManager(trusted);
+                }
             }
             server.clientAuth(trusted.isEmpty() ? ClientAuth.NONE : ClientAuth.OPTIONAL);
             SslContext optional = server.build();
             server.clientAuth(files.requireClientCert() ? ClientAuth.REQUIRE : ClientAuth.NONE);
             SslContextBuilder client = SslContextBuilder.forClient().sslProvider(provider).keyManager(key, chain)
-                    .endpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null);
+                    .endpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null)
+                    .protocols(policy.protocols()).ciphers(policy.enabledSuites());
             if (!clientTrust.isEmpty()) {
-                client.trustManager(clientTrust);
+                if (policy.checksCertificates() && policy.serversToo()) {
+                    client.trustManager(new PolicyTrustManager(trustManager(clientTrust), policy, clientTrust, true));
+                } else {
+                    client.trustManager(clientTrust);
+                }
             }
             return new Material(server.build(), client.build(), optional, chain.get(0), digest, effective);
-        } catch (IOException e) {
+        } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot build a TLS context from " + files.certFile() + " and "
                     + files.keyFile() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The JDK's PKIX trust manager for {@code cas}. */
+    public static javax.net.ssl.X509ExtendedTrustManager trustManager(List<X509Certificate> cas)
+            throws GeneralSecurityException, IOException {
+        java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        int i = 0;
+        for (X509Certificate ca : cas) {
+            store.setCertificateEntry("ca" + i++, ca);
+        }
+        javax.net.ssl.TrustManagerFactory factory = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(store);
+        return (javax.net.ssl.X509ExtendedTrustManager) factory.getTrustManagers()[0];
     }
 
     private static volatile boolean fallbackLogged;
@@ -309,30 +337,48 @@ public final class TlsContexts implements AutoCloseable {
         }
     }
 
-    /** The certificate's subject CN, or null when it has none. */
+    /**
+     * The certificate's subject CN, or null when it has none. A subject with several CNs yields the LAST one in
+     * the subject's order (the DER sequence), as Go's {@code pkix.Name} — and so etcd — read it: one rule for
+     * the peer member-name check, the client port's CN → user and the etcd port's, which all call this.
+     */
     public static String commonName(X509Certificate certificate) {
         Objects.requireNonNull(certificate, "certificate");
+        String last = null;
         try {
+            // LdapName lists RDNs right to left of the RFC 2253 string, which is the DER order.
             for (Rdn rdn : new LdapName(certificate.getSubjectX500Principal().getName()).getRdns()) {
-                if ("CN".equalsIgnoreCase(rdn.getType())) {
-                    return String.valueOf(rdn.getValue());
+                javax.naming.directory.Attribute cn = rdn.toAttributes().get("CN");
+                if (cn != null) {
+                    for (int i = 0; i < cn.size(); i++) {
+                        last = String.valueOf(cn.get(i));
+                    }
                 }
             }
-        } catch (InvalidNameException e) {
+        } catch (javax.naming.NamingException e) {
             return null;
         }
-        return null;
+        return last;
+    }
+
+    /** The certificate's DNS subject alternative names: the only SANs that can carry a member name. */
+    public static List<String> dnsNames(X509Certificate certificate) {
+        return alternativeNames(certificate, 2);
     }
 
     /** The certificate's DNS names and IP addresses from its subject alternative names. */
     public static List<String> alternativeNames(X509Certificate certificate) {
+        return alternativeNames(certificate, 2, 7);   // dNSName, iPAddress (RFC 5280 §4.2.1.6)
+    }
+
+    private static List<String> alternativeNames(X509Certificate certificate, int... types) {
         List<String> names = new ArrayList<>();
         try {
             Collection<List<?>> sans = certificate.getSubjectAlternativeNames();
             if (sans != null) {
                 for (List<?> san : sans) {
                     int type = (Integer) san.get(0);
-                    if (type == 2 || type == 7) {   // dNSName, iPAddress (RFC 5280 §4.2.1.6)
+                    if (Arrays.stream(types).anyMatch(t -> t == type)) {
                         names.add(String.valueOf(san.get(1)));
                     }
                 }

@@ -14,9 +14,10 @@ import java.util.Objects;
  * @param requireClientCert a server asks every client for a certificate chaining to {@code trustedCaFile} and
  *                          refuses the handshake without one (mutual TLS)
  * @param provider          the TLS implementation
+ * @param policy            versions, cipher suites, CRL and allowed CN/host of the other side (etcd's knobs)
  */
 public record TlsFiles(Path certFile, Path keyFile, Path trustedCaFile, boolean requireClientCert,
-                       TlsProvider provider) {
+                       TlsProvider provider, TlsPolicy policy) {
 
     /** The JDK provider: measured against OpenSSL in docs/performance.md, "TLS cost" (design X6). */
     public static final TlsProvider DEFAULT_PROVIDER = TlsProvider.JDK;
@@ -26,9 +27,19 @@ public record TlsFiles(Path certFile, Path keyFile, Path trustedCaFile, boolean 
         Objects.requireNonNull(certFile, "certFile");
         Objects.requireNonNull(keyFile, "keyFile");
         Objects.requireNonNull(provider, "provider");
+        policy = policy == null ? TlsPolicy.DEFAULT : policy;
         if (requireClientCert && trustedCaFile == null) {
             throw new IllegalArgumentException("requireClientCert needs trustedCaFile: the CA client certificates"
                     + " must chain to");
         }
+        if (policy.checksCertificates() && trustedCaFile == null) {
+            throw new IllegalArgumentException("a CRL or an allowed CN/host name checks the other side's"
+                    + " certificate: it needs trustedCaFile");
+        }
+    }
+
+    /** The files with {@link TlsPolicy#DEFAULT}. */
+    public TlsFiles(Path certFile, Path keyFile, Path trustedCaFile, boolean requireClientCert, TlsProvider provider) {
+        this(certFile, keyFile, trustedCaFile, requireClientCert, provider, TlsPolicy.DEFAULT);
     }
 }

@@ -34,13 +34,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param snapshotDirectory    where received snapshots are written: the node's snapshot directory, so that
  *                             the finished file is adopted where it lies; null: the system's temporary
  *                             directory (tests), from which the store copies it when installing it
+ * @param maxPendingHandshakes accepted connections that have not completed the handshake (TLS and peer
+ *                             handshake) at one time; past it a new connection is closed at once. Strangers
+ *                             who reach the port hold at most this many sockets, each limited to
+ *                             {@link PeerFrameDecoder#HANDSHAKE_MAX_FRAME_BYTES} and {@code connectTimeout}
  */
 public record TransportConfig(String clusterId, long selfId, InetSocketAddress listenAddress,
                               Map<Long, InetSocketAddress> peers, int maxFrameBytes, int perPeerQueueLimit,
                               long perPeerQueueBytes, int snapshotChunkBytes, long maxSnapshotBytes,
                               Duration reconnectBackoffMin, Duration reconnectBackoffMax, Duration connectTimeout,
                               int writeBufferLowBytes, int writeBufferHighBytes, int ioThreads,
-                              Path snapshotDirectory) {
+                              Path snapshotDirectory, int maxPendingHandshakes) {
 
     /** 8 MiB: an AppendEntries of 1 MiB of entries, or one large entry, with room to spare. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 8 << 20;
@@ -64,6 +68,11 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
     public static final int DEFAULT_WRITE_BUFFER_HIGH_BYTES = 2 << 20;
     /** Two event-loop threads: peer traffic of a small cluster, leaving cores for the driver. */
     public static final int DEFAULT_IO_THREADS = 2;
+    /**
+     * 128 half-open peer connections: a cluster's members each hold one connection per pair, and a restart
+     * storm of a few dozen members fits; a flood of strangers does not take more sockets than this.
+     */
+    public static final int DEFAULT_MAX_PENDING_HANDSHAKES = 128;
 
     /** Room for the envelope and fields around a snapshot chunk's data. */
     static final int CHUNK_HEADER_ALLOWANCE = 1024;
@@ -101,6 +110,7 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
         require(writeBufferLowBytes <= writeBufferHighBytes, "writeBufferLowBytes (" + writeBufferLowBytes
                 + ") must be at most writeBufferHighBytes (" + writeBufferHighBytes + ")");
         require(ioThreads > 0, "ioThreads must be positive, got " + ioThreads);
+        require(maxPendingHandshakes > 0, "maxPendingHandshakes must be positive, got " + maxPendingHandshakes);
         peers = new ConcurrentHashMap<>(peers);
     }
 
@@ -122,7 +132,7 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
                 .snapshotChunkBytes(snapshotChunkBytes).maxSnapshotBytes(maxSnapshotBytes)
                 .reconnectBackoff(reconnectBackoffMin, reconnectBackoffMax).connectTimeout(connectTimeout)
                 .writeBufferWaterMarks(writeBufferLowBytes, writeBufferHighBytes).ioThreads(ioThreads)
-                .snapshotDirectory(snapshotDirectory);
+                .snapshotDirectory(snapshotDirectory).maxPendingHandshakes(maxPendingHandshakes);
     }
 
     /** Where received snapshots are written: {@link #snapshotDirectory}, or the system's temporary directory. */
@@ -148,6 +158,7 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
         private int writeBufferHighBytes = DEFAULT_WRITE_BUFFER_HIGH_BYTES;
         private int ioThreads = DEFAULT_IO_THREADS;
         private Path snapshotDirectory;
+        private int maxPendingHandshakes = DEFAULT_MAX_PENDING_HANDSHAKES;
 
         private Builder(String clusterId, long selfId, InetSocketAddress listenAddress) {
             this.clusterId = clusterId;
@@ -212,12 +223,17 @@ public record TransportConfig(String clusterId, long selfId, InetSocketAddress l
             return this;
         }
 
+        public Builder maxPendingHandshakes(int maxPendingHandshakes) {
+            this.maxPendingHandshakes = maxPendingHandshakes;
+            return this;
+        }
+
         /** The configuration; throws {@link IllegalArgumentException} naming the field when it is invalid. */
         public TransportConfig build() {
             return new TransportConfig(clusterId, selfId, listenAddress, peers, maxFrameBytes, perPeerQueueLimit,
                     perPeerQueueBytes, snapshotChunkBytes, maxSnapshotBytes, reconnectBackoffMin,
                     reconnectBackoffMax, connectTimeout, writeBufferLowBytes, writeBufferHighBytes, ioThreads,
-                    snapshotDirectory);
+                    snapshotDirectory, maxPendingHandshakes);
         }
     }
 }
