@@ -8,6 +8,7 @@ import io.rota.raft.node.NodeConfig;
 import io.rota.raft.storage.StorageConfig;
 import io.rota.raft.transport.TransportConfig;
 import io.rota.server.api.ClientServer;
+import io.rota.server.http.HttpPolicy;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -67,6 +68,7 @@ import java.util.Objects;
  * @param initialClusterToken   mixed into the derived cluster id ({@code --initial-cluster-token}, etcd's
  *                              flag): two clusters bootstrapped with the same {@code --initial-cluster} get
  *                              different ids if their tokens differ
+ * @param httpPolicy            the HTTP port's Host allowlist, CORS origins and connection cap (issue 33)
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -75,7 +77,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            Map<String, Long> memberIds, ClusterState initialClusterState,
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
                            MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
-                           boolean forceNewCluster, String initialClusterToken) {
+                           boolean forceNewCluster, String initialClusterToken, HttpPolicy httpPolicy) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -452,6 +454,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private long snapshotCount = DEFAULT_SNAPSHOT_COUNT;
         private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
         private InetSocketAddress http;
+        private HttpPolicy httpPolicy = HttpPolicy.DEFAULT;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private Duration watchProgressInterval = DEFAULT_WATCH_PROGRESS_INTERVAL;
         private boolean faultInjection;
@@ -583,6 +586,12 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** The HTTP port's Host allowlist, CORS origins and connection cap (docs/security.md, "The HTTP port"). */
+        public Builder httpPolicy(HttpPolicy httpPolicy) {
+            this.httpPolicy = httpPolicy;
+            return this;
+        }
+
         /** Disaster recovery: make this member's data a cluster of one (docs/design.md MF10). */
         public Builder forceNewCluster(boolean forceNewCluster) {
             this.forceNewCluster = forceNewCluster;
@@ -594,7 +603,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd, forceNewCluster, initialClusterToken);
+                    listenEtcd, forceNewCluster, initialClusterToken, httpPolicy);
         }
     }
 }
