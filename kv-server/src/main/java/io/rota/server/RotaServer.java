@@ -337,6 +337,7 @@ public final class RotaServer implements AutoCloseable {
 
     /** Start a member of a local lab cluster (docs/dashboard.md); {@code labMode} null is {@link #start(ServerConfig)}. */
     public static RotaServer start(ServerConfig config, LabMode labMode) {
+        PlaintextWarning.of(config).forEach(w -> log.warn(w));   // issue 33: say it loudly, before anything else
         return new RotaServer(config, labMode);
     }
 

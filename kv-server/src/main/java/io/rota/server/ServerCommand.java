@@ -277,6 +277,8 @@ final class ServerCommand implements Callable<Integer> {
             exit.compareAndSet(0, RotaServer.EXIT_FAILED);
             stopped.countDown();
         });
+        PlaintextWarning.of(config).forEach(w -> spec.commandLine().getErr().println("WARNING: " + w));
+        spec.commandLine().getErr().flush();
         out.printf("rota server %s (id %d) started%n", config.name(), config.memberId());
         out.printf("  data dir  %s%n", config.dataDir().toAbsolutePath());
         out.printf("  client    %s%s%s%n", ServerConfig.format(server.clientAddress()),
