@@ -118,8 +118,9 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--lab-cluster-dir", description = "LAB MODE: the cluster's directory (PID files), with --lab-script.")
     Path labClusterDir;
 
-    @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none)."
-            + " Plaintext even with TLS on: bind it to localhost or a trusted network.")
+    @Option(names = "--http", description = "host:port for /health, /status, /metrics and the dashboard (default:"
+            + " none). HTTPS with the client port's certificate when it has one; with auth enabled, all but /health"
+            + " and /metrics answer root only.")
     String http;
 
     // ---- the HTTP port's access rules (issue 33, docs/security.md "The HTTP port") --------------------
