@@ -19,12 +19,14 @@
 # dashboard gets buttons that run this script's kill/pause/resume/restart and partition members — for a
 # local cluster only, never in production (docs/dashboard.md).
 #
-# ROLE is LEADER, FOLLOWER, CANDIDATE (pre-vote included), PAUSED (SIGSTOPped) or DOWN (no process, or
-# /status does not answer). Ports: client 7001-7003, peer 7101-7103, HTTP 7201-7203, etcd API 7301-7303 (to
+# ROLE is LEADER, FOLLOWER, CANDIDATE (pre-vote included), PAUSED (SIGSTOPped), NEEDS-ROOT (auth is on: set
+# ROTA_HTTP_USER, below) or DOWN (no process, or /status does not answer). Ports: client 7001-7003, peer 7101-7103, HTTP 7201-7203, etcd API 7301-7303 (to
 # 7005, 7105, 7205, 7305 with five members); ROTA_BASE_PORT=8000
 # moves them to 8001.., 8101.., 8201.., 8301... Data, logs (n1.log..) and PID files: ./data at the repository
 # root, or $ROTA_CLUSTER_DIR. ROTA_JAVA_OPTS is passed to each member's JVM (e.g. -Xmx512m); with --tls,
-# ROTA_TLS_PROVIDER=jdk|openssl becomes each member's --tls-provider.
+# ROTA_TLS_PROVIDER=jdk|openssl becomes each member's --tls-provider. Once auth is enabled, /status answers
+# root only (docs/security.md, "The HTTP port"): set ROTA_HTTP_USER=root:PASSWORD for the status polls here
+# (with --tls, the client certificate's CN root does it while a user root exists).
 #
 # The cluster remembers its ports: start writes $ROTA_CLUSTER_DIR/cluster.env (ROTA_BASE_PORT, ROTA_MEMBERS,
 # ROTA_ENDPOINTS), and every later command here, scripts/rotactl and rotactl read it when ROTA_BASE_PORT (or
@@ -210,20 +212,29 @@ http_tls() { if ((TLS)); then echo --cacert "$TLS_DIR/ca.pem" --cert "$TLS_DIR/r
 
 # The body of a 200 answer; fails on anything else (no answer in 1 s included).
 http_get() {
-  curl -sf --max-time 1 $(http_tls) "$(http_url "$1" "$2")"
+  local login=()
+  if [[ -n "${ROTA_HTTP_USER:-}" ]]; then login=(-u "$ROTA_HTTP_USER"); fi
+  curl -sf --max-time 1 $(http_tls) "${login[@]}" "$(http_url "$1" "$2")"
 }
 
 field() { # one field of the flat /status document
   sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" <<<"$2" | head -n 1
 }
 
-# Sets ROLE (LEADER, FOLLOWER, CANDIDATE, PAUSED or DOWN), TERM_ and COMMIT ("-" unless it answers).
+# Sets ROLE (LEADER, FOLLOWER, CANDIDATE, PAUSED, DOWN or NEEDS-ROOT: auth is on and ROTA_HTTP_USER is not root),
+# TERM_ and COMMIT ("-" unless it answers).
 probe() {
   local body
   ROLE=DOWN; TERM_="-"; COMMIT="-"
   alive "$1" || return 0
   if paused "$1"; then ROLE=PAUSED; return 0; fi
-  body="$(http_get "$1" /status)" || return 0
+  if ! body="$(http_get "$1" /status)"; then
+    # Up, but /status answers root only (auth enabled): say so rather than DOWN.
+    if [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 $(http_tls) "$(http_url "$1" /status)")" == 403 ]]; then
+      ROLE=NEEDS-ROOT
+    fi
+    return 0
+  fi
   TERM_="$(field term "$body")"; COMMIT="$(field commit "$body")"
   ROLE="$(field role "$body" | tr a-z A-Z)"
   if [[ "$ROLE" == PRE_CANDIDATE ]]; then ROLE=CANDIDATE; fi

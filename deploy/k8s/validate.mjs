@@ -9,8 +9,10 @@ import yaml from "js-yaml";
 import { Service } from "kubernetes-models/v1";
 import { StatefulSet } from "kubernetes-models/apps/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 
-const models = { "v1/Service": Service, "apps/v1/StatefulSet": StatefulSet, "policy/v1/PodDisruptionBudget": PodDisruptionBudget };
+const models = { "v1/Service": Service, "apps/v1/StatefulSet": StatefulSet, "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
+  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy };
 // The manifests: this directory, or ROTA_K8S_DIR (validate.sh copies this file next to its node_modules).
 const here = process.env.ROTA_K8S_DIR ?? dirname(fileURLToPath(import.meta.url));
 const problems = [];
@@ -63,7 +65,35 @@ if (sts && headless && pdb) {
   check(arg("advertise-peer") === `$(POD_NAME).${headless.metadata.name}.$(POD_NAMESPACE).svc.cluster.local:7101`, "--advertise-peer is the pod's own stable name");
   check(arg("data-dir").startsWith(c.volumeMounts[0].mountPath + "/"), "--data-dir is on the persistent volume");
   const ports = Object.fromEntries(c.ports.map((p) => [p.name, p.containerPort]));
-  check(arg("listen-peer") === `0.0.0.0:${ports.peer}` && arg("listen-client") === `0.0.0.0:${ports.client}` && arg("http") === `0.0.0.0:${ports.http}`, "the listen flags bind the container ports");
+  check(arg("listen-peer") === `0.0.0.0:${ports.peer}` && arg("listen-client") === `0.0.0.0:${ports.client}` && arg("http") === `$(POD_IP):${ports.http}`, "the listen flags bind the container ports");
+
+  // Issue 33: secure from the first start.
+  const tlsFlags = ["cert-file", "key-file", "trusted-ca-file", "peer-cert-file", "peer-key-file", "peer-trusted-ca-file"];
+  check(tlsFlags.every((f) => arg(f)), `TLS on the client and peer ports (--${tlsFlags.join(", --")})`);
+  check(c.args.includes("--client-cert-auth"), "client certificates are required (--client-cert-auth)");
+  const secretMounts = c.volumeMounts.filter((m) => sts.spec.template.spec.volumes?.some((v) => v.name === m.name && v.secret));
+  check(tlsFlags.every((f) => secretMounts.some((m) => arg(f)?.startsWith(m.mountPath + "/"))), "the TLS files come from a mounted Secret");
+  check(!arg("http")?.startsWith("0.0.0.0") && !arg("http")?.startsWith("[::]"), "HTTP does not bind every interface");
+  check(c.readinessProbe?.httpGet?.scheme === "HTTPS", "the probe speaks HTTPS (the HTTP port serves TLS with the client port's certificate)");
+  const bytes = (v) => { const m = /^(\d+)([kmgKMG]i?)?$/.exec(v ?? ""); if (!m) return NaN; const u = { k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[(m[2] ?? "").charAt(0).toLowerCase()] ?? 1; return Number(m[1]) * u; };
+  const javaOpts = c.env?.find((e) => e.name === "JAVA_TOOL_OPTIONS")?.value ?? "";
+  const heap = bytes(/-Xmx(\S+)/.exec(javaOpts)?.[1]);
+  const quota = Number(arg("quota-backend-bytes"));
+  const limit = bytes(c.resources?.limits?.memory);
+  check(quota > 0, `--quota-backend-bytes is set (${quota})`);
+  check(heap >= 4 * quota, `the heap (${heap} bytes, -Xmx in JAVA_TOOL_OPTIONS) is at least 4 x the quota (${quota})`);
+  check(limit >= heap + 2 ** 30, `the memory limit (${limit}) leaves at least 1 GiB beyond the heap for RocksDB and the JVM`);
+}
+const netpol = find("NetworkPolicy");
+check(netpol !== undefined, "a NetworkPolicy is present");
+if (netpol && sts) {
+  const labels = sts.spec.template.metadata.labels;
+  const selectsPods = (sel) => sel && Object.entries(sel.matchLabels ?? {}).every(([k, v]) => labels[k] === v) && Object.keys(sel.matchLabels ?? {}).length > 0;
+  check(selectsPods(netpol.spec.podSelector), "the NetworkPolicy applies to the members");
+  const peerRules = netpol.spec.ingress.filter((r) => r.ports?.some((p) => p.port === 7101));
+  check(peerRules.length > 0 && peerRules.every((r) => r.from?.length > 0 && r.from.every((f) => selectsPods(f.podSelector) && !f.namespaceSelector && !f.ipBlock)),
+    "the peer port admits only the StatefulSet's own pods");
+  check(netpol.spec.ingress.every((r) => r.from?.length > 0 && r.ports?.length > 0), "every ingress rule names its sources and ports (no open rule)");
 }
 if (problems.length) {
   console.error(`\n${problems.length} problem(s):\n  ${problems.join("\n  ")}`);

@@ -201,6 +201,12 @@ public final class ChaosRun {
                         .mapToObj(i -> "127.0.0.1:" + cluster.httpPort(i)).toList()) : null;
                 Faults faults = new Faults(cluster, network, clocks);
                 WorkloadContext.Login login = s.auth() ? enableAuth(cluster.endpoints(), progress) : null;
+                if (login != null) {   // the HTTP port answers root only now: /status (the leader), /fault/clock
+                    cluster.httpCredentials("root", "chaos-root");
+                    if (clocks != null) {
+                        clocks.credentials("root", "chaos-root");
+                    }
+                }
                 WorkloadContext context = membership
                         ? new WorkloadContext(slots.endpoints(0), slots::endpoints, history, started, s.seed(),
                         s.clients(), s.rate(), null)

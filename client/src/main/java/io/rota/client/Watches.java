@@ -16,7 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * The watch API: a key or a prefix watched from a revision, its events delivered to a
  * {@link WatchListener} in revision order, each once. A watch streams from one member; when that
  * connection or member fails, the SDK reopens it on another member from the last delivered revision + 1.
- * A start older than the retained history ends it with a COMPACTED {@link RotaException}. Obtain it from
+ * A start older than the retained history ends it with a COMPACTED {@link RotaException}. When the member
+ * applies an auth change (auth enabled, a permission revoked), it cancels the watch; the SDK logs in again
+ * and re-creates it from the same revision, and a create the new state refuses ends it with that error
+ * (PERMISSION_DENIED) through {@link WatchListener#onError}. Obtain it from
  * {@link RotaClient#watches()}.
  *
  * <pre>{@code
@@ -277,6 +280,19 @@ public final class Watches {
                         if (r.getCancelCode() == WatchResponse.CancelCode.FELL_BEHIND
                                 && r.getResumeRevision() <= Math.max(next, 1)) {
                             reopen = true;   // a slow-watcher cancel: everything before `next` was delivered
+                        } else if (r.getCancelCode() == WatchResponse.CancelCode.AUTH_CHANGED) {
+                            // The member applied an auth change: log in again (the old token is stale) and
+                            // re-create from `next`; the member checks the create against the new state, so a
+                            // revoked permission ends the watch with PERMISSION_DENIED, not a silent resume.
+                            if (!pool.tokens().hasCredentials()) {
+                                reopen = true;   // named by its certificate, or by nobody: the create decides
+                            } else if (!tokenRenewed) {
+                                tokenRenewed = true;
+                                renewToken = true;
+                            } else {
+                                end = new RotaException(RotaException.Code.INVALID_AUTH_TOKEN,
+                                        "watch canceled by the server: " + r.getCancelReason());
+                            }
                         } else {
                             end = Errors.ofCanceledWatch(r);
                         }

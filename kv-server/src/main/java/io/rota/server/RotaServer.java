@@ -46,7 +46,10 @@ import picocli.CommandLine;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -207,7 +210,8 @@ public final class RotaServer implements AutoCloseable {
             httpServer = config.http() == null ? null : new HttpServer(config.http(),
                     new NodeReport(config.name(), config.clusterId(), driver, stateMachine, view, metrics, watchHub, transport::stats),
                     faultClock, new Dashboard(config.name(), config.clusterId(), names, driver, stateMachine, view, metrics, lab),
-                    clientTls, config.tls().clientCertAuth());
+                    clientTls, config.tls().clientCertAuth(), clients.router().gate(), config.httpPolicy(),
+                    ownHosts(config));
         } catch (RuntimeException e) {
             if (clients != null) {
                 clients.close();
@@ -322,12 +326,28 @@ public final class RotaServer implements AutoCloseable {
     }
 
     /** Start a member; it runs until {@link #close()}. */
+    /**
+     * The hosts this member listens on and advertises, wildcards left out: with the loopback names, the HTTP
+     * port's default Host allowlist (design SD11).
+     */
+    private static List<String> ownHosts(ServerConfig config) {
+        List<String> hosts = new ArrayList<>();
+        for (InetSocketAddress a : Arrays.asList(config.http(), config.listenClient(), config.listenPeer(),
+                config.listenEtcd(), config.advertiseClient(), config.advertisedPeer())) {
+            if (a != null && !(a.getAddress() != null && a.getAddress().isAnyLocalAddress())) {
+                hosts.add(a.getHostString());
+            }
+        }
+        return hosts;
+    }
+
     public static RotaServer start(ServerConfig config) {
         return new RotaServer(config, null);
     }
 
     /** Start a member of a local lab cluster (docs/dashboard.md); {@code labMode} null is {@link #start(ServerConfig)}. */
     public static RotaServer start(ServerConfig config, LabMode labMode) {
+        PlaintextWarning.of(config).forEach(w -> log.warn(w));   // issue 33: say it loudly, before anything else
         return new RotaServer(config, labMode);
     }
 

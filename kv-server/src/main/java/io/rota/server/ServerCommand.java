@@ -5,6 +5,7 @@ import io.rota.proto.facts.HostPort;
 import io.rota.proto.facts.MemberName;
 import io.rota.server.api.ConnectionLimits;
 import io.rota.server.cluster.MemberRefusedException;
+import io.rota.server.http.HttpPolicy;
 import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -118,9 +120,27 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--lab-cluster-dir", description = "LAB MODE: the cluster's directory (PID files), with --lab-script.")
     Path labClusterDir;
 
-    @Option(names = "--http", description = "host:port for /health, /status and /metrics (default: none)."
-            + " Plaintext even with TLS on: bind it to localhost or a trusted network.")
+    @Option(names = "--http", description = "host:port for /health, /status, /metrics and the dashboard (default:"
+            + " none). HTTPS with the client port's certificate when it has one; with auth enabled, all but /health"
+            + " and /metrics answer root only.")
     String http;
+
+    // ---- the HTTP port's access rules (issue 33, docs/security.md "The HTTP port") --------------------
+
+    @Option(names = "--http-host-allowlist", split = ",", description = "Host names the HTTP port answers to (a"
+            + " DNS rebinding defence, etcd's --host-whitelist); /health and /metrics answer any. Default: localhost,"
+            + " 127.0.0.1, ::1 and the hosts of this member's --http, client, peer and etcd addresses. '*' = any.")
+    List<String> httpHostAllowlist = List.of();
+
+    @Option(names = "--http-cors-origin", split = ",", description = "Browser origins, besides this cluster's"
+            + " members' HTTP addresses, that may read the dashboard's data (Access-Control-Allow-Origin)."
+            + " Default: none.")
+    List<String> httpCorsOrigins = List.of();
+
+    @Option(names = "--http-max-connections", defaultValue = "" + HttpPolicy.DEFAULT_MAX_CONNECTIONS,
+            description = "Open HTTP connections at most; more are closed on accept. Idle ones close after 60 s"
+                    + " (default: ${DEFAULT-VALUE}).")
+    int httpMaxConnections;
 
     // ---- space quota and compaction (issue 18), etcd's flags ------------------------------------------
 
@@ -305,6 +325,7 @@ final class ServerCommand implements Callable<Integer> {
                     .clusterId(clusterId).initialClusterToken(initialClusterToken).heartbeatMs(heartbeatMs)
                     .electionMs(electionMs).snapshotCount(snapshotCount)
                     .maxRequestBytes(maxRequestBytes).http(http == null ? null : address("--http", http))
+                    .httpPolicy(httpPolicy())
                     .faultInjection(unsafeFaultInjection)
                     .advertisePeer(advertisePeer == null ? null
                             : dialAddress("--advertise-peer", "--advertise-peer", advertisePeer))
@@ -379,6 +400,8 @@ final class ServerCommand implements Callable<Integer> {
             exit.compareAndSet(0, RotaServer.EXIT_FAILED);
             stopped.countDown();
         });
+        PlaintextWarning.of(config).forEach(w -> spec.commandLine().getErr().println("WARNING: " + w));
+        spec.commandLine().getErr().flush();
         out.printf("rota server %s (id %d) started%n", config.name(), config.memberId());
         out.printf("  data dir  %s%n", config.dataDir().toAbsolutePath());
         out.printf("  client    %s%s%s%n", ServerConfig.format(server.clientAddress()),
@@ -439,6 +462,14 @@ final class ServerCommand implements Callable<Integer> {
                 return io.rota.raft.transport.TlsProvider.OPENSSL;
             default:
                 throw new FlagException("--tls-provider", "--tls-provider must be jdk or openssl, got '" + value + "'");
+        }
+    }
+
+    private HttpPolicy httpPolicy() {
+        try {
+            return new HttpPolicy(httpHostAllowlist, httpCorsOrigins, httpMaxConnections);
+        } catch (IllegalArgumentException e) {
+            throw new FlagException("--http-max-connections", e.getMessage());
         }
     }
 

@@ -8,6 +8,7 @@ import io.rota.raft.node.NodeConfig;
 import io.rota.raft.storage.StorageConfig;
 import io.rota.raft.transport.TransportConfig;
 import io.rota.server.api.ClientServer;
+import io.rota.server.http.HttpPolicy;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -72,6 +73,7 @@ import java.util.Objects;
  * @param limits                what one client or stranger may cost the client, etcd and peer ports (issue 33:
  *                              connection caps, idle timeout, back-pressure, streams, keep-alives);
  *                              {@code null} means the defaults
+ * @param httpPolicy            the HTTP port's Host allowlist, CORS origins and connection cap (issue 33)
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -81,7 +83,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
                            MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
                            boolean forceNewCluster, String initialClusterToken, Duration authTokenTtl,
-                           int bcryptCost, io.rota.server.api.ConnectionLimits limits) {
+                           int bcryptCost, io.rota.server.api.ConnectionLimits limits, HttpPolicy httpPolicy) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -134,6 +136,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
 
         tls = tls == null ? ServerTls.NONE : tls;
         limits = limits == null ? io.rota.server.api.ConnectionLimits.DEFAULTS : limits;
+        httpPolicy = httpPolicy == null ? HttpPolicy.DEFAULT : httpPolicy;
         Objects.requireNonNull(watchProgressInterval, "watchProgressInterval");
         try {
             MemberName.check("--name", name);   // the cluster's own check (issue 30): it publishes this name
@@ -241,7 +244,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
                 .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken)
-                .authTokenTtl(authTokenTtl).bcryptCost(bcryptCost).limits(limits);
+                .authTokenTtl(authTokenTtl).bcryptCost(bcryptCost).limits(limits).httpPolicy(httpPolicy);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -467,6 +470,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private long snapshotCount = DEFAULT_SNAPSHOT_COUNT;
         private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
         private InetSocketAddress http;
+        private HttpPolicy httpPolicy = HttpPolicy.DEFAULT;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private Duration watchProgressInterval = DEFAULT_WATCH_PROGRESS_INTERVAL;
         private boolean faultInjection;
@@ -613,6 +617,12 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** The HTTP port's Host allowlist, CORS origins and connection cap (docs/security.md, "The HTTP port"). */
+        public Builder httpPolicy(HttpPolicy httpPolicy) {
+            this.httpPolicy = httpPolicy;
+            return this;
+        }
+
         /** Disaster recovery: make this member's data a cluster of one (docs/design.md MF10). */
         public Builder forceNewCluster(boolean forceNewCluster) {
             this.forceNewCluster = forceNewCluster;
@@ -630,7 +640,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd, forceNewCluster, initialClusterToken, authTokenTtl, bcryptCost, limits);
+                    listenEtcd, forceNewCluster, initialClusterToken, authTokenTtl, bcryptCost, limits, httpPolicy);
         }
     }
 }

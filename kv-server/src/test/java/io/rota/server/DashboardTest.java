@@ -96,7 +96,8 @@ class DashboardTest {
             }
             assertEquals("http/1.1 200 ok", head.get(0));
             assertTrue(head.contains("content-type: text/event-stream; charset=utf-8"), head.toString());
-            assertTrue(head.contains("access-control-allow-origin: *"), head.toString());
+            assertTrue(head.stream().noneMatch(h -> h.startsWith("access-control-allow-origin")),
+                    "no wildcard CORS: a request without an Origin gets no Access-Control-Allow-Origin: " + head);
             long start = System.nanoTime();
             int frames = 0;
             while (frames < 4) {
@@ -114,14 +115,20 @@ class DashboardTest {
     void theFeedRefusesListenersBeyondItsBound() throws Exception {
         List<Socket> open = new ArrayList<>();
         try {
-            String answer = "";
-            for (int i = 0; i <= 16 && !answer.startsWith("HTTP/1.1 503"); i++) {
-                Socket s = stream(2);
-                open.add(s);
-                answer = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            // Four sources of four streams fill the feed; a fifth source is refused, as is a fifth stream of one.
+            for (int source = 1; source <= 4; source++) {
+                for (int i = 0; i < STREAMS_PER_SOURCE; i++) {
+                    Socket s = stream(2, "127.0.0." + source);
+                    open.add(s);
+                    assertEquals("HTTP/1.1 200 OK", firstLine(s), "stream " + (i + 1) + " from 127.0.0." + source);
+                }
             }
-            assertEquals("HTTP/1.1 503 Service Unavailable", answer);
-            assertEquals(17, open.size(), "16 listeners were served, the 17th refused");
+            Socket fifthOfOne = stream(2, "127.0.0.1");
+            open.add(fifthOfOne);
+            assertEquals("HTTP/1.1 503 Service Unavailable", firstLine(fifthOfOne), "a fifth stream from one address");
+            Socket seventeenth = stream(2, "127.0.0.5");
+            open.add(seventeenth);
+            assertEquals("HTTP/1.1 503 Service Unavailable", firstLine(seventeenth), "16 listeners, the 17th refused");
         } finally {
             for (Socket s : open) {
                 s.close();
@@ -149,9 +156,22 @@ class DashboardTest {
         }
     }
 
+    /** DashboardFeed.MAX_PER_SOURCE (package-private there): streams one source address may hold. */
+    private static final int STREAMS_PER_SOURCE = 4;
+
+    private static String firstLine(Socket s) throws IOException {
+        return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8)).readLine();
+    }
+
     /** A raw GET /dashboard/events: a socket that times out rather than hang the test. */
     private static Socket stream(int member) throws IOException {
+        return stream(member, "127.0.0.1");
+    }
+
+    /** An event stream opened from {@code source}, a loopback address (all of 127/8 is this machine's). */
+    private static Socket stream(int member, String source) throws IOException {
         Socket s = new Socket();
+        s.bind(new InetSocketAddress(source, 0));
         s.connect(new InetSocketAddress("127.0.0.1", CLUSTER.get().http(member).getPort()), 5_000);
         s.setSoTimeout(5_000);
         OutputStream out = s.getOutputStream();

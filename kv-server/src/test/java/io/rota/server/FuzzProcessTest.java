@@ -136,6 +136,7 @@ class FuzzProcessTest {
                 AuthProcessTest.once(() -> root.auth().grantRole("root", "root"));
                 AuthProcessTest.once(() -> root.auth().addUser("alice", "alice-pw".toCharArray()));
                 root.auth().enable();
+                cluster.httpCredentials("root", rootPassword);   // /status answers root only now
                 usersBefore = root.auth().listUsers();
                 rolesBefore = root.auth().listRoles();
             }

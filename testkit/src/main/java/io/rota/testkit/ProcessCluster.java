@@ -530,6 +530,19 @@ public final class ProcessCluster implements AutoCloseable {
     public record Reply(int status, String body) {
     }
 
+    /** HTTP Basic credentials {@link #httpGet} sends, or null: with auth enabled, /status needs a root user. */
+    private volatile String httpAuthorization;
+
+    /**
+     * Sends {@code user}'s password with every {@link #httpGet} from now on (HTTP Basic): once a test enables
+     * auth, pages beyond /health and /metrics answer root only, and {@link #leader} reads /status.
+     */
+    public ProcessCluster httpCredentials(String user, String password) {
+        httpAuthorization = "Basic " + java.util.Base64.getEncoder().encodeToString(
+                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return this;
+    }
+
     /** GET {@code path} on member i's HTTP port with a 2 s timeout. */
     public Reply httpGet(int i, String path) {
         List<String> args = new ArrayList<>(extraArgs);
@@ -539,10 +552,10 @@ public final class ProcessCluster implements AutoCloseable {
         }
         String cert = flag(args, "--cert-file");
         if (cert == null) {
-            return httpGetOnPort(httpPort[i], path);
+            return get(HTTP, "http://127.0.0.1:" + httpPort[i] + path, httpAuthorization);
         }
         return get(https(cert, flag(args, "--key-file"), flag(args, "--trusted-ca-file"),
-                flag(args, "--peer-trusted-ca-file")), "https://127.0.0.1:" + httpPort[i] + path);
+                flag(args, "--peer-trusted-ca-file")), "https://127.0.0.1:" + httpPort[i] + path, httpAuthorization);
     }
 
     private static String flag(List<String> args, String name) {
@@ -613,13 +626,17 @@ public final class ProcessCluster implements AutoCloseable {
      * body) when nothing answered — not started yet, or dead. For tests that start members themselves.
      */
     public static Reply httpGetOnPort(int port, String path) {
-        return get(HTTP, "http://127.0.0.1:" + port + path);
+        return get(HTTP, "http://127.0.0.1:" + port + path, null);
     }
 
-    private static Reply get(HttpClient client, String url) {
+    /** @param authorization the Authorization header to send, or null for none */
+    private static Reply get(HttpClient client, String url, String authorization) {
         try {
-            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2));
+            if (authorization != null) {
+                request.header("Authorization", authorization);
+            }
+            HttpResponse<String> r = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Reply(r.statusCode(), r.body());
         } catch (IOException e) {
             return new Reply(0, e.toString());

@@ -48,6 +48,20 @@ public final class ClockControl {
         this.httpAddresses = List.copyOf(httpAddresses);
     }
 
+    /** HTTP Basic credentials for /fault/clock, or null: with auth enabled it answers root only. */
+    private volatile String authorization;
+
+    /**
+     * Sends {@code user}'s password with every request from now on (a run with auth enabled).
+     *
+     * @param user     a root user
+     * @param password its password
+     */
+    public void credentials(String user, String password) {
+        authorization = "Basic " + java.util.Base64.getEncoder().encodeToString(
+                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     /**
      * How many members there are.
      *
@@ -93,7 +107,9 @@ public final class ClockControl {
     private Setting call(int i, HttpRequest.Builder request) {
         HttpResponse<String> r;
         try {
-            r = http.send(request.timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofString());
+            String auth = authorization;
+            r = http.send((auth == null ? request : request.header("Authorization", auth)).timeout(TIMEOUT).build(),
+                    HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new IllegalStateException("member " + (i + 1) + "'s fault endpoint did not answer: " + e, e);
         } catch (InterruptedException e) {

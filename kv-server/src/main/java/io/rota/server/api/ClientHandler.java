@@ -11,6 +11,7 @@ import io.rota.proto.Frame;
 import io.rota.raft.transport.LogLimiter;
 import io.rota.server.auth.AuthGate;
 import io.rota.server.auth.AuthState;
+import io.rota.server.watch.WatchAuth;
 import io.rota.server.watch.WatchHub;
 import io.rota.server.watch.WatchStream;
 import org.slf4j.Logger;
@@ -112,7 +113,7 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
             return;
         }
         if (frame.hasWatchRequest()) {
-            watches.handle(frame.getCallId(), frame.getWatchRequest());
+            watches.handle(frame.getCallId(), frame.getWatchRequest(), WatchAuth.of(user, seen));
             return;
         }
         if (frame.hasSnapshotRequest()) {

@@ -9,6 +9,8 @@ import io.rota.etcd.api.WatchResponse;
 import io.rota.proto.Frame;
 import io.rota.proto.WatchCancelRequest;
 import io.rota.proto.WatchProgressRequest;
+import io.rota.server.auth.AuthState;
+import io.rota.server.watch.WatchAuth;
 import io.rota.server.watch.WatchHub;
 import io.rota.server.watch.WatchSink;
 import io.rota.server.watch.WatchStream;
@@ -80,6 +82,7 @@ final class WatchService extends WatchGrpc.WatchImplBase {
             }
         }
         io.rota.proto.WatchRequest req = rota.build();
+        AuthState seen = calls.router.gate().applied();
         if (req.hasCreateRequest()) {
             io.grpc.StatusRuntimeException refused = calls.refusal(Frame.newBuilder().setWatchRequest(req).build(), caller);
             if (refused != null) {
@@ -87,11 +90,15 @@ final class WatchService extends WatchGrpc.WatchImplBase {
                 return;
             }
         }
-        stream.handle(0, req);
+        // Who the create was checked as: an auth change after it cancels the watch unless that user is root.
+        String user = !seen.enabled() ? null : caller.token().isEmpty() ? caller.certUser() : seen.userOf(caller.token(), calls.router.gate().tokens());
+        stream.handle(0, req, WatchAuth.of(user, seen));
     }
 
     /** A gRPC response stream as a watch sink; every method but execute runs on {@link #loop}. */
     private static final class GrpcSink implements WatchSink {
+        /** etcd's text for a refused permission, the start of an auth-changed cancel's reason. */
+        static final String PERMISSION_DENIED = "etcdserver: permission denied";
         private final ServerCallStreamObserver<WatchResponse> out;
         private final EventExecutor loop;
         private final long clusterId;
@@ -114,7 +121,12 @@ final class WatchService extends WatchGrpc.WatchImplBase {
                 return;
             }
             if (frame.hasWatchResponse()) {
-                out.onNext(EtcdCodec.watchResponse(frame.getWatchResponse(), clusterId));
+                io.rota.proto.WatchResponse w = frame.getWatchResponse();
+                if (w.getCancelCode() == io.rota.proto.WatchResponse.CancelCode.AUTH_CHANGED) {
+                    // etcd's clients know this reason (rpctypes.ErrGRPCPermissionDenied); ours follows it.
+                    w = w.toBuilder().setCancelReason(PERMISSION_DENIED + ": " + w.getCancelReason()).build();
+                }
+                out.onNext(EtcdCodec.watchResponse(w, clusterId));
             } else if (frame.hasError() && !frame.getError().getMessage().startsWith("no watch ")) {
                 // A refused create, as etcd answers it: created and canceled at once, with watch id -1 and the
                 // reason. (A cancel of an unknown watch is not answered at all, as in etcd.)

@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.net.ssl.SSLPeerUnverifiedException;
+import java.net.InetSocketAddress;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -34,12 +35,13 @@ import java.util.concurrent.CompletableFuture;
  * /dashboard/events (server-sent events). In lab mode only: POST /lab/... ({@link LabEndpoint}).
  * With {@code --unsafe-fault-injection} only: GET and POST /fault/clock (the chaos clock nemesis).
  * Behind HTTPS with client certificates required ({@link HttpServer}), every page but /health and /metrics
- * answers 403 to a caller without a verified client certificate.
+ * answers 403 to a caller without a verified client certificate. Every page but those two also needs a Host
+ * this member answers to and, with auth enabled, a root caller ({@link HttpAccess}); /fault/clock answers
+ * loopback connections only.
  */
 final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(HttpHandler.class);
-    private static final String ANY_ORIGIN = "*";
 
     /** The page and its assets, from the jar: no build step, no CDN. */
     private static final Map<String, NodeReport.Page> ASSETS = Map.of(
@@ -53,14 +55,16 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final DashboardFeed feed;
     /** Pages other than /health and /metrics need a verified client certificate (HTTPS, --client-cert-auth). */
     private final boolean clientCertRequired;
+    private final HttpAccess access;
 
     HttpHandler(NodeReport report, FaultClock faultClock) {
-        this(report, faultClock, null, null, false);
+        this(report, faultClock, null, null, false, HttpAccess.OPEN);
     }
 
     /** @param dashboard this member's dashboard, or null for none (then {@code feed} is null too) */
     HttpHandler(NodeReport report, FaultClock faultClock, Dashboard dashboard, DashboardFeed feed,
-                boolean clientCertRequired) {
+                boolean clientCertRequired, HttpAccess access) {
+        this.access = access;
         this.report = report;
         this.faultClock = faultClock;
         this.dashboard = dashboard;
@@ -80,22 +84,58 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     + " percent-encoding (" + e.getMessage() + ")\n"));
             return;
         }
-        if (clientCertRequired && !"/health".equals(uri.path()) && !"/metrics".equals(uri.path())
-                && !hasClientCertificate(ctx)) {
+        if ("/health".equals(uri.path()) || "/metrics".equals(uri.path())) {
+            route(ctx, keepAlive, request, uri);   // probes and scrapers: open, by pod IP (design SD11)
+            return;
+        }
+        String wrongHost = access.hostRefusal(ctx, request);
+        if (wrongHost != null) {
+            send(ctx, false, new NodeReport.Page(421, "text/plain", wrongHost));
+            return;
+        }
+        if (clientCertRequired && !hasClientCertificate(ctx)) {
             send(ctx, keepAlive, new NodeReport.Page(403, "text/plain", uri.path() + " needs a client certificate of"
                     + " the cluster's CA (this member requires them: --client-cert-auth); /health and /metrics"
                     + " answer without one. E.g. curl --cacert CA --cert CERT --key KEY https://...\n"));
             return;
         }
+        CompletableFuture<HttpAccess.Decision> decision = access.identify(ctx, request, uri.path());
+        if (decision.isDone()) {
+            decided(ctx, keepAlive, request, uri, decision.join());
+            return;
+        }
+        request.retain();   // a password is checked on the auth worker: answer on this loop when it is done
+        decision.whenComplete((d, e) -> ctx.executor().execute(() -> {
+            try {
+                decided(ctx, keepAlive, request, uri, e == null ? d
+                        : new HttpAccess.Decision("the login check failed: " + e + "\n"));
+            } finally {
+                request.release();
+            }
+        }));
+    }
+
+    private void decided(ChannelHandlerContext ctx, boolean keepAlive, FullHttpRequest request,
+                         QueryStringDecoder uri, HttpAccess.Decision decision) {
+        if (decision.refusal() != null) {
+            send(ctx, keepAlive, new NodeReport.Page(403, "text/plain", decision.refusal()));
+            return;
+        }
+        route(ctx, keepAlive, request, uri);
+    }
+
+    private void route(ChannelHandlerContext ctx, boolean keepAlive, FullHttpRequest request, QueryStringDecoder uri) {
         if ("/fault/clock".equals(uri.path())) {
-            send(ctx, keepAlive, faultClock(request.method(), uri));
+            send(ctx, keepAlive, faultClock == null || loopbackSource(ctx) ? faultClock(request.method(), uri)
+                    : new NodeReport.Page(403, "text/plain", "/fault/clock answers only connections from this"
+                    + " machine (loopback), like the lab endpoints\n"));
             return;
         }
         if (uri.path().startsWith("/lab/")) {
             LabEndpoint.handle(ctx, keepAlive, request, uri, dashboard, report);
             return;
         }
-        if (dashboard != null && request.method() == HttpMethod.GET && dashboardGet(ctx, keepAlive, uri.path())) {
+        if (dashboard != null && request.method() == HttpMethod.GET && dashboardGet(ctx, keepAlive, request, uri.path())) {
             return;
         }
         if (request.method() != HttpMethod.GET) {
@@ -114,6 +154,12 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 : new NodeReport.Page(503, "text/plain", "unavailable: " + e.getMessage() + "\n")));
     }
 
+    /** A loopback connection, or an in-process one (no IP address: an embedded or local channel). */
+    private static boolean loopbackSource(ChannelHandlerContext ctx) {
+        return !(ctx.channel().remoteAddress() instanceof InetSocketAddress a)
+                || (a.getAddress() != null && a.getAddress().isLoopbackAddress());
+    }
+
     /** Whether the TLS handshake verified a client certificate (the SslHandler asked for one, OPTIONAL). */
     private static boolean hasClientCertificate(ChannelHandlerContext ctx) {
         SslHandler tls = ctx.pipeline().get(SslHandler.class);
@@ -125,18 +171,20 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     /** The dashboard's GETs; false if {@code path} is none of them. */
-    private boolean dashboardGet(ChannelHandlerContext ctx, boolean keepAlive, String path) {
+    private boolean dashboardGet(ChannelHandlerContext ctx, boolean keepAlive, FullHttpRequest request, String path) {
         NodeReport.Page asset = ASSETS.get("/index.html".equals(path) ? "/" : path);
         if (asset != null) {
             send(ctx, keepAlive, asset);
         } else if ("/dashboard/state".equals(path)) {
+            String origin = access.allowedOrigin(request);
             dashboard.state(256, ctx.executor()).whenComplete((json, e) -> send(ctx, keepAlive, e == null
                     ? new NodeReport.Page(200, "application/json", json + "\n")
-                    : new NodeReport.Page(503, "text/plain", "unavailable: " + e.getMessage() + "\n"), ANY_ORIGIN));
+                    : new NodeReport.Page(503, "text/plain", "unavailable: " + e.getMessage() + "\n"), origin));
         } else if ("/dashboard/events".equals(path)) {
-            if (!feed.subscribe(ctx.channel())) {
-                send(ctx, false, new NodeReport.Page(503, "text/plain", "too many dashboards are open on this member ("
-                        + DashboardFeed.MAX_SUBSCRIBERS + "); close one or open another member's\n"), ANY_ORIGIN);
+            String origin = access.allowedOrigin(request);
+            String full = feed.subscribe(ctx.channel(), origin);
+            if (full != null) {
+                send(ctx, false, new NodeReport.Page(503, "text/plain", full), origin);
             }
         } else {
             return false;
@@ -191,7 +239,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         HttpUtil.setContentLength(response, response.content().readableBytes());
         HttpUtil.setKeepAlive(response, keepAlive);
         if (allowOrigin != null) {
-            response.headers().set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, allowOrigin);
+            response.headers().set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, allowOrigin)
+                    .set(HttpHeaderNames.VARY, "Origin");
         }
         var written = ctx.writeAndFlush(response);
         if (!keepAlive) {

@@ -267,10 +267,15 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     /** An auth change (issue 15); a refusal is the same typed error as the store's. */
     private io.rota.proto.AuthResponse applyAuth(io.rota.proto.AuthCommand change) {
+        io.rota.server.auth.AuthState before = auth.state();
         try {
             return auth.apply(change).toBuilder().setHeader(header()).build();
         } catch (AuthException e) {
             throw new StoreException(e.error());
+        } finally {
+            if (auth.state() != before) {   // a new state: watches made under the old one are re-checked
+                effects.add(new Effects.AuthChanged(auth.state()));
+            }
         }
     }
 
@@ -773,6 +778,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         image.getAlarmsList().forEach(a -> alarms.put(alarmKey(a.getMemberId(), a.getAlarmValue()), a));
         noSpace = alarms.values().stream().anyMatch(a -> a.getAlarm() == AlarmType.NOSPACE);
         effects.add(new Effects.Restored(store.revision()));
+        effects.add(new Effects.AuthChanged(auth.state()));
         effects.carryOut();
     }
 

@@ -3,6 +3,7 @@ package io.rota.server.kv;
 import io.rota.proto.Event;
 import io.rota.proto.Member;
 import io.rota.proto.RegisteredMember;
+import io.rota.server.auth.AuthState;
 import io.rota.server.lease.LeaseListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +49,10 @@ final class Effects {
 
     /** A lease was revoked or expired with {@code keysDeleted} keys. */
     record LeaseEnded(long id, int keysDeleted) implements Effect {
+    }
+
+    /** An auth change was applied (or restored): watches made under the old state are re-checked. */
+    record AuthChanged(AuthState state) implements Effect {
     }
 
     private final List<Effect> pending = new ArrayList<>();
@@ -107,6 +112,8 @@ final class Effects {
             leases.renewed(l.id(), l.ttlSeconds(), l.renewal());
         } else if (e instanceof LeaseEnded l) {
             leases.ended(l.id(), l.keysDeleted());
+        } else if (e instanceof AuthChanged a) {
+            store.onAuthChange(a.state());
         }
     }
 
@@ -114,6 +121,9 @@ final class Effects {
     private static String describe(Effect e) {
         if (e instanceof Revision r) {
             return "the watch events of revision " + r.revision() + " (" + r.events().size() + " events)";
+        }
+        if (e instanceof AuthChanged a) {
+            return "the re-check of watches after auth revision " + a.state().revision();
         }
         return e.toString();
     }

@@ -1,6 +1,7 @@
 package io.rota.server.kv;
 
 import io.rota.proto.Event;
+import io.rota.server.auth.AuthState;
 
 import java.util.List;
 
@@ -22,5 +23,13 @@ public interface StoreListener {
      * history (or be told COMPACTED).
      */
     default void onRestore(long revision) {
+    }
+
+    /**
+     * The member applied an auth change that made {@code state} current (auth enabled, a user or role
+     * changed: a new auth revision), or restored one from a snapshot. Watches created under an older state
+     * are re-checked (issue 33).
+     */
+    default void onAuthChange(AuthState state) {
     }
 }

@@ -5,6 +5,7 @@ import io.rota.proto.Event;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.WatchResponse;
 import io.rota.raft.node.RaftDriver;
+import io.rota.server.auth.AuthState;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.kv.HistoryRead;
 import io.rota.server.kv.StoreListener;
@@ -105,6 +106,13 @@ public final class WatchHub implements StoreListener, AutoCloseable {
             }
             long current = stateMachine.revision();
             w.enqueue(response(current).setWatchId(w.id).setCreated(true).build(), 0);
+            AuthState now = stateMachine.auth().state();
+            if (!w.auth.stillAllowed(now)) {
+                // Checked at the door under an auth state this member has since moved past (the change was
+                // applied between the check and this registration): the same cancel as a live watch gets.
+                w.cancel(authChanged(w, current, now));
+                return null;
+            }
             long from = start == 0 ? current + 1 : start;
             w.next = from;
             if (from <= current && !catchUp(w)) {
@@ -193,6 +201,37 @@ public final class WatchHub implements StoreListener, AutoCloseable {
                 unregister(w);
             }
         }
+    }
+
+    /**
+     * Driver thread: an auth change was applied (or restored). Every watch created under an older auth state
+     * whose user is not root now is canceled with AUTH_CHANGED; the client logs in again and re-creates it,
+     * and the door checks the create against the new state (design SD14). Never throws into apply: it only
+     * queues responses.
+     */
+    @Override
+    public void onAuthChange(AuthState state) {
+        long current = stateMachine.revision();
+        int canceled = 0;
+        for (Watcher w : live) {
+            if (!w.auth.stillAllowed(state)) {
+                w.cancel(authChanged(w, current, state));
+                schedule(w);   // before unregistering: the stream writes the cancel, then forgets the watch
+                unregister(w);
+                canceled++;
+            }
+        }
+        if (canceled > 0) {
+            log.info("auth revision {}: canceled {} watch(es) created under an older auth state", state.revision(),
+                    canceled);
+        }
+    }
+
+    private WatchResponse authChanged(Watcher w, long current, AuthState state) {
+        return response(current).setWatchId(w.id).setCanceled(true)
+                .setCancelCode(WatchResponse.CancelCode.AUTH_CHANGED)
+                .setCancelReason("the auth state changed (auth revision " + state.revision() + "); authenticate"
+                        + " again and re-create the watch").build();
     }
 
     /**

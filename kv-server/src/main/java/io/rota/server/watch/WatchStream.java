@@ -33,17 +33,25 @@ public final class WatchStream {
         this.sink = sink;
     }
 
-    /** A WatchRequest frame (event loop). */
+    /** A WatchRequest frame (event loop), with auth off. */
     public void handle(long callId, WatchRequest request) {
+        handle(callId, request, WatchAuth.NONE);
+    }
+
+    /**
+     * A WatchRequest frame (event loop). {@code auth}: who the door checked a create as, and at which auth
+     * state; an auth change after it cancels the watch unless the user is root then ({@link WatchHub}).
+     */
+    public void handle(long callId, WatchRequest request, WatchAuth auth) {
         switch (request.getRequestUnionCase()) {
-            case CREATE_REQUEST -> create(callId, request.getCreateRequest());
+            case CREATE_REQUEST -> create(callId, request.getCreateRequest(), auth);
             case CANCEL_REQUEST -> cancel(callId, request.getCancelRequest());
             case PROGRESS_REQUEST -> hub.progress(watchers.values(), false);
             case REQUESTUNION_NOT_SET -> error(callId, "empty watch request");
         }
     }
 
-    private void create(long callId, WatchCreateRequest req) {
+    private void create(long callId, WatchCreateRequest req, WatchAuth auth) {
         if (watchers.size() >= hub.maxWatchersPerStream()) {
             error(callId, "at most " + hub.maxWatchersPerStream() + " watches per connection; cancel one first");
             return;
@@ -65,7 +73,7 @@ public final class WatchStream {
             error(callId, "watch id " + id + " is invalid or already in use on this connection");
             return;
         }
-        Watcher w = new Watcher(id, callId, req, req.getStartRevision(), hub.maxQueuedEvents());
+        Watcher w = new Watcher(id, callId, req, req.getStartRevision(), hub.maxQueuedEvents(), auth);
         watchers.put(id, w);
         hub.register(this, w, req.getStartRevision());
     }

@@ -26,6 +26,8 @@ final class Watcher {
     private final boolean noPut;
     private final boolean noDelete;
     private final int maxQueuedEvents;
+    /** Who created it (null: no user, auth was off or the caller anonymous) and under which auth state. */
+    final WatchAuth auth;
 
     /** The next revision this watcher has not seen yet. Written on the driver thread only. */
     volatile long next;
@@ -37,7 +39,8 @@ final class Watcher {
     /** {@link #canceled}, readable without the lock by the driver's per-write loop. */
     private volatile boolean ended;
 
-    Watcher(long id, long callId, WatchCreateRequest req, long start, int maxQueuedEvents) {
+    Watcher(long id, long callId, WatchCreateRequest req, long start, int maxQueuedEvents, WatchAuth auth) {
+        this.auth = auth;
         this.id = id;
         this.callId = callId;
         this.range = new KeyRange(req.getKey(), req.getRangeEnd());

@@ -21,6 +21,7 @@ import io.rota.etcd.api.AuthUserAddRequest;
 import io.rota.etcd.api.AuthUserGetRequest;
 import io.rota.etcd.api.AuthUserGrantRoleRequest;
 import io.rota.etcd.api.AuthUserListRequest;
+import io.rota.etcd.api.AuthUserRevokeRoleRequest;
 import io.rota.etcd.api.AuthenticateRequest;
 import io.rota.etcd.api.Compare;
 import io.rota.etcd.api.KVGrpc;
@@ -212,6 +213,41 @@ class EtcdAuthTest {
         assertNotNull(created, "the allowed watch on the same stream");
         assertTrue(created.getCreated() && !created.getCanceled(), created.toString());
         watch.onCompleted();
+    }
+
+    @Test
+    @DisplayName("issue 33: revoking a watcher's role cancels its running watch with etcd's 'permission denied'")
+    void revokingTheRoleCancelsARunningWatch() throws Exception {
+        try {
+            auth(rootToken).userAdd(AuthUserAddRequest.newBuilder().setName("carol").setPassword("carol-pw").build());
+            rootToken = login("root", "root-pw");   // every auth change makes the tokens before it stale
+            auth(rootToken).userGrantRole(AuthUserGrantRoleRequest.newBuilder().setUser("carol").setRole("read-a")
+                    .build());
+            String carol = login("carol", "carol-pw");
+            BlockingQueue<WatchResponse> got = new LinkedBlockingQueue<>();
+            StreamObserver<WatchRequest> watch = as(WatchGrpc.newStub(channel), carol).withDeadline(null)
+                    .watch(EtcdApiTest.collect(got));
+            watch.onNext(WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
+                    .setKey(b("app-a/carol"))).build());
+            WatchResponse created = got.poll(10, TimeUnit.SECONDS);
+            assertNotNull(created, "the watch is created");
+            assertTrue(created.getCreated() && !created.getCanceled(), created.toString());
+            rootToken = login("root", "root-pw");
+            auth(rootToken).userRevokeRole(AuthUserRevokeRoleRequest.newBuilder().setName("carol").setRole("read-a")
+                    .build());
+            WatchResponse canceled = got.poll(10, TimeUnit.SECONDS);
+            assertNotNull(canceled, "the running watch is canceled when the role is revoked");
+            assertTrue(canceled.getCanceled() && canceled.getWatchId() == created.getWatchId(), canceled.toString());
+            assertTrue(canceled.getCancelReason().startsWith("etcdserver: permission denied"),
+                    canceled.getCancelReason());
+            rootToken = login("root", "root-pw");
+            kv(rootToken).put(PutRequest.newBuilder().setKey(b("app-a/carol")).setValue(b("after")).build());
+            WatchResponse after = got.poll(1, TimeUnit.SECONDS);
+            assertTrue(after == null, "nothing reaches the canceled watch: " + after);
+            watch.onCompleted();
+        } finally {
+            rootToken = login("root", "root-pw");
+        }
     }
 
     @Test

@@ -31,7 +31,7 @@ class WatcherTest {
     private static Watcher prefix(String prefix, int max) {
         return new Watcher(7, 1, WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8(prefix))
                 .setRangeEnd(ByteString.copyFromUtf8(prefix.substring(0, prefix.length() - 1)
-                        + (char) (prefix.charAt(prefix.length() - 1) + 1))).build(), 1, max);
+                        + (char) (prefix.charAt(prefix.length() - 1) + 1))).build(), 1, max, WatchAuth.NONE);
     }
 
     @Test
