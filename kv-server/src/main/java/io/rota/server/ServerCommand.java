@@ -4,6 +4,7 @@ import io.rota.proto.facts.BadValueException;
 import io.rota.proto.facts.HostPort;
 import io.rota.proto.facts.MemberName;
 import io.rota.server.cluster.MemberRefusedException;
+import io.rota.server.kv.UserQuotas;
 import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -120,6 +121,18 @@ final class ServerCommand implements Callable<Integer> {
             + " Plaintext even with TLS on: bind it to localhost or a trusted network.")
     String http;
 
+    // ---- per-user quotas (issue 33) --------------------------------------------------------------------
+
+    @Option(names = "--max-leases-per-user", defaultValue = "" + UserQuotas.DEFAULT_MAX_LEASES_PER_USER,
+            description = "While auth is enabled: live leases one user (not root) may hold; past it a grant is"
+                    + " refused. The leader's value is stamped into each command (default: ${DEFAULT-VALUE}).")
+    int maxLeasesPerUser;
+
+    @Option(names = "--max-sessions-per-user", defaultValue = "" + UserQuotas.DEFAULT_MAX_SESSIONS_PER_USER,
+            description = "While auth is enabled: live client sessions one user (not root) may hold; past it its"
+                    + " own least recently active one is evicted, never another user's (default: ${DEFAULT-VALUE}).")
+    int maxSessionsPerUser;
+
     // ---- space quota and compaction (issue 18), etcd's flags ------------------------------------------
 
     @Option(names = "--quota-backend-bytes", defaultValue = "0", description = "Space quota: past this many accounted"
@@ -173,6 +186,15 @@ final class ServerCommand implements Callable<Integer> {
             + " See docs/etcd-compat.md.")
     String listenEtcd;
 
+    private UserQuotas userQuotas() {
+        try {
+            return new UserQuotas(maxLeasesPerUser, maxSessionsPerUser);
+        } catch (IllegalArgumentException e) {
+            throw new FlagException(maxLeasesPerUser < 1 ? "--max-leases-per-user" : "--max-sessions-per-user",
+                    e.getMessage());
+        }
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config;
@@ -193,7 +215,7 @@ final class ServerCommand implements Callable<Integer> {
                     .maintenance(MaintenanceConfig.parse(quotaBackendBytes, autoCompactionMode, autoCompactionRetention))
                     .tls(tls())
                     .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd))
-                    .forceNewCluster(forceNewCluster).build();
+                    .forceNewCluster(forceNewCluster).userQuotas(userQuotas()).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -8,6 +8,7 @@ import io.rota.raft.node.NodeConfig;
 import io.rota.raft.storage.StorageConfig;
 import io.rota.raft.transport.TransportConfig;
 import io.rota.server.api.ClientServer;
+import io.rota.server.kv.UserQuotas;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -67,6 +68,8 @@ import java.util.Objects;
  * @param initialClusterToken   mixed into the derived cluster id ({@code --initial-cluster-token}, etcd's
  *                              flag): two clusters bootstrapped with the same {@code --initial-cluster} get
  *                              different ids if their tokens differ
+ * @param userQuotas            per-user bounds on leases and sessions ({@code --max-leases-per-user},
+ *                              {@code --max-sessions-per-user}, issue 33); {@code null} means the defaults
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -75,7 +78,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            Map<String, Long> memberIds, ClusterState initialClusterState,
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
                            MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
-                           boolean forceNewCluster, String initialClusterToken) {
+                           boolean forceNewCluster, String initialClusterToken, UserQuotas userQuotas) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -189,6 +192,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                         + " too (rotactl member add prints the line)");
         require(clusterId == null || !clusterId.isBlank(), "--cluster-id", "--cluster-id must not be blank");
         initialClusterToken = initialClusterToken == null ? DEFAULT_INITIAL_CLUSTER_TOKEN : initialClusterToken;
+        userQuotas = userQuotas == null ? UserQuotas.defaults() : userQuotas;
         require(heartbeatMs >= MIN_HEARTBEAT_MS, "--heartbeat-ms", "--heartbeat-ms must be at least "
                 + MIN_HEARTBEAT_MS + ", got " + heartbeatMs);
         // The core counts time in ticks of one heartbeat: the election timeout must be a whole number of them.
@@ -227,7 +231,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .requestTimeout(requestTimeout).watchProgressInterval(watchProgressInterval)
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
-                .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken);
+                .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken)
+                .userQuotas(userQuotas);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -411,7 +416,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
     public ClientServer.Settings clientSettings(String version) {
         return ClientServer.Settings.builder(listenClient).maxFrameBytes(maxFrameBytes()).requestTimeout(requestTimeout)
                 .retryInterval(tick()).readAttemptTimeout(electionTimeout().multipliedBy(2))
-                .minLeaseTtlSeconds((minLeaseTtlMs() + 999) / 1000).version(version).build();
+                .minLeaseTtlSeconds((minLeaseTtlMs() + 999) / 1000).version(version).userQuotas(userQuotas).build();
     }
 
     /** {@code host:port} of an address as given (not resolved). */
@@ -465,6 +470,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private ServerTls tls = ServerTls.NONE;
         private InetSocketAddress listenEtcd;
         private boolean forceNewCluster;
+        private UserQuotas userQuotas = UserQuotas.defaults();
 
         private Builder(String name) {
             this.name = name;
@@ -589,12 +595,18 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Per-user bounds on leases and sessions (issue 33). */
+        public Builder userQuotas(UserQuotas userQuotas) {
+            this.userQuotas = userQuotas;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd, forceNewCluster, initialClusterToken);
+                    listenEtcd, forceNewCluster, initialClusterToken, userQuotas);
         }
     }
 }
