@@ -372,6 +372,11 @@ public final class RotaServer implements AutoCloseable {
         return view;
     }
 
+    /** This member's Raft driver, for tests that read its log ({@link RaftDriver#logTail}). */
+    RaftDriver<CommandResult> driver() {
+        return driver;
+    }
+
     /**
      * Completes with the reason if this member, started on an empty data directory, was refused by its peers
      * because the cluster knows its id (issue 13): it must stop, and the operator replace it instead.

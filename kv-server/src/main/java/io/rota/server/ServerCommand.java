@@ -6,6 +6,7 @@ import io.rota.proto.facts.MemberName;
 import io.rota.server.api.ConnectionLimits;
 import io.rota.server.cluster.MemberRefusedException;
 import io.rota.server.http.HttpPolicy;
+import io.rota.server.kv.UserQuotas;
 import io.rota.server.lab.LabMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -141,6 +142,17 @@ final class ServerCommand implements Callable<Integer> {
             description = "Open HTTP connections at most; more are closed on accept. Idle ones close after 60 s"
                     + " (default: ${DEFAULT-VALUE}).")
     int httpMaxConnections;
+    // ---- per-user quotas (issue 33) --------------------------------------------------------------------
+
+    @Option(names = "--max-leases-per-user", defaultValue = "" + UserQuotas.DEFAULT_MAX_LEASES_PER_USER,
+            description = "While auth is enabled: live leases one user (not root) may hold; past it a grant is"
+                    + " refused. The leader's value is stamped into each command (default: ${DEFAULT-VALUE}).")
+    int maxLeasesPerUser;
+
+    @Option(names = "--max-sessions-per-user", defaultValue = "" + UserQuotas.DEFAULT_MAX_SESSIONS_PER_USER,
+            description = "While auth is enabled: live client sessions one user (not root) may hold; past it its"
+                    + " own least recently active one is evicted, never another user's (default: ${DEFAULT-VALUE}).")
+    int maxSessionsPerUser;
 
     // ---- space quota and compaction (issue 18), etcd's flags ------------------------------------------
 
@@ -313,6 +325,15 @@ final class ServerCommand implements Callable<Integer> {
         };
     }
 
+    private UserQuotas userQuotas() {
+        try {
+            return new UserQuotas(maxLeasesPerUser, maxSessionsPerUser);
+        } catch (IllegalArgumentException e) {
+            throw new FlagException(maxLeasesPerUser < 1 ? "--max-leases-per-user" : "--max-sessions-per-user",
+                    e.getMessage());
+        }
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config;
@@ -335,7 +356,7 @@ final class ServerCommand implements Callable<Integer> {
                     .tls(tls())
                     .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd))
                     .limits(limits())
-                    .forceNewCluster(forceNewCluster)
+                    .forceNewCluster(forceNewCluster).userQuotas(userQuotas())
                     .authTokenTtl(java.time.Duration.ofSeconds(authTokenTtlSeconds)).bcryptCost(bcryptCost).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

@@ -9,6 +9,7 @@ import io.rota.raft.storage.StorageConfig;
 import io.rota.raft.transport.TransportConfig;
 import io.rota.server.api.ClientServer;
 import io.rota.server.http.HttpPolicy;
+import io.rota.server.kv.UserQuotas;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -74,6 +75,8 @@ import java.util.Objects;
  *                              connection caps, idle timeout, back-pressure, streams, keep-alives);
  *                              {@code null} means the defaults
  * @param httpPolicy            the HTTP port's Host allowlist, CORS origins and connection cap (issue 33)
+ * @param userQuotas            per-user bounds on leases and sessions ({@code --max-leases-per-user},
+ *                              {@code --max-sessions-per-user}, issue 33); {@code null} means the defaults
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -83,7 +86,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            InetSocketAddress advertisePeer, InetSocketAddress advertiseClient,
                            MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
                            boolean forceNewCluster, String initialClusterToken, Duration authTokenTtl,
-                           int bcryptCost, io.rota.server.api.ConnectionLimits limits, HttpPolicy httpPolicy) {
+                           int bcryptCost, io.rota.server.api.ConnectionLimits limits, HttpPolicy httpPolicy,
+                           UserQuotas userQuotas) {
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -205,6 +209,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         require(bcryptCost >= io.rota.server.auth.Passwords.MIN_COST && bcryptCost <= io.rota.server.auth.Passwords.MAX_COST,
                 "--bcrypt-cost", "--bcrypt-cost must be between " + io.rota.server.auth.Passwords.MIN_COST + " and "
                         + io.rota.server.auth.Passwords.MAX_COST + ", got " + bcryptCost);
+        userQuotas = userQuotas == null ? UserQuotas.defaults() : userQuotas;
         require(heartbeatMs >= MIN_HEARTBEAT_MS, "--heartbeat-ms", "--heartbeat-ms must be at least "
                 + MIN_HEARTBEAT_MS + ", got " + heartbeatMs);
         // The core counts time in ticks of one heartbeat: the election timeout must be a whole number of them.
@@ -244,7 +249,8 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .faultInjection(faultInjection).memberIds(memberIds).initialClusterState(initialClusterState)
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
                 .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken)
-                .authTokenTtl(authTokenTtl).bcryptCost(bcryptCost).limits(limits).httpPolicy(httpPolicy);
+                .authTokenTtl(authTokenTtl).bcryptCost(bcryptCost).limits(limits).httpPolicy(httpPolicy)
+                .userQuotas(userQuotas);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -429,7 +435,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
     public ClientServer.Settings clientSettings(String version) {
         return ClientServer.Settings.builder(listenClient).maxFrameBytes(maxFrameBytes()).requestTimeout(requestTimeout)
                 .retryInterval(tick()).readAttemptTimeout(electionTimeout().multipliedBy(2))
-                .minLeaseTtlSeconds((minLeaseTtlMs() + 999) / 1000).version(version).build();
+                .minLeaseTtlSeconds((minLeaseTtlMs() + 999) / 1000).version(version).userQuotas(userQuotas).build();
     }
 
     /** {@code host:port} of an address as given (not resolved). */
@@ -487,6 +493,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private Duration authTokenTtl = io.rota.server.auth.TokenPolicy.DEFAULT_TTL;
         private int bcryptCost = io.rota.server.auth.Passwords.DEFAULT_COST;
         private io.rota.server.api.ConnectionLimits limits = io.rota.server.api.ConnectionLimits.DEFAULTS;
+        private UserQuotas userQuotas = UserQuotas.defaults();
 
         private Builder(String name) {
             this.name = name;
@@ -635,12 +642,19 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Per-user bounds on leases and sessions (issue 33). */
+        public Builder userQuotas(UserQuotas userQuotas) {
+            this.userQuotas = userQuotas;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
-                    listenEtcd, forceNewCluster, initialClusterToken, authTokenTtl, bcryptCost, limits, httpPolicy);
+                    listenEtcd, forceNewCluster, initialClusterToken, authTokenTtl, bcryptCost, limits, httpPolicy,
+                    userQuotas);
         }
     }
 }

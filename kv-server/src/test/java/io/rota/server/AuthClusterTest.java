@@ -144,13 +144,15 @@ class AuthClusterTest {
     }
 
     @Test
-    @DisplayName("a lease holding an app-b key cannot be revoked (nor its keys listed) by a user without app-b/; its owner can")
+    @DisplayName("another user's lease cannot be revoked, read or listed: it is answered as no lease (issue 33); its"
+            + " owner can")
     void leaseRevokeChecksTheLeaseKeys() {
         Lease lease = bob.leases().grant(Duration.ofSeconds(30));
         bob.kv().put("app-b/held", "x", lease.id());
-        assertEquals(RotaException.Code.PERMISSION_DENIED, refused(() -> alice.leases().revoke(lease.id())));
-        assertEquals(RotaException.Code.PERMISSION_DENIED, refused(() -> alice.leases().timeToLive(lease.id(), true)),
+        assertEquals(RotaException.Code.LEASE_NOT_FOUND, refused(() -> alice.leases().revoke(lease.id())));
+        assertEquals(RotaException.Code.LEASE_NOT_FOUND, refused(() -> alice.leases().timeToLive(lease.id(), true)),
                 "nor list its keys");
+        assertFalse(alice.leases().list().contains(lease.id()), "nor see it listed");
         assertEquals(1, bob.leases().timeToLive(lease.id(), true).keys().size());
         assertEquals(1, bob.kv().get("app-b/held").kvs().size(), "the key is still there");
         bob.leases().revoke(lease.id());

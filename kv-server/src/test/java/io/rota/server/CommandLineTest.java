@@ -97,6 +97,15 @@ class CommandLineTest {
     }
 
     @Test
+    void thePerUserQuotasAreInTheHelpWithTheirDefaultsAndZeroIsRefused() {
+        String text = run("server", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(text.contains("--max-leases-per-user") && text.contains("(default: 10000)")
+                && text.contains("--max-sessions-per-user") && text.contains("(default: 1000)"), text);
+        assertRefused(args("--max-leases-per-user", "0"), "--max-leases-per-user must be at least 1, got 0");
+        assertRefused(args("--max-sessions-per-user", "0"), "--max-sessions-per-user must be at least 1, got 0");
+    }
+
+    @Test
     void aNameOutsideTheInitialClusterIsRefused() {
         assertRefused(args("--name", "n9"), "--name n9 is not in --initial-cluster");
     }

@@ -128,7 +128,7 @@ final class ClientHandler extends SimpleChannelInboundHandler<Frame> {
         }
         callsInFlight++;
         long callId = frame.getCallId();
-        router.handle(frame, user).whenComplete((answer, e) -> ctx.executor().execute(() -> {
+        router.handle(frame, user, seen == null ? 0 : seen.revision()).whenComplete((answer, e) -> ctx.executor().execute(() -> {
             callsInFlight--;
             ctx.writeAndFlush(e == null ? checkedAgain(ctx, asked, seen, answer) : Frames.error(callId, Errors.internal(e)));
         }));

@@ -20,6 +20,7 @@ import io.rota.raft.node.RaftDriver;
 import io.rota.raft.transport.TlsContexts;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.CoordinationStateMachine;
+import io.rota.server.kv.UserQuotas;
 import io.rota.server.watch.WatchHub;
 
 import java.net.InetSocketAddress;
@@ -65,10 +66,11 @@ public final class ClientServer implements AutoCloseable {
      * @param minLeaseTtlSeconds shorter lease TTLs are raised to this by the leader before proposing
      *                       (1.5 × election timeout, so a lease cannot expire during one leader change)
      * @param version        reported by Status
+     * @param userQuotas     per-user bounds on leases and sessions, stamped into commands by the leader (issue 33)
      */
     public record Settings(InetSocketAddress listen, int maxFrameBytes, Duration requestTimeout,
                            Duration retryInterval, Duration readAttemptTimeout, long minLeaseTtlSeconds,
-                           String version) {
+                           String version, UserQuotas userQuotas) {
 
         /** Checks every field; throws {@link IllegalArgumentException} naming the field. */
         public Settings {
@@ -80,6 +82,7 @@ public final class ClientServer implements AutoCloseable {
                     + readAttemptTimeout);
             require(minLeaseTtlSeconds >= 1, "minLeaseTtlSeconds must be set (at least 1), got " + minLeaseTtlSeconds);
             require(version != null, "version must be set");
+            require(userQuotas != null, "userQuotas must be set");
         }
 
         /** A builder for a port listening on {@code listen}; every other field must be set too. */
@@ -106,6 +109,7 @@ public final class ClientServer implements AutoCloseable {
             private Duration readAttemptTimeout;
             private long minLeaseTtlSeconds;
             private String version;
+            private UserQuotas userQuotas = UserQuotas.defaults();
 
             private Builder(InetSocketAddress listen) {
                 this.listen = listen;
@@ -141,10 +145,16 @@ public final class ClientServer implements AutoCloseable {
                 return this;
             }
 
+            /** Per-user bounds the leader stamps into commands (issue 33); the defaults unless set. */
+            public Builder userQuotas(UserQuotas userQuotas) {
+                this.userQuotas = userQuotas;
+                return this;
+            }
+
             /** The settings; throws {@link IllegalArgumentException} naming a field that is missing or invalid. */
             public Settings build() {
                 return new Settings(listen, maxFrameBytes, requestTimeout, retryInterval, readAttemptTimeout,
-                        minLeaseTtlSeconds, version);
+                        minLeaseTtlSeconds, version, userQuotas);
             }
         }
     }

@@ -35,6 +35,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -93,8 +94,12 @@ final class MembershipRequests {
         };
     }
 
-    /** Carry out {@code request} on this member, the leader; {@code deadline} is on {@link Clock#nanoTime()}. */
-    CompletableFuture<Frame> handle(Frame request, long deadline) {
+    /**
+     * Carry out {@code request} on this member, the leader; {@code deadline} is on {@link Clock#nanoTime()}. Every
+     * command it proposes goes through {@code named} first, which names the caller and the auth revision its door
+     * checked it against, so apply checks it too (issue 33).
+     */
+    CompletableFuture<Frame> handle(Frame request, UnaryOperator<Command> named, long deadline) {
         long id = switch (request.getBodyCase()) {
             case MEMBER_REMOVE_REQUEST -> request.getMemberRemoveRequest().getId();
             case MEMBER_PROMOTE_REQUEST -> request.getMemberPromoteRequest().getId();
@@ -108,22 +113,22 @@ final class MembershipRequests {
                     .setMessage("member id 0 does not exist; ids start at 1 (rotactl member list)").build()));
         }
         return switch (request.getBodyCase()) {
-            case MEMBER_ADD_REQUEST -> add(request.getMemberAddRequest(), deadline);
+            case MEMBER_ADD_REQUEST -> add(request.getMemberAddRequest(), named, deadline);
             case MEMBER_REMOVE_REQUEST -> remove(request.getMemberRemoveRequest().getId(),
-                    request.getMemberRemoveRequest().getForce(), deadline);
+                    request.getMemberRemoveRequest().getForce(), named, deadline);
             case MEMBER_PROMOTE_REQUEST -> driver.changeMembership(
                     ConfChange.promote(request.getMemberPromoteRequest().getId()),
                     request.getMemberPromoteRequest().getForce(), remaining(deadline))
                     .thenApply(c -> Frame.newBuilder().setMemberPromoteResponse(MemberPromoteResponse.newBuilder()
                             .setHeader(ResponseHeader.getDefaultInstance())).build());
-            case MEMBER_UPDATE_REQUEST -> update(request.getMemberUpdateRequest(), deadline);
+            case MEMBER_UPDATE_REQUEST -> update(request.getMemberUpdateRequest(), named, deadline);
             case MOVE_LEADER_REQUEST -> moveLeader(request.getMoveLeaderRequest().getTargetId(), deadline);
             case MEMBER_LIST_REQUEST -> list();
             default -> throw new IllegalArgumentException("not a membership request: " + request.getBodyCase());
         };
     }
 
-    private CompletableFuture<Frame> add(MemberAddRequest req, long deadline) {
+    private CompletableFuture<Frame> add(MemberAddRequest req, UnaryOperator<Command> named, long deadline) {
         return driver.status().thenCompose(status -> {
             long floor = status.id();
             for (long id : status.configuration().members()) {
@@ -147,7 +152,7 @@ final class MembershipRequests {
                     return CompletableFuture.failedFuture(atRisk);
                 }
             }
-            return propose(register, deadline);
+            return propose(named.apply(register), deadline);
         }).thenCompose(result -> {
             if (result.hasError()) {
                 return CompletableFuture.failedFuture(new ApplyError(result.getError()));
@@ -183,7 +188,7 @@ final class MembershipRequests {
                 : ConfChangeRefusedException.voterAddAtRisk(name, responding, current);
     }
 
-    private CompletableFuture<Frame> remove(long id, boolean force, long deadline) {
+    private CompletableFuture<Frame> remove(long id, boolean force, UnaryOperator<Command> named, long deadline) {
         return driver.changeMembership(ConfChange.remove(id), force, remaining(deadline))
                 // A retried remove (the first one's change committed, its retirement did not) finds it gone.
                 .exceptionallyCompose(e -> alreadyDone(e, ConfChangeResult.Reason.NOT_A_MEMBER))
@@ -191,7 +196,7 @@ final class MembershipRequests {
                     Command retire = Command.newBuilder()
                             .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime()))
                             .setRetireMember(RetireMemberRequest.newBuilder().setId(id)).build();
-                    return propose(retire, deadline);
+                    return propose(named.apply(retire), deadline);
                 })
                 .thenApply(result -> {
                     if (result.hasError()) {
@@ -207,7 +212,7 @@ final class MembershipRequests {
      * for move-leader; the replicated entry then rewrites the address, or refuses a removed id, a bad address
      * or one another member has.
      */
-    private CompletableFuture<Frame> update(MemberUpdateRequest req, long deadline) {
+    private CompletableFuture<Frame> update(MemberUpdateRequest req, UnaryOperator<Command> named, long deadline) {
         return driver.status().thenCompose(status -> {
             if (!status.configuration().members().contains(req.getId())) {
                 return CompletableFuture.failedFuture(new ApplyError(io.rota.proto.Error.newBuilder()
@@ -218,7 +223,7 @@ final class MembershipRequests {
                     .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime()))
                     .setUpdateMember(UpdateMemberRequest.newBuilder().setId(req.getId())
                             .setPeerAddress(req.getPeerAddress()).setInConfiguration(true)).build();
-            return propose(update, deadline);
+            return propose(named.apply(update), deadline);
         }).thenApply(result -> {
             if (result.hasError()) {
                 throw new ApplyError(result.getError());

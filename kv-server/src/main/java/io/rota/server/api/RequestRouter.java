@@ -7,7 +7,6 @@ import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.LeaseGrantRequest;
-import io.rota.proto.LeaseTimeToLiveRequest;
 import io.rota.proto.RangeRequest;
 import io.rota.proto.RegisterSessionRequest;
 import io.rota.proto.RegisteredMember;
@@ -22,12 +21,12 @@ import io.rota.server.auth.AuthGate;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.Admission;
 import io.rota.server.kv.CoordinationStateMachine;
+import io.rota.server.kv.UserQuotas;
 import io.rota.server.lease.LogClock;
 import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -67,6 +66,7 @@ public final class RequestRouter {
     private final Duration retryInterval;
     private final Duration readAttemptTimeout;
     private final long minLeaseTtlSeconds;
+    private final UserQuotas userQuotas;
     private final String version;
     private final MembershipRequests membership;
     /** Backups (issue 18): set once by the server as it starts; until then, and in the simulator, refused. */
@@ -75,8 +75,6 @@ public final class RequestRouter {
     private final AuthGate gate;
     /** 128 bits: a session's secret is what keeps a session id, which is no secret, from being used by another. */
     private static final int SESSION_SECRET_BYTES = 16;
-    /** The caller of a request while auth is disabled: a session is then guarded by its secret alone. */
-    private static final String ANONYMOUS = "anonymous";
     private final SecureRandom random = new SecureRandom();
 
     /**
@@ -112,6 +110,7 @@ public final class RequestRouter {
         this.retryInterval = settings.retryInterval();
         this.readAttemptTimeout = settings.readAttemptTimeout();
         this.minLeaseTtlSeconds = settings.minLeaseTtlSeconds();
+        this.userQuotas = settings.userQuotas();
         this.version = settings.version();
         this.membership = new MembershipRequests(driver, stateMachine, view, timer, clock, retryInterval);
         this.gate = new AuthGate(stateMachine.auth(), () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()));
@@ -131,62 +130,61 @@ public final class RequestRouter {
         return gate;
     }
 
-    /** Answer this member's own request (its publication): with a root token while auth is enabled. */
+    /**
+     * Who a request is proposed as (issue 33, as etcd's AuthInfo): the caller sessions and leases belong to, and
+     * the auth revision the door checked it against ({@link #NO_REVISION} for this member's own requests, which
+     * apply does not check).
+     */
+    private record Who(String caller, long authRevision) {
+        /** This member's own request (its publication, a forced retirement): applied unchecked, as internal. */
+        static final Who MEMBER = new Who("", NO_REVISION);
+    }
+
+    /** No auth revision: the member's own request. */
+    private static final long NO_REVISION = -1;
+
+    /**
+     * Answer this member's own request (its publication): with a root token while auth is enabled, so a member
+     * it is forwarded to checks it as root's, and proposed here with no caller, as the members' internal commands.
+     */
     public CompletableFuture<Frame> handleInternal(Frame request) {
         String token = gate.memberToken();
-        return handle(token.isEmpty() ? request : request.toBuilder().setAuthToken(token).build());
+        return answer(token.isEmpty() ? request : request.toBuilder().setAuthToken(token).build(), Who.MEMBER);
     }
 
     /**
-     * Answer a request the {@link AuthGate} let through for {@code user} (null while auth is disabled). A lease
-     * revoke of a user without root first checks the lease's keys on this member: revoking deletes them.
+     * Answer a request the {@link AuthGate} let through for {@code user} (null while auth is disabled), checked
+     * against auth revision {@code authRevision} — the {@link AuthGate#applied} state the door took before it
+     * checked (never newer than what it checked, so apply's comparison is safe). Apply checks it again.
      */
-    public CompletableFuture<Frame> handle(Frame request, String user) {
-        String caller = caller(user);
+    public CompletableFuture<Frame> handle(Frame request, String user, long authRevision) {
+        Who who = new Who(CoordinationStateMachine.caller(user), authRevision);
         if (user != null && request.hasLeaseTimeToLiveRequest() && request.getLeaseTimeToLiveRequest().getKeys()) {
             // The keys of a lease are names in the key space: listed only if the user may read every one.
-            return answer(request, caller).thenApply(f -> {
+            return answer(request, who).thenApply(f -> {
                 Error denied = f.hasLeaseTimeToLiveResponse()
                         ? gate.mayList(user, f.getLeaseTimeToLiveResponse().getKeysList()) : null;
                 return denied == null ? f : Frames.error(f.getCallId(), denied);
             });
         }
-        if (user == null || !request.hasLeaseRevokeRequest()) {
-            return answer(request, caller);
-        }
-        long id = request.getLeaseRevokeRequest().getID();
-        CompletableFuture<List<ByteString>> keys = driver.readLocal(() -> stateMachine.timeToLive(
-                LeaseTimeToLiveRequest.newBuilder().setID(id).setKeys(true).build()).getKeysList());
-        // An unknown lease holds no keys: its revoke goes on, and apply answers LEASE_NOT_FOUND.
-        return keys.exceptionally(e -> List.of()).thenCompose(k -> {
-            Error denied = gate.mayRevoke(user, id, k);
-            return denied == null ? answer(request, caller)
-                    : CompletableFuture.completedFuture(Frames.error(request.getCallId(), denied));
-        });
+        // A lease revoke is authorised at apply (issue 33): the lease's owner, and WRITE on every key it holds.
+        return answer(request, who);
     }
 
     /**
-     * Answer {@code request} (write, read or status); the answer echoes its call id. Every door comes here (the
-     * client port, the etcd door, a forwarded frame), so this is where a well-formed request that the routing
-     * throws on is still answered (issue 30): an internal error, logged as a bug, never a closed connection.
-     * Without a user (auth disabled, this member's own publication) the caller is anonymous (issue 31).
+     * Answer {@code request} (write, read or status) as an anonymous caller checked against the auth state this
+     * member has applied now: auth disabled (issue 31). Every door comes to {@link #answer} (the client port,
+     * the etcd door, a forwarded frame), so that is where a well-formed request that the routing throws on is
+     * still answered (issue 30): an internal error, logged as a bug, never a closed connection. Were auth enabled
+     * meanwhile, apply refuses the write (issue 33).
      */
     public CompletableFuture<Frame> handle(Frame request) {
-        return answer(request, ANONYMOUS);
+        return handle(request, null, gate.applied().revision());
     }
 
-    /**
-     * Who a request comes from, as the sessions know it (issue 31): the user the {@link AuthGate} named (by token
-     * or TLS client certificate) while auth is enabled, else anyone. Forwarded writes carry the token, so the
-     * leader names the same caller as the member the client asked.
-     */
-    private static String caller(String user) {
-        return user == null ? ANONYMOUS : "user:" + user;
-    }
-
-    private CompletableFuture<Frame> answer(Frame request, String caller) {
+    private CompletableFuture<Frame> answer(Frame request, Who who) {
         try {
-            return route(request, caller);
+            return route(request, who);
         } catch (RuntimeException e) {
             bugs.warn("BUG: a {} could not be handled ({} at {}); answered as an internal error",
                     request.getBodyCase(), e, e.getStackTrace().length > 0 ? e.getStackTrace()[0] : "?");
@@ -194,15 +192,16 @@ public final class RequestRouter {
         }
     }
 
-    private CompletableFuture<Frame> route(Frame request, String caller) {
+    private CompletableFuture<Frame> route(Frame request, Who who) {
         long deadline = clock.nanoTime() + timeout.toNanos();
+        String caller = who.caller();
         CompletableFuture<Frame> answer;
         if (request.hasAuthRequest()) {
-            answer = retrying(deadline, () -> auth(request, deadline));
+            answer = retrying(deadline, () -> auth(request, who, deadline));
         } else if (MembershipRequests.isMembership(request)) {
-            answer = retrying(deadline, () -> leaderOnly(request, deadline));
+            answer = retrying(deadline, () -> leaderOnly(request, who, deadline));
         } else if (Frames.isWrite(request)) {
-            answer = retrying(deadline, () -> write(request, caller, deadline));
+            answer = retrying(deadline, () -> write(request, who, deadline));
             if (!request.getForwarded()) {
                 long start = clock.nanoTime();
                 answer = answer.whenComplete((f, e) -> {
@@ -216,10 +215,11 @@ public final class RequestRouter {
             answer = switch (request.getBodyCase()) {
                 case RANGE_REQUEST -> retrying(deadline, () -> range(request.getRangeRequest(), deadline));
                 case LEASE_TIME_TO_LIVE_REQUEST -> retrying(deadline, () -> read(() -> Frame.newBuilder()
-                        .setLeaseTimeToLiveResponse(stateMachine.timeToLive(request.getLeaseTimeToLiveRequest()))
+                        .setLeaseTimeToLiveResponse(stateMachine.timeToLive(request.getLeaseTimeToLiveRequest(), caller))
                         .build(), deadline));
+                // Issue 33: while auth is enabled a user sees its own leases only (root all of them).
                 case LEASE_LEASES_REQUEST -> retrying(deadline, () -> read(() -> Frame.newBuilder()
-                        .setLeaseLeasesResponse(stateMachine.leases()).build(), deadline));
+                        .setLeaseLeasesResponse(stateMachine.leases(caller)).build(), deadline));
                 case STATUS_REQUEST -> status();
                 case ALARM_REQUEST -> alarmList(request, deadline);
                 // This member's own applied state, as etcd's HashKV: comparing members is the point.
@@ -292,11 +292,11 @@ public final class RequestRouter {
      * LEARNER_NOT_RESPONDING are answered at once, since catching up or starting may take longer than a
      * request (the answer says to retry), and so is QUORUM_AT_RISK, which waiting does not mend.
      */
-    private CompletableFuture<Attempt> leaderOnly(Frame request, long deadline) {
+    private CompletableFuture<Attempt> leaderOnly(Frame request, Who who, long deadline) {
         if (!view.isLeader()) {
             return forward(request, deadline);
         }
-        return membership.handle(request, deadline).handle((answer, e) -> {
+        return membership.handle(request, command -> named(command, who), deadline).handle((answer, e) -> {
             if (e == null) {
                 return Attempt.done(answer);
             }
@@ -314,7 +314,7 @@ public final class RequestRouter {
      * auth state after a ReadIndex; a change is proposed by the leader (a follower forwards it), after
      * {@link AuthGate#command} hashed its password on the auth worker.
      */
-    private CompletableFuture<Attempt> auth(Frame request, long deadline) {
+    private CompletableFuture<Attempt> auth(Frame request, Who who, long deadline) {
         AuthRequest req = request.getAuthRequest();
         if (!AuthGate.isChange(req)) {
             return read(() -> Frame.newBuilder().setAuthResponse(stateMachine.auth().query(req)
@@ -325,8 +325,8 @@ public final class RequestRouter {
             return forward(request, deadline);
         }
         return gate.command(req)
-                .thenCompose(cmd -> driver.propose(Command.newBuilder()
-                        .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime())).setAuth(cmd).build()
+                .thenCompose(cmd -> driver.propose(named(Command.newBuilder()
+                        .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime())).setAuth(cmd).build(), who)
                         .toByteArray(), remaining(deadline)))
                 .handle((result, e) -> {
                     if (e == null) {
@@ -339,14 +339,14 @@ public final class RequestRouter {
                 });
     }
 
-    private CompletableFuture<Attempt> write(Frame request, String caller, long deadline) {
+    private CompletableFuture<Attempt> write(Frame request, Who who, long deadline) {
         if (view.isLeader()) {
             if (request.hasPublishMemberRequest() && !inConfiguration(request.getPublishMemberRequest().getMember().getId())) {
                 return done(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
                         "member id " + request.getPublishMemberRequest().getMember().getId() + " is not in the"
                                 + " cluster's configuration; only members publish their addresses")));
             }
-            Command command = command(request, caller);
+            Command command = command(request, who);
             // Issue 30: what apply would refuse for its values never reaches the log; the client hears why now.
             Optional<Error> refusal = Admission.check(command);
             if (refusal.isPresent()) {
@@ -399,9 +399,8 @@ public final class RequestRouter {
      * The command to propose, stamped now (a retry stamps anew: it may be proposed in another term), naming its
      * caller; a session registration gets its secret here, chosen afresh for each proposal (issue 31).
      */
-    private Command command(Frame request, String caller) {
-        Command command = Frames.command(request, LogClock.stamp(driver.leadership(), clock.nanoTime()))
-                .toBuilder().setCaller(caller).build();
+    private Command command(Frame request, Who who) {
+        Command command = named(Frames.command(request, LogClock.stamp(driver.leadership(), clock.nanoTime())), who);
         if (command.hasRegisterSession()) {
             byte[] secret = new byte[SESSION_SECRET_BYTES];
             random.nextBytes(secret);
@@ -417,6 +416,20 @@ public final class RequestRouter {
         }
         LeaseGrantRequest raised = command.getLeaseGrant().toBuilder().setTTL(minLeaseTtlSeconds).build();
         return command.toBuilder().setLeaseGrant(raised).build();
+    }
+
+    /**
+     * {@code command} as {@code who}'s (issue 33): its caller, the auth revision its door checked it against,
+     * and this leader's per-user bounds, which apply reads from the entry so every member applies the same.
+     * The member's own commands carry none of these.
+     */
+    private Command named(Command command, Who who) {
+        if (who.authRevision() == NO_REVISION) {
+            return command;
+        }
+        return command.toBuilder().setCaller(who.caller()).setAuthRevision(who.authRevision())
+                .setMaxLeasesPerUser(userQuotas.maxLeasesPerUser())
+                .setMaxSessionsPerUser(userQuotas.maxSessionsPerUser()).build();
     }
 
     private CompletableFuture<Attempt> range(RangeRequest request, long deadline) {

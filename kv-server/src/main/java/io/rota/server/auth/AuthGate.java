@@ -5,6 +5,7 @@ import io.rota.proto.AlarmRequest;
 import io.rota.proto.AuthCommand;
 import io.rota.proto.AuthRequest;
 import io.rota.proto.AuthResponse;
+import io.rota.proto.Command;
 import io.rota.proto.Compare;
 import io.rota.proto.DeleteRangeRequest;
 import io.rota.proto.Error;
@@ -36,7 +37,8 @@ import java.util.function.LongSupplier;
  * common name, and is checked against that user's {@link Permissions} before it is routed: keys of reads,
  * writes and watches, every compare and op of both branches of a transaction; membership, maintenance and
  * auth administration need the root role. Checks run on the member that receives the request, against the
- * auth state it has applied; a forwarded request is checked again by the leader.
+ * auth state it has applied; a forwarded request is checked again by the leader, and every write once more
+ * when it is applied, by the same rule ({@link #refusal(AuthState, String, Command)}, issue 33).
  *
  * <p>Also does the slow work of auth on its own bounded worker thread (bcrypt hashing and verification),
  * and slows password guessing down ({@link FailureLimiter}, per user name and per source address).
@@ -140,7 +142,7 @@ public final class AuthGate implements AutoCloseable {
      * Check {@code frame} against the auth state. {@code certUser} is the TLS client certificate's common name
      * (null without one): with no token, it names the user, and the frame gets a token for it so a member it
      * is forwarded to knows the caller too. Watch frames are checked here as well; a lease revoke also needs
-     * {@link #mayRevoke} once the lease's keys are known.
+     * the lease's owner and keys at apply (issue 33).
      */
     public Verdict check(Frame frame, String certUser, Object remote) {
         AuthState s = store.state();
@@ -199,12 +201,36 @@ public final class AuthGate implements AutoCloseable {
             case TXN_REQUEST -> txn(p, frame.getTxnRequest());
             case WATCH_REQUEST -> frame.getWatchRequest().hasCreateRequest()
                     ? watch(p, frame.getWatchRequest().getCreateRequest()) : null;
-            // Leases and sessions belong to no key: any user may hold them. A revoke is checked by mayRevoke.
+            // Leases and sessions belong to no key: any user may hold them; their owners are checked at apply
+            // (writes) and by the state machine's reads (issue 33).
             case LEASE_GRANT_REQUEST, LEASE_REVOKE_REQUEST, LEASE_KEEP_ALIVE_REQUEST, LEASE_TIME_TO_LIVE_REQUEST,
                  LEASE_LEASES_REQUEST, REGISTER_SESSION_REQUEST, SESSION_KEEP_ALIVE_REQUEST, STATUS_REQUEST -> null;
             case AUTH_REQUEST -> frame.getAuthRequest().hasAuthenticate() ? null
                     : "is not root: auth administration needs the root role";
             default -> "is not root: " + frame.getBodyCase() + " (membership and maintenance) needs the root role";
+        };
+    }
+
+    /**
+     * Why {@code user} may not have {@code cmd} applied, or null if it may: the door's rule ({@link #refusal(AuthState,
+     * String, Frame)}) for a replicated command, so apply judges a request by the same code the door did, on the
+     * applied auth state (issue 33). Keys of puts, deletes and transactions (every compare and op of both
+     * branches) need the user's permissions; leases and sessions belong to no key (their owners are the state
+     * machine's to check); everything else a client can send — membership, alarms, compaction, auth changes —
+     * needs the root role. Deterministic: reads only {@code s} and its permission cache.
+     */
+    public static String refusal(AuthState s, String user, Command cmd) {
+        if (s.isRoot(user)) {
+            return null;
+        }
+        Permissions p = s.permissions(user);
+        return switch (cmd.getOpCase()) {
+            case PUT -> put(p, cmd.getPut());
+            case DELETE_RANGE -> delete(p, cmd.getDeleteRange());
+            case TXN -> txn(p, cmd.getTxn());
+            case LEASE_GRANT, LEASE_REVOKE, LEASE_KEEP_ALIVE, REGISTER_SESSION, SESSION_KEEP_ALIVE, OP_NOT_SET -> null;
+            default -> "is not root: " + cmd.getOpCase() + " (membership, maintenance, auth administration and the"
+                    + " members' own commands) needs the root role";
         };
     }
 
@@ -265,20 +291,18 @@ public final class AuthGate implements AutoCloseable {
     }
 
     /**
-     * Whether {@code user} may revoke a lease holding {@code keys}: it must be allowed to write every one of
-     * them (revoking deletes them). Null if allowed, else the PERMISSION_DENIED error.
+     * Why {@code user} may not revoke lease {@code leaseId} holding {@code keys}, or null: revoking deletes them,
+     * so it must be allowed to write every one. The door's rule and apply's (issue 33), on the state each has.
      */
-    public Error mayRevoke(String user, long leaseId, List<ByteString> keys) {
-        AuthState s = store.state();
-        if (user == null || !s.enabled() || s.isRoot(user)) {
+    public static String revokeRefusal(AuthState s, String user, long leaseId, List<ByteString> keys) {
+        if (s.isRoot(user)) {
             return null;
         }
         Permissions p = s.permissions(user);
         for (ByteString key : keys) {
             if (!p.canWrite(key, ByteString.EMPTY)) {
-                refusals.info("user '{}' refused revoking lease {}: it holds {}", user, leaseId, range(key, ByteString.EMPTY));
-                return error(Error.Code.PERMISSION_DENIED, "user '" + user + "' may not revoke lease " + leaseId
-                        + ": it holds " + range(key, ByteString.EMPTY) + ", which the user may not write");
+                return "may not revoke lease " + leaseId + ": it holds " + range(key, ByteString.EMPTY)
+                        + ", which the user may not write";
             }
         }
         return null;

@@ -68,6 +68,11 @@ public final class AuthState {
         return tokenKey;
     }
 
+    /** Whether {@code user} exists (apply refuses a command of a user deleted since it was checked, issue 33). */
+    public boolean isUser(String user) {
+        return users.containsKey(user);
+    }
+
     /** Whether {@code user} exists and holds the root role. */
     public boolean isRoot(String user) {
         User u = users.get(user);

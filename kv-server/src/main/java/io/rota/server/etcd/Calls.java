@@ -85,7 +85,7 @@ final class Calls {
         AuthState seen = gate.applied();
         CompletableFuture<Frame> answer;
         if (!seen.enabled()) {
-            answer = router.handle(frame);
+            answer = router.handle(frame, null, seen.revision());
         } else {
             AuthGate.Verdict verdict;
             try {
@@ -93,7 +93,7 @@ final class Calls {
             } catch (StatusRuntimeException refused) {
                 return CompletableFuture.failedFuture(refused);
             }
-            answer = router.handle(verdict.frame(), verdict.user());
+            answer = router.handle(verdict.frame(), verdict.user(), seen.revision());
         }
         if (!AuthGate.readsAfterBarrier(frame)) {
             return answer;   // the leader checks a write it is forwarded against its own state

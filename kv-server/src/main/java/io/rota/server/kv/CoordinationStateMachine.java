@@ -52,8 +52,11 @@ import io.rota.proto.StoreSnapshot;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.TxnResponse;
 import io.rota.raft.core.Entry;
+import io.rota.raft.transport.LogLimiter;
 import io.rota.raft.node.StateMachine;
 import io.rota.server.auth.AuthException;
+import io.rota.server.auth.AuthGate;
+import io.rota.server.auth.AuthState;
 import io.rota.server.auth.AuthStore;
 import io.rota.server.lease.Lease;
 import io.rota.server.lease.LeaseListener;
@@ -92,6 +95,12 @@ import java.util.TreeMap;
 public final class CoordinationStateMachine implements StateMachine<CommandResult> {
 
     private static final Logger log = LoggerFactory.getLogger(CoordinationStateMachine.class);
+    /** Refusals at apply come from clients' requests, at will: their lines are bounded. */
+    private static final LogLimiter refusals = new LogLimiter(log, 10);
+
+    /** The caller of a request while auth is disabled (issue 31): one caller for every client. */
+    public static final String ANONYMOUS = "anonymous";
+    private static final String USER_PREFIX = "user:";
 
     private final Limits limits;
     private final KvStore store;
@@ -185,6 +194,13 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         stampCounted = clock.advance(term, cmd.getStamp());
         long nowMs = clock.nowMs();
         sessions.expire(nowMs);
+        StoreException refused = authorize(cmd);
+        if (refused != null) {
+            // Before the session is looked at: a refused command is not applied and not remembered, so its
+            // retry under the same sequence (after logging in again) is applied as new.
+            refusals.info("entry refused for {} ({}): {}", cmd.getCaller(), cmd.getOpCase(), refused.error().getMessage());
+            return error(refused);
+        }
         SessionRef ref = cmd.getSession();
         if (ref.getClientId() == 0 || cmd.hasRegisterSession()) {
             return execute(index, cmd);
@@ -230,6 +246,103 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         return new StoreException(Error.Code.SESSION_EXPIRED, "session " + clientId + " is unknown or expired");
     }
 
+    /** The caller a request of {@code user} is applied as (null: auth disabled, anonymous). */
+    public static String caller(String user) {
+        return user == null ? ANONYMOUS : USER_PREFIX + user;
+    }
+
+    /** The user {@code caller} names, or null for "anonymous", an internal command or an unknown form. */
+    static String userOf(String caller) {
+        return caller.startsWith(USER_PREFIX) ? caller.substring(USER_PREFIX.length()) : null;
+    }
+
+    /**
+     * Authorization at apply (issue 33, as etcd's AuthInfo): while auth is enabled in the applied auth state, a
+     * client's command is refused — not applied, not remembered by its session — if the auth state changed after
+     * the proposing leader checked it (INVALID_AUTH_TOKEN: log in again and retry), if it names no user, if the
+     * user lacks the permission (the door's rule, {@link AuthGate#refusal(AuthState, String, Command)}), or if
+     * it uses a lease another caller granted (answered as no lease at all, as another's session is). Internal
+     * commands (no caller) and entries from before issue 33 (no auth revision) are applied as they were.
+     * Deterministic: the applied auth state and the applied leases and keys only.
+     */
+    private StoreException authorize(Command cmd) {
+        AuthState s = auth.state();
+        if (cmd.getCaller().isEmpty() || !cmd.hasAuthRevision() || !s.enabled()) {
+            return null;
+        }
+        if (cmd.getAuthRevision() < s.revision()) {
+            return new StoreException(Error.Code.INVALID_AUTH_TOKEN, "the auth state changed (revision "
+                    + s.revision() + ") after this request was checked; authenticate again and retry (it was not"
+                    + " applied)");
+        }
+        String user = userOf(cmd.getCaller());
+        if (user == null || !s.isUser(user)) {
+            return new StoreException(Error.Code.INVALID_AUTH_TOKEN, "auth is enabled and the request names no user"
+                    + " (it was checked as '" + cmd.getCaller() + "'); authenticate first and retry");
+        }
+        String refusal = AuthGate.refusal(s, user, cmd);
+        if (refusal != null) {
+            return new StoreException(Error.Code.PERMISSION_DENIED, "user '" + user + "' " + refusal);
+        }
+        if (s.isRoot(user)) {
+            return null;
+        }
+        return switch (cmd.getOpCase()) {
+            case LEASE_REVOKE -> revokeRefusal(s, user, cmd.getCaller(), cmd.getLeaseRevoke().getID());
+            case LEASE_KEEP_ALIVE -> notOwn(cmd.getCaller(), cmd.getLeaseKeepAlive().getID());
+            case PUT -> notOwn(cmd.getCaller(), cmd.getPut().getLease());
+            case TXN -> attachRefusal(cmd.getCaller(), cmd.getTxn(), 1);
+            default -> null;
+        };
+    }
+
+    /** Another caller's lease, or no lease: revoked by its owner only, and only if it may write every key. */
+    private StoreException revokeRefusal(AuthState s, String user, String caller, long id) {
+        StoreException notOwn = notOwn(caller, id);
+        if (notOwn != null) {
+            return notOwn;
+        }
+        String refusal = leases.contains(id) ? AuthGate.revokeRefusal(s, user, id, store.keysOf(id)) : null;
+        return refusal == null ? null : new StoreException(Error.Code.PERMISSION_DENIED, "user '" + user + "' " + refusal);
+    }
+
+    /**
+     * LEASE_NOT_FOUND if lease {@code id} exists but {@code caller} did not grant it: the caller learns nothing of
+     * another's lease (issue 33). Lease 0 is no lease; a missing one is apply's own LEASE_NOT_FOUND.
+     */
+    private StoreException notOwn(String caller, long id) {
+        Lease lease = id == 0 ? null : leases.get(id);
+        return lease == null || lease.owner().equals(caller) ? null : StoreException.leaseNotFound(id);
+    }
+
+    /** Every put of both branches, nested txns' too: a key is attached only to the caller's own lease. */
+    private StoreException attachRefusal(String caller, TxnRequest t, int depth) {
+        if (depth > Limits.MAX_TXN_DEPTH) {
+            return null;   // Admission refuses deeper txns before they are applied
+        }
+        for (List<RequestOp> ops : List.of(t.getSuccessList(), t.getFailureList())) {
+            for (RequestOp op : ops) {
+                StoreException refused = op.hasRequestPut() ? notOwn(caller, op.getRequestPut().getLease())
+                        : op.hasRequestTxn() ? attachRefusal(caller, op.getRequestTxn(), depth + 1) : null;
+                if (refused != null) {
+                    return refused;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether the per-user bounds of {@code cmd} apply (issue 33): auth is enabled and the caller is a user
+     * without the root role. With auth disabled every client is "anonymous", one caller, and no user could be
+     * kept from another's leases or sessions anyway; root administers the cluster and is trusted with it.
+     */
+    private boolean boundedCaller(Command cmd) {
+        AuthState s = auth.state();
+        String user = userOf(cmd.getCaller());
+        return s.enabled() && user != null && !s.isRoot(user);
+    }
+
     private CommandResult execute(long index, Command cmd) {
         try {
             Admission.require(cmd);
@@ -241,7 +354,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
                 case PUT -> out.setPut(put(cmd.getPut()));
                 case DELETE_RANGE -> out.setDeleteRange(delete(cmd.getDeleteRange()));
                 case TXN -> out.setTxn(txn(cmd.getTxn()));
-                case LEASE_GRANT -> out.setLeaseGrant(grant(index, cmd.getLeaseGrant()));
+                case LEASE_GRANT -> out.setLeaseGrant(grant(index, cmd));
                 case LEASE_REVOKE -> out.setLeaseRevoke(
                         LeaseRevokeResponse.newBuilder().setHeader(revoke(cmd.getLeaseRevoke().getID())));
                 case LEASE_EXPIRE -> out.setLeaseExpire(expire(cmd.getLeaseExpire()));
@@ -333,7 +446,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     // ---- leases ---------------------------------------------------------------------------------------
 
-    private LeaseGrantResponse grant(long index, LeaseGrantRequest req) {
+    private LeaseGrantResponse grant(long index, Command cmd) {
+        LeaseGrantRequest req = cmd.getLeaseGrant();
         if (req.getTTL() < 1 || req.getTTL() > limits.maxLeaseTtlSeconds()) {
             throw StoreException.invalid("lease TTL must be within [1, " + limits.maxLeaseTtlSeconds() + "] s");
         }
@@ -346,12 +460,17 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (leases.isFull()) {
             throw StoreException.full("too many leases (" + limits.maxLeases() + ")");
         }
+        int bound = cmd.getMaxLeasesPerUser();
+        if (bound > 0 && boundedCaller(cmd) && leases.countOf(cmd.getCaller()) >= bound) {
+            throw StoreException.full("user '" + userOf(cmd.getCaller()) + "' holds " + bound + " leases, its quota"
+                    + " (the leader's --max-leases-per-user): revoke one, or let one expire, before granting more");
+        }
         // The TTL is taken as logged: the leader raised it to its minimum before proposing, so no member's
         // own flags decide a replicated value (issue 11, hole 3).
         requireCountedStamp("lease grant");
         long id = req.getID() != 0 ? req.getID() : leases.freeId(index);
         long ttl = req.getTTL();
-        leases.grant(id, ttl, clock.nowMs() + ttl * 1000, index);
+        leases.grant(id, ttl, cmd.getCaller(), clock.nowMs() + ttl * 1000, index);
         effects.add(new Effects.LeaseRenewed(id, ttl, index));
         return LeaseGrantResponse.newBuilder().setHeader(header()).setID(id).setTTL(ttl).build();
     }
@@ -558,7 +677,9 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
      */
     private RegisterSessionResponse register(long index, Command cmd) {
         ByteString secret = cmd.getRegisterSession().getSecret();
-        sessions.register(index, cmd.getCaller(), secret, clock.nowMs());
+        // Past its bound, a user's own least recently active session goes, never another's (issue 33).
+        sessions.register(index, cmd.getCaller(), secret, clock.nowMs(),
+                boundedCaller(cmd) ? cmd.getMaxSessionsPerUser() : 0);
         return RegisterSessionResponse.newBuilder().setHeader(header()).setClientId(index)
                 .setSessionTtlMs(sessions.ttlMs()).setRememberedResponses(sessions.window()).setSecret(secret).build();
     }
@@ -752,7 +873,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         store.reset(image.getRevision(), image.getKvsList(), image.getCompactRevision(), image.getHistoryList());
         leases.clear();
         for (StoreSnapshot.LeaseImage l : image.getLeasesList()) {
-            leases.grant(l.getID(), l.getTTL(), nowMs + l.getRemainingMs(), l.getRenewal());
+            leases.grant(l.getID(), l.getTTL(), l.getOwner(), nowMs + l.getRemainingMs(), l.getRenewal());
         }
         members.clear();
         image.getMembersList().forEach(m -> members.put(m.getId(), m));
@@ -812,7 +933,18 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
      * @throws StoreException LEASE_NOT_FOUND
      */
     public LeaseTimeToLiveResponse timeToLive(LeaseTimeToLiveRequest req) {
+        return timeToLive(req, "");
+    }
+
+    /**
+     * {@link #timeToLive(LeaseTimeToLiveRequest)} as asked by {@code caller} (a client's read, issue 33): while
+     * auth is enabled, another caller's lease is answered LEASE_NOT_FOUND unless the caller is root.
+     */
+    public LeaseTimeToLiveResponse timeToLive(LeaseTimeToLiveRequest req, String caller) {
         Lease lease = existingLease(req.getID());
+        if (!maySee(caller, lease)) {
+            throw StoreException.leaseNotFound(req.getID());
+        }
         long remainingMs = lease.remainingMs(clock.nowMs());
         LeaseTimeToLiveResponse.Builder out = LeaseTimeToLiveResponse.newBuilder().setHeader(header())
                 .setID(lease.id()).setGrantedTTL(lease.ttlSeconds()).setTTL((remainingMs + 999) / 1000);
@@ -824,9 +956,28 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     /** All live leases, by id. */
     public LeaseLeasesResponse leases() {
+        return leases("");
+    }
+
+    /** The live leases {@code caller} may see (issue 33): while auth is enabled its own, or all for root. */
+    public LeaseLeasesResponse leases(String caller) {
         LeaseLeasesResponse.Builder out = LeaseLeasesResponse.newBuilder().setHeader(header());
-        leases.all().forEach(l -> out.addLeases(LeaseStatus.newBuilder().setID(l.id())));
+        leases.all().stream().filter(l -> maySee(caller, l))
+                .forEach(l -> out.addLeases(LeaseStatus.newBuilder().setID(l.id())));
         return out.build();
+    }
+
+    /**
+     * Whether a client read of {@code caller} may see {@code lease}: always while auth is disabled; then its
+     * owner and root only. "" is the member itself (its lease keeper, /metrics), which sees every lease.
+     */
+    private boolean maySee(String caller, Lease lease) {
+        AuthState s = auth.state();
+        if (caller.isEmpty() || !s.enabled() || lease.owner().equals(caller)) {
+            return true;
+        }
+        String user = userOf(caller);
+        return user != null && s.isRoot(user);
     }
 
     /** Retained events from {@code startRevision} on, or COMPACTED; for the watch hub. */
@@ -849,7 +1000,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     private StoreSnapshot.LeaseImage.Builder leaseImage(Lease l) {
         return StoreSnapshot.LeaseImage.newBuilder().setID(l.id()).setTTL(l.ttlSeconds())
-                .setRemainingMs(l.remainingMs(clock.nowMs())).setRenewal(l.renewal());
+                .setRemainingMs(l.remainingMs(clock.nowMs())).setRenewal(l.renewal()).setOwner(l.owner());
     }
 
     /** Live keys, for /metrics. */

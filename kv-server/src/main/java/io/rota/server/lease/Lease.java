@@ -9,13 +9,16 @@ public final class Lease {
 
     private final long id;
     private final long ttlSeconds;
+    /** The caller that granted it (Command.caller, issue 33); "" for no user's (an image from before, internal). */
+    private final String owner;
     private long deadlineMs;
     /** The log index of the latest grant or keep-alive; only grows. An expiry must name it to apply. */
     private long renewal;
 
-    Lease(long id, long ttlSeconds, long deadlineMs, long renewal) {
+    Lease(long id, long ttlSeconds, String owner, long deadlineMs, long renewal) {
         this.id = id;
         this.ttlSeconds = ttlSeconds;
+        this.owner = owner;
         this.deadlineMs = deadlineMs;
         this.renewal = renewal;
     }
@@ -26,6 +29,11 @@ public final class Lease {
 
     public long ttlSeconds() {
         return ttlSeconds;
+    }
+
+    /** Who granted it: while auth is enabled only this caller or root may use it (issue 33). */
+    public String owner() {
+        return owner;
     }
 
     /** The log time at which the lease runs out, unless kept alive; only the leader's Expire ends it. */

@@ -2,6 +2,8 @@ package io.rota.server.lease;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -12,6 +14,8 @@ public final class LeaseTable {
 
     private final int maxLeases;
     private final TreeMap<Long, Lease> leases = new TreeMap<>();
+    /** Live leases per owner, for the per-user quota (issue 33); only counts, so iteration order never matters. */
+    private final Map<String, Integer> perOwner = new HashMap<>();
 
     public LeaseTable(int maxLeases) {
         this.maxLeases = maxLeases;
@@ -45,14 +49,31 @@ public final class LeaseTable {
         return id;
     }
 
-    public Lease grant(long id, long ttlSeconds, long deadlineMs, long renewal) {
-        Lease lease = new Lease(id, ttlSeconds, deadlineMs, renewal);
-        leases.put(id, lease);
+    public Lease grant(long id, long ttlSeconds, String owner, long deadlineMs, long renewal) {
+        Lease lease = new Lease(id, ttlSeconds, owner, deadlineMs, renewal);
+        Lease replaced = leases.put(id, lease);
+        if (replaced != null) {
+            uncount(replaced.owner());
+        }
+        perOwner.merge(owner, 1, Integer::sum);
         return lease;
     }
 
     public Lease remove(long id) {
-        return leases.remove(id);
+        Lease removed = leases.remove(id);
+        if (removed != null) {
+            uncount(removed.owner());
+        }
+        return removed;
+    }
+
+    /** How many live leases {@code owner} granted. */
+    public int countOf(String owner) {
+        return perOwner.getOrDefault(owner, 0);
+    }
+
+    private void uncount(String owner) {
+        perOwner.computeIfPresent(owner, (o, n) -> n == 1 ? null : n - 1);
     }
 
     /** Sorted by id. */
@@ -62,5 +83,6 @@ public final class LeaseTable {
 
     public void clear() {
         leases.clear();
+        perOwner.clear();
     }
 }

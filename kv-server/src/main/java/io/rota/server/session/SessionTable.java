@@ -6,6 +6,7 @@ import io.rota.proto.CommandResult;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -31,6 +32,11 @@ public final class SessionTable {
     private final long maxBytesTotal;
     private final TreeMap<Long, Session> byId = new TreeMap<>();
     private final TreeSet<Session> byActivity = new TreeSet<>(BY_ACTIVITY);
+    /**
+     * Each owner's sessions in activity order, for the per-user bound (issue 33): a caller past its bound evicts
+     * its own least recently active session, never another's.
+     */
+    private final Map<String, TreeSet<Session>> byOwner = new HashMap<>();
     /** The sum of every session's {@link Session#rememberedBytes()}. */
     private long rememberedBytes;
 
@@ -53,15 +59,36 @@ public final class SessionTable {
 
     /** A session of {@code owner} with {@code secret}, registered by the entry at {@code clientId}. */
     public Session register(long clientId, String owner, ByteString secret, long nowMs) {
+        return register(clientId, owner, secret, nowMs, 0);
+    }
+
+    /**
+     * As {@link #register(long, String, ByteString, long)}, with {@code ownerBound} (0: none) on the sessions of
+     * {@code owner}: at it, the owner's own least recently active session goes first (issue 33), so one caller
+     * registering without end evicts only its own sessions once it holds its bound.
+     */
+    public Session register(long clientId, String owner, ByteString secret, long nowMs, int ownerBound) {
+        TreeSet<Session> own = byOwner.get(owner);
+        while (ownerBound > 0 && own != null && own.size() >= ownerBound) {
+            remove(own.first());
+            own = byOwner.get(owner);
+        }
         while (byId.size() >= maxSessions) {
             remove(byActivity.first());
         }
         return add(new Session(clientId, owner, secret, window, maxBytesPerSession, nowMs));
     }
 
+    /** How many live sessions {@code owner} registered. */
+    public int countOf(String owner) {
+        TreeSet<Session> own = byOwner.get(owner);
+        return own == null ? 0 : own.size();
+    }
+
     private Session add(Session s) {
         byId.put(s.clientId(), s);
         byActivity.add(s);
+        byOwner.computeIfAbsent(s.owner(), o -> new TreeSet<>(BY_ACTIVITY)).add(s);
         rememberedBytes += s.rememberedBytes();
         return s;
     }
@@ -69,6 +96,11 @@ public final class SessionTable {
     private void remove(Session s) {
         byId.remove(s.clientId());
         byActivity.remove(s);
+        TreeSet<Session> own = byOwner.get(s.owner());
+        own.remove(s);
+        if (own.isEmpty()) {
+            byOwner.remove(s.owner());
+        }
         rememberedBytes -= s.rememberedBytes();
     }
 
@@ -81,8 +113,11 @@ public final class SessionTable {
     public void touch(Session s, long nowMs) {
         // Re-insert: the activity order is part of the TreeSet's structure.
         byActivity.remove(s);
+        TreeSet<Session> own = byOwner.get(s.owner());
+        own.remove(s);
         s.touch(nowMs);
         byActivity.add(s);
+        own.add(s);
     }
 
     /** {@link Session#discardBelow}, keeping the total count of bytes. */
@@ -130,6 +165,7 @@ public final class SessionTable {
     public void clear() {
         byId.clear();
         byActivity.clear();
+        byOwner.clear();
         rememberedBytes = 0;
     }
 

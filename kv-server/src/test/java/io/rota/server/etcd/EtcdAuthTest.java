@@ -251,12 +251,20 @@ class EtcdAuthTest {
     }
 
     @Test
-    @DisplayName("a writer of app-a/ writes there and may not revoke a lease that holds an app-b/ key; root may")
+    @DisplayName("a writer of app-a/ may not revoke another user's lease (not found, issue 33), nor its own once it"
+            + " holds an app-b/ key; root may")
     void leaseRevokeNeedsWriteOnItsKeys() {
         String bob = login("bob", "bob-pw");
         kv(bob).put(PutRequest.newBuilder().setKey(b("app-a/bob")).setValue(b("v")).build());
         denied(() -> kv(bob).put(PutRequest.newBuilder().setKey(b("app-b/bob")).setValue(b("v")).build()));
-        long lease = as(LeaseGrpc.newBlockingStub(channel), rootToken).leaseGrant(LeaseGrantRequest.newBuilder()
+        long roots = as(LeaseGrpc.newBlockingStub(channel), rootToken).leaseGrant(LeaseGrantRequest.newBuilder()
+                .setTTL(60).build()).getID();
+        StatusRuntimeException notFound = assertThrows(StatusRuntimeException.class, () -> as(
+                LeaseGrpc.newBlockingStub(channel), bob).leaseRevoke(LeaseRevokeRequest.newBuilder().setID(roots).build()));
+        assertStatus(notFound, Status.Code.NOT_FOUND, "etcdserver: requested lease not found");
+        as(LeaseGrpc.newBlockingStub(channel), rootToken).leaseRevoke(LeaseRevokeRequest.newBuilder().setID(roots).build());
+
+        long lease = as(LeaseGrpc.newBlockingStub(channel), bob).leaseGrant(LeaseGrantRequest.newBuilder()
                 .setTTL(60).build()).getID();
         kv(rootToken).put(PutRequest.newBuilder().setKey(b("app-b/leased")).setLease(lease).build());
         denied(() -> as(LeaseGrpc.newBlockingStub(channel), bob).leaseRevoke(LeaseRevokeRequest.newBuilder()
