@@ -63,6 +63,7 @@ class ApplyAuthClusterTest {
     Path dir;
 
     private static void setUp(TestCluster cluster) {
+        cluster.httpCredentials("root", "root-pw");   // the lab partition needs root once auth is on
         try (RotaClient root = RotaClient.builder().endpoints(cluster.endpoints()).credentials("root", "root-pw").build()) {
             Auth auth = root.auth();
             auth.addUser("root", "root-pw".toCharArray());

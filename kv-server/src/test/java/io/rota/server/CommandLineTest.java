@@ -106,6 +106,16 @@ class CommandLineTest {
     }
 
     @Test
+    void tokenLifetimeAndBcryptCostAreInTheHelpAndOutOfRangeValuesAreRefused() {
+        String text = run("server", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(text.contains("--auth-token-ttl") && text.contains("(default: 300, as etcd's)")
+                && text.contains("--bcrypt-cost") && text.contains("(default: 10, as etcd's;"), text);
+        assertRefused(args("--auth-token-ttl", "0"), "--auth-token-ttl must be at least 1 second, got 0");
+        assertRefused(args("--bcrypt-cost", "3"), "--bcrypt-cost must be between 4 and 31, got 3");
+        assertRefused(args("--bcrypt-cost", "32"), "--bcrypt-cost must be between 4 and 31, got 32");
+    }
+
+    @Test
     void aNameOutsideTheInitialClusterIsRefused() {
         assertRefused(args("--name", "n9"), "--name n9 is not in --initial-cluster");
     }

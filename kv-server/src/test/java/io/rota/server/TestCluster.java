@@ -74,12 +74,25 @@ final class TestCluster implements AutoCloseable {
         servers[index] = RotaServer.start(configs.get(index), lab);
     }
 
+    /** HTTP Basic credentials of a root user, once auth is on: lab endpoints then answer root only (issue 33). */
+    private volatile String httpAuthorization;
+
+    /** Use {@code user}'s password on the lab endpoints (a cluster whose tests enabled auth). */
+    TestCluster httpCredentials(String user, String password) {
+        httpAuthorization = "Basic " + java.util.Base64.getEncoder().encodeToString(
+                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return this;
+    }
+
     /** Cut member {@code index}'s Raft peer traffic (or restore it), by its lab endpoint. */
     void partition(int index, boolean on) {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(httpUri(index, "/lab/partition?on=" + on))
-                    .header("X-Rota-Lab", "test").POST(HttpRequest.BodyPublishers.noBody()).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder request = HttpRequest.newBuilder(httpUri(index, "/lab/partition?on=" + on))
+                    .header("X-Rota-Lab", "test").POST(HttpRequest.BodyPublishers.noBody());
+            if (httpAuthorization != null) {
+                request.header("Authorization", httpAuthorization);
+            }
+            HttpResponse<String> r = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {
                 throw new AssertionError("lab partition on member " + index + ": " + r.statusCode() + " " + r.body());
             }
