@@ -206,7 +206,7 @@ class AuthProcessTest {
             // Her token is now older than the auth revision: a member refuses it, the SDK logs in and retries.
             Await.until(DEADLINE, () -> tryPut(carol, "app-c/x", "1"), "carol's put succeeds after the grant");
             assertEquals("1", carol.kv().get("app-c/x").first().orElseThrow().valueString());
-            awaitLog("auth token invalid or older than auth revision");
+            awaitLog("the auth token was issued before the latest user or role change");
         }
     }
 

@@ -317,7 +317,8 @@ public final class AuthGate implements AutoCloseable {
         Permissions p = s.permissions(user);
         for (ByteString key : keys) {
             if (!p.canRead(key, ByteString.EMPTY)) {
-                refusals.info("user '{}' refused listing a lease's keys: it holds {}", user, range(key, ByteString.EMPTY));
+                refusals.info("user '{}' refused listing a lease's keys: it holds {}", user,
+                        LogText.escape(range(key, ByteString.EMPTY)));
                 return error(Error.Code.PERMISSION_DENIED, "user '" + user + "' may not list this lease's keys: it"
                         + " holds " + range(key, ByteString.EMPTY) + ", which the user may not read (ask without keys)");
             }

@@ -53,6 +53,7 @@ import io.rota.proto.TxnRequest;
 import io.rota.proto.TxnResponse;
 import io.rota.raft.core.Entry;
 import io.rota.raft.transport.LogLimiter;
+import io.rota.raft.transport.LogText;
 import io.rota.raft.node.StateMachine;
 import io.rota.server.auth.AuthException;
 import io.rota.server.auth.AuthGate;
@@ -198,7 +199,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (refused != null) {
             // Before the session is looked at: a refused command is not applied and not remembered, so its
             // retry under the same sequence (after logging in again) is applied as new.
-            refusals.info("entry refused for {} ({}): {}", cmd.getCaller(), cmd.getOpCase(), refused.error().getMessage());
+            refusals.info("entry refused for {} ({}): {}", LogText.escape(cmd.getCaller()), cmd.getOpCase(),
+                    LogText.escape(refused.error().getMessage()));   // the message names keys: text from clients
             return error(refused);
         }
         SessionRef ref = cmd.getSession();
