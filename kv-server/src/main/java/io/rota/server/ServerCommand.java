@@ -251,6 +251,7 @@ final class ServerCommand implements Callable<Integer> {
             "bcrypt's cost (2^N rounds) for password hashes made from now on (default: ${DEFAULT-VALUE}, as etcd's;"
                     + " 4 to 31; each step doubles a login's CPU).")
     int bcryptCost;
+
     // --- Resource limits (issue 33, item 4): what one client or stranger may cost. docs/security.md.
 
     @Option(names = "--max-client-connections", paramLabel = "N", defaultValue = ""

@@ -190,7 +190,7 @@ class BackupRestoreProcessTest {
     }
 
     /** {@code rota snapshot restore FILE} for member i, in-process: exit code, stdout, stderr. */
-    private static String[] restore(ProcessCluster cluster, int i, Path file) {
+    static String[] restore(ProcessCluster cluster, int i, Path file) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = RotaServer.run(new String[] {"snapshot", "restore", file.toString(), "--name", ProcessCluster.name(i),
@@ -199,7 +199,7 @@ class BackupRestoreProcessTest {
         return new String[] {"" + code, out.toString(), err.toString()};
     }
 
-    private static String initialCluster(ProcessCluster cluster) {
+    static String initialCluster(ProcessCluster cluster) {
         StringBuilder s = new StringBuilder();
         for (int j = 0; j < cluster.size(); j++) {
             s.append(j == 0 ? "" : ",").append(ProcessCluster.name(j)).append("=127.0.0.1:").append(cluster.peerPort(j));

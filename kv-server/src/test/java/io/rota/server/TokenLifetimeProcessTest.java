@@ -15,8 +15,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,11 +100,11 @@ class TokenLifetimeProcessTest {
                 cluster.deleteDataDir(i);
             }
             for (int i = 0; i < 3; i++) {
-                String[] done = restore(cluster, i, backup);
+                String[] done = BackupRestoreProcessTest.restore(cluster, i, backup);
                 assertEquals("0", done[0], done[1] + done[2]);
             }
             for (int i = 0; i < 3; i++) {
-                cluster.startMember(i, initialCluster(cluster), "--cluster-id", "restored-test");
+                cluster.startMember(i, BackupRestoreProcessTest.initialCluster(cluster), "--cluster-id", "restored-test");
             }
             for (int i = 0; i < 3; i++) {
                 cluster.awaitHealthy(i);
@@ -147,22 +145,5 @@ class TokenLifetimeProcessTest {
             return raw.call(Frame.newBuilder().setAuthToken(token).setPutRequest(PutRequest.newBuilder()
                     .setKey(ByteString.copyFromUtf8(key)).setValue(ByteString.copyFromUtf8("v"))));
         }
-    }
-
-    private static String[] restore(ProcessCluster cluster, int i, Path file) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = RotaServer.run(new String[] {"snapshot", "restore", file.toString(), "--name", ProcessCluster.name(i),
-                "--initial-cluster", initialCluster(cluster), "--data-dir", cluster.dataDir(i).toString(),
-                "--cluster-id", "restored-test"}, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new String[] {"" + code, out.toString(), err.toString()};
-    }
-
-    private static String initialCluster(ProcessCluster cluster) {
-        StringBuilder s = new StringBuilder();
-        for (int j = 0; j < cluster.size(); j++) {
-            s.append(j == 0 ? "" : ",").append(ProcessCluster.name(j)).append("=127.0.0.1:").append(cluster.peerPort(j));
-        }
-        return s.toString();
     }
 }

@@ -76,7 +76,7 @@ class WatchAuthChangeTest {
     }
 
     /** Events and the error a watch delivered. */
-    private static final class Seen implements WatchListener {
+    static final class Seen implements WatchListener {
         final List<String> keys = new CopyOnWriteArrayList<>();
         final CompletableFuture<RotaException> error = new CompletableFuture<>();
 

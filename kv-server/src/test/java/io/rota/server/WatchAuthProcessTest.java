@@ -4,8 +4,6 @@ import io.rota.client.Auth;
 import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.client.Watch;
-import io.rota.client.WatchEvent;
-import io.rota.client.WatchListener;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.DisplayName;
@@ -15,8 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,21 +30,6 @@ class WatchAuthProcessTest {
     @TempDir
     Path dir;
 
-    /** Events and the error a watch delivered. */
-    private static final class Seen implements WatchListener {
-        final List<String> keys = new CopyOnWriteArrayList<>();
-        final CompletableFuture<RotaException> error = new CompletableFuture<>();
-
-        @Override
-        public void onEvent(WatchEvent event) {
-            keys.add(event.kv().keyString());
-        }
-
-        @Override
-        public void onError(RotaException e) {
-            error.complete(e);
-        }
-    }
 
     private static RotaClient client(ProcessCluster cluster, String user, String password) {
         RotaClient.Builder b = RotaClient.builder().endpoints(cluster.endpoints()).callTimeout(DEADLINE);
@@ -70,7 +51,7 @@ class WatchAuthProcessTest {
             AuthProcessTest.once(() -> auth.addUser("u", "u-pw".toCharArray()));
             AuthProcessTest.once(() -> auth.grantRole("u", "app-reader"));
 
-            Seen before = new Seen();
+            WatchAuthChangeTest.Seen before = new WatchAuthChangeTest.Seen();
             try (Watch w = anonymous.watches().watchPrefix("app/", 0, before)) {
                 Await.until(DEADLINE, () -> w.nextRevision() > 0, "the anonymous watch is created");
                 auth.enable();
@@ -80,7 +61,7 @@ class WatchAuthProcessTest {
             }
 
             try (RotaClient u = client(cluster, "u", "u-pw")) {
-                Seen seen = new Seen();
+                WatchAuthChangeTest.Seen seen = new WatchAuthChangeTest.Seen();
                 try (Watch w = u.watches().watchPrefix("app/", 0, seen)) {
                     Await.until(DEADLINE, () -> w.nextRevision() > 0, "u's watch is created");
                     root.kv().put("app/1", "1");
