@@ -163,7 +163,9 @@ public final class AuthGate implements AutoCloseable {
             }
         } else if (!frame.getClaimedUser().isEmpty()) {
             // Issue 33: a client given credentials logs in; the certificate's CN never stands in for its user.
-            refusals.info("{}: refused {}: it names user '{}' but holds no token", remote, frame.getBodyCase(),
+            // The SDK's first call after it starts meets this and logs in: a step of the protocol, not a refusal
+            // worth a line (nor a share of the refusal lines' budget, which attacks need).
+            log.debug("{}: {} names user '{}' but holds no token: asked to log in", remote, frame.getBodyCase(),
                     LogText.escape(frame.getClaimedUser()));
             return Verdict.deny(error(Error.Code.INVALID_AUTH_TOKEN, "auth is enabled: authenticate as '"
                     + frame.getClaimedUser() + "' first (a client certificate does not stand in for a named user)"));
