@@ -180,8 +180,30 @@ final class Retrier {
                 }
             }
             case NEW_TOKEN -> renewToken(call);
-            case FAIL -> call.result.completeExceptionally(call.last);
+            case FAIL -> call.result.completeExceptionally(outcomeOf(call));
         }
+    }
+
+    /**
+     * The failure a write hears when the cluster refused its latest attempt. A refusal says that attempt was not
+     * applied — not that an earlier one, which reached a member and got no answer, was not. Issue 33: if the
+     * refusal is an auth one that a change in between can bring about (a permission revoked, a password changed,
+     * a token gone stale), the caller hears "outcome unknown", as after a lost session (thesis §6.3), never a
+     * refusal it would take for "nothing happened". A refusal of the request's own values (INVALID_ARGUMENT,
+     * REQUEST_TOO_LARGE) would have met the first attempt too, and stays as it is. (LEASE_NOT_FOUND and NO_SPACE
+     * can follow an applied attempt too; the recipes act on those codes, so they are left as they are.)
+     */
+    static RotaException outcomeOf(Call call) {
+        boolean couldFollowAnApply = switch (call.last.code()) {
+            case PERMISSION_DENIED, AUTH_FAILED, INVALID_AUTH_TOKEN -> true;
+            default -> false;
+        };
+        if (!call.mutating || !call.mayHaveApplied || !couldFollowAnApply) {
+            return call.last;
+        }
+        return new RotaException(RotaException.Code.TIMEOUT, "outcome unknown: an earlier attempt reached a member"
+                + " and its outcome was never learned, so it may have been applied; the last attempt was refused ("
+                + call.last.getMessage() + "), which does not say what the earlier one did", call.last);
     }
 
     /**
@@ -191,7 +213,7 @@ final class Retrier {
     private void renewToken(Call call) {
         AuthTokens tokens = pool.tokens();
         if (!tokens.hasCredentials() || call.tokenRenewed || call.request.getAuthRequest().hasAuthenticate()) {
-            call.result.completeExceptionally(tokens.hasCredentials() ? call.last : new RotaException(
+            call.result.completeExceptionally(tokens.hasCredentials() ? outcomeOf(call) : new RotaException(
                     RotaException.Code.INVALID_AUTH_TOKEN, call.last.getMessage().replaceFirst("^INVALID_AUTH_TOKEN: ", "")
                     + " (this client has no credentials: RotaClient.builder().credentials(user, password))"));
             return;
@@ -203,7 +225,13 @@ final class Retrier {
             return authenticate.result;
         }).whenComplete((token, e) -> {
             if (e != null) {
-                call.result.completeExceptionally(Errors.unwrap(e));
+                Throwable cause = Errors.unwrap(e);
+                if (cause instanceof RotaException refused) {
+                    call.last = refused;   // a login refused now (a password changed) after an attempt that may have applied
+                    call.result.completeExceptionally(outcomeOf(call));
+                } else {
+                    call.result.completeExceptionally(cause);
+                }
             } else {
                 log.debug("logged in again as {}; retrying {}", tokens.user(), call.request.getBodyCase());
                 start(call);

@@ -80,6 +80,38 @@ class RetrierTest {
     }
 
     @Test
+    @DisplayName("a write refused PERMISSION_DENIED after an attempt that may have applied hears 'outcome unknown'")
+    void aRefusalAfterAMaybeAppliedAttemptIsOutcomeUnknown() throws Exception {
+        AtomicInteger n = new AtomicInteger();
+        try (FakeMember m = new FakeMember(f -> {
+            if (f.hasStatusRequest()) {
+                return Frame.newBuilder().setStatusResponse(StatusResponse.getDefaultInstance());
+            }
+            // The first attempt times out (it may have been applied), then the user's permission is revoked.
+            return n.incrementAndGet() == 1 ? error(Error.Code.TIMEOUT, 0) : error(Error.Code.PERMISSION_DENIED, 0);
+        })) {
+            Retrier retrier = retrier(m);
+            Call write = new Call(Frame.newBuilder().setPutRequest(io.rota.proto.PutRequest.getDefaultInstance()), true,
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            retrier.start(write);
+            CompletionException e = assertThrows(CompletionException.class, write.result::join);
+            RotaException outcome = assertInstanceOf(RotaException.class, e.getCause());
+            assertEquals(RotaException.Code.TIMEOUT, outcome.code(), outcome.getMessage());
+            assertTrue(outcome.getMessage().contains("outcome unknown") && outcome.getMessage()
+                    .contains("PERMISSION_DENIED"), outcome.getMessage());
+
+            // A read, or a write refused at its first attempt, hears the refusal itself.
+            n.set(1);
+            Call fresh = new Call(Frame.newBuilder().setPutRequest(io.rota.proto.PutRequest.getDefaultInstance()), true,
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            retrier.start(fresh);
+            CompletionException refused = assertThrows(CompletionException.class, fresh.result::join);
+            assertEquals(RotaException.Code.PERMISSION_DENIED,
+                    assertInstanceOf(RotaException.class, refused.getCause()).code());
+        }
+    }
+
+    @Test
     @DisplayName("SESSION_EXPIRED goes back through Call.renewSession; without one it is final")
     void sessionExpiredIsHandedBack() throws Exception {
         try (FakeMember m = new FakeMember(f -> error(Error.Code.SESSION_EXPIRED, 0))) {
