@@ -79,8 +79,7 @@ final class TestCluster implements AutoCloseable {
 
     /** Use {@code user}'s password on the lab endpoints (a cluster whose tests enabled auth). */
     TestCluster httpCredentials(String user, String password) {
-        httpAuthorization = "Basic " + java.util.Base64.getEncoder().encodeToString(
-                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        httpAuthorization = io.rota.testkit.ProcessCluster.basicAuthorization(user, password);
         return this;
     }
 

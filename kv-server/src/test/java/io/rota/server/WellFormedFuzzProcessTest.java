@@ -344,8 +344,7 @@ class WellFormedFuzzProcessTest {
         for (int i = 0; i < MEMBERS; i++) {
             var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
                     + cluster.httpPort(i) + "/fault/clock?wall-offset-ms=0&mono-rate-ppm=0"))
-                    .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
-                            ("root:" + ROOT_PASSWORD).getBytes(StandardCharsets.UTF_8)))
+                    .header("Authorization", ProcessCluster.basicAuthorization("root", ROOT_PASSWORD))
                     .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).timeout(DEADLINE).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode(), "reset " + ProcessCluster.name(i) + "'s clock: " + r.body());

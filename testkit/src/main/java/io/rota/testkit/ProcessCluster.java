@@ -538,9 +538,14 @@ public final class ProcessCluster implements AutoCloseable {
      * auth, pages beyond /health and /metrics answer root only, and {@link #leader} reads /status.
      */
     public ProcessCluster httpCredentials(String user, String password) {
-        httpAuthorization = "Basic " + java.util.Base64.getEncoder().encodeToString(
-                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        httpAuthorization = basicAuthorization(user, password);
         return this;
+    }
+
+    /** The {@code Authorization} header value of HTTP Basic for {@code user} (the HTTP port's root rule, issue 33). */
+    public static String basicAuthorization(String user, String password) {
+        return "Basic " + java.util.Base64.getEncoder().encodeToString(
+                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /** GET {@code path} on member i's HTTP port with a 2 s timeout. */

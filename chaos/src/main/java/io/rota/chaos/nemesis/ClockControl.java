@@ -58,8 +58,7 @@ public final class ClockControl {
      * @param password its password
      */
     public void credentials(String user, String password) {
-        authorization = "Basic " + java.util.Base64.getEncoder().encodeToString(
-                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        authorization = io.rota.testkit.ProcessCluster.basicAuthorization(user, password);
     }
 
     /**
