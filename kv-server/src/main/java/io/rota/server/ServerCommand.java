@@ -244,7 +244,7 @@ final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--auth-token-ttl", defaultValue = "300", paramLabel = "SECONDS", description = "How long an auth"
             + " token is valid after a login (default: ${DEFAULT-VALUE}, as etcd's); the SDK logs in again before it"
-            + " expires. Tokens are also bound to the cluster id and die with any user or role change.")
+            + " expires; at most a year. Tokens are also bound to the cluster id and die with any user or role change.")
     long authTokenTtlSeconds;
 
     @Option(names = "--bcrypt-cost", defaultValue = "" + io.rota.server.auth.Passwords.DEFAULT_COST, description =

@@ -206,6 +206,10 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         authTokenTtl = authTokenTtl == null ? io.rota.server.auth.TokenPolicy.DEFAULT_TTL : authTokenTtl;
         require(authTokenTtl.toSeconds() >= 1, "--auth-token-ttl", "--auth-token-ttl must be at least 1 second, got "
                 + authTokenTtl.toSeconds());
+        // A bound, so expiry arithmetic in Unix ms cannot overflow and no token outlives a year of revocations.
+        require(authTokenTtl.compareTo(io.rota.server.auth.TokenPolicy.MAX_TTL) <= 0, "--auth-token-ttl",
+                "--auth-token-ttl must be at most " + io.rota.server.auth.TokenPolicy.MAX_TTL.toSeconds()
+                        + " seconds (a year), got " + authTokenTtl.toSeconds());
         require(bcryptCost >= io.rota.server.auth.Passwords.MIN_COST && bcryptCost <= io.rota.server.auth.Passwords.MAX_COST,
                 "--bcrypt-cost", "--bcrypt-cost must be between " + io.rota.server.auth.Passwords.MIN_COST + " and "
                         + io.rota.server.auth.Passwords.MAX_COST + ", got " + bcryptCost);

@@ -111,6 +111,8 @@ class CommandLineTest {
         assertTrue(text.contains("--auth-token-ttl") && text.contains("(default: 300, as etcd's)")
                 && text.contains("--bcrypt-cost") && text.contains("(default: 10, as etcd's;"), text);
         assertRefused(args("--auth-token-ttl", "0"), "--auth-token-ttl must be at least 1 second, got 0");
+        assertRefused(args("--auth-token-ttl", "9223372036854775807"),
+                "--auth-token-ttl must be at most 31536000 seconds (a year), got 9223372036854775807");
         assertRefused(args("--bcrypt-cost", "3"), "--bcrypt-cost must be between 4 and 31, got 3");
         assertRefused(args("--bcrypt-cost", "32"), "--bcrypt-cost must be between 4 and 31, got 32");
     }

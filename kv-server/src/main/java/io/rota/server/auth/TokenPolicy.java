@@ -22,6 +22,8 @@ public record TokenPolicy(String clusterId, long ttlMs, LongSupplier wallMs) {
 
     /** etcd's default --auth-token-ttl: 300 seconds. */
     public static final Duration DEFAULT_TTL = Duration.ofMinutes(5);
+    /** The longest --auth-token-ttl: a year. */
+    public static final Duration MAX_TTL = Duration.ofDays(365);
     /** How far ahead of this member's clock a token's expiry may lie beyond one lifetime. */
     static final long MAX_SKEW_MS = 60_000;
 
