@@ -70,6 +70,7 @@ final class Errors {
         return switch (e.code()) {
             case NOT_LEADER -> builder(Error.Code.NOT_LEADER, e.getMessage());
             case UNAVAILABLE -> builder(Error.Code.UNAVAILABLE, e.getMessage());
+            case NO_LEADER -> builder(Error.Code.UNAVAILABLE, e.getMessage()).setReason(Error.Reason.NO_LEADER);
             case TIMEOUT -> builder(Error.Code.TIMEOUT, e.getMessage());
             case BUSY -> builder(Error.Code.UNAVAILABLE, "busy: " + e.getMessage());
             case STOPPED -> builder(Error.Code.UNAVAILABLE, e.getMessage() + "; use another member");

@@ -376,7 +376,8 @@ public final class RequestRouter {
         long leader = view.leaderId();
         if (leader == RaftNode.NONE) {
             return retry(Frames.error(Error.Code.UNAVAILABLE,
-                    "no leader is known; the cluster may be electing one or may have lost its majority"));
+                    "no leader is known; the cluster may be electing one or may have lost its majority").toBuilder()
+                    .setReason(Error.Reason.NO_LEADER).build());
         }
         String address = view.clientAddress(leader).orElse(null);
         if (address == null) {

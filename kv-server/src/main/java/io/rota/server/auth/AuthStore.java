@@ -47,7 +47,7 @@ public final class AuthStore {
             case USER_ADD -> {
                 String name = checkName("user", cmd.getUserAdd().getName());
                 if (users.containsKey(name)) {
-                    throw invalid("user '" + name + "' already exists");
+                    throw invalid(Error.Reason.USER_EXISTS, "user '" + name + "' already exists");
                 }
                 users.put(name, new AuthState.User(name, checkHash(cmd.getUserAdd().getPasswordHash()), List.of()));
             }
@@ -55,7 +55,8 @@ public final class AuthStore {
                 String name = cmd.getUserDelete().getName();
                 requireUser(users, name);
                 if (enabled && name.equals(AuthState.ROOT)) {
-                    throw invalid("cannot delete user root while auth is enabled; disable auth first");
+                    throw invalid(Error.Reason.ROOT_PROTECTED,
+                            "cannot delete user root while auth is enabled; disable auth first");
                 }
                 users.remove(name);
             }
@@ -68,7 +69,8 @@ public final class AuthStore {
                 AuthState.User u = requireUser(users, cmd.getUserGrantRole().getUser());
                 String role = cmd.getUserGrantRole().getRole();
                 if (!role.equals(AuthState.ROOT) && !roles.containsKey(role)) {
-                    throw invalid("role '" + role + "' does not exist; add it first (role add " + role + ")");
+                    throw invalid(Error.Reason.ROLE_NOT_FOUND,
+                            "role '" + role + "' does not exist; add it first (role add " + role + ")");
                 }
                 if (u.roles().contains(role)) {
                     throw invalid("user '" + u.name() + "' already has role '" + role + "'");
@@ -82,10 +84,12 @@ public final class AuthStore {
                 AuthState.User u = requireUser(users, cmd.getUserRevokeRole().getName());
                 String role = cmd.getUserRevokeRole().getRole();
                 if (!u.roles().contains(role)) {
-                    throw invalid("user '" + u.name() + "' does not have role '" + role + "'");
+                    throw invalid(Error.Reason.ROLE_NOT_GRANTED,
+                            "user '" + u.name() + "' does not have role '" + role + "'");
                 }
                 if (enabled && u.name().equals(AuthState.ROOT) && role.equals(AuthState.ROOT)) {
-                    throw invalid("cannot revoke role root from user root while auth is enabled; disable auth first");
+                    throw invalid(Error.Reason.ROOT_PROTECTED,
+                            "cannot revoke role root from user root while auth is enabled; disable auth first");
                 }
                 List<String> left = new ArrayList<>(u.roles());
                 left.remove(role);
@@ -94,7 +98,7 @@ public final class AuthStore {
             case ROLE_ADD -> {
                 String name = checkName("role", cmd.getRoleAdd().getName());
                 if (name.equals(AuthState.ROOT) || roles.containsKey(name)) {
-                    throw invalid("role '" + name + "' already exists");
+                    throw invalid(Error.Reason.ROLE_EXISTS, "role '" + name + "' already exists");
                 }
                 roles.put(name, AuthRole.newBuilder().setName(name).build());
             }
@@ -147,7 +151,8 @@ public final class AuthStore {
                     }
                 }
                 if (b.getPermissionsCount() == role.getPermissionsCount()) {
-                    throw invalid("role '" + role.getName() + "' has no permission on exactly that key/range");
+                    throw invalid(Error.Reason.PERMISSION_NOT_GRANTED,
+                            "role '" + role.getName() + "' has no permission on exactly that key/range");
                 }
                 roles.put(role.getName(), b.build());
             }
@@ -157,7 +162,8 @@ public final class AuthStore {
                 }
                 AuthState.User root = users.get(AuthState.ROOT);
                 if (root == null || !root.roles().contains(AuthState.ROOT)) {
-                    throw invalid("auth needs a user 'root' with the role 'root' before it can be enabled"
+                    throw invalid(Error.Reason.ROOT_USER_MISSING,
+                            "auth needs a user 'root' with the role 'root' before it can be enabled"
                             + " (user add root; user grant-role root root)");
                 }
                 if (cmd.getTokenKey().size() != TOKEN_KEY_BYTES) {
@@ -260,7 +266,7 @@ public final class AuthStore {
             throws AuthException {
         AuthState.User u = users.get(name);
         if (u == null) {
-            throw invalid("user '" + name + "' does not exist");
+            throw invalid(Error.Reason.USER_NOT_FOUND, "user '" + name + "' does not exist");
         }
         return u;
     }
@@ -268,7 +274,7 @@ public final class AuthStore {
     private static AuthRole requireRole(java.util.Map<String, AuthRole> roles, String name) throws AuthException {
         AuthRole r = roles.get(name);
         if (r == null) {
-            throw invalid("role '" + name + "' does not exist");
+            throw invalid(Error.Reason.ROLE_NOT_FOUND, "role '" + name + "' does not exist");
         }
         return r;
     }
@@ -289,6 +295,12 @@ public final class AuthStore {
     }
 
     private static AuthException invalid(String message) {
-        return new AuthException(Error.newBuilder().setCode(Error.Code.INVALID_ARGUMENT).setMessage(message).build());
+        return invalid(Error.Reason.REASON_UNSPECIFIED, message);
+    }
+
+    /** INVALID_ARGUMENT of a case a door tells apart: {@code reason} says which, the message is for humans. */
+    private static AuthException invalid(Error.Reason reason, String message) {
+        return new AuthException(Error.newBuilder().setCode(Error.Code.INVALID_ARGUMENT).setReason(reason)
+                .setMessage(message).build());
     }
 }

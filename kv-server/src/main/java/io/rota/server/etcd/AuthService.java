@@ -1,8 +1,6 @@
 package io.rota.server.etcd;
 
 import com.google.protobuf.ByteString;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.rota.etcd.api.AuthDisableRequest;
 import io.rota.etcd.api.AuthDisableResponse;
@@ -267,58 +265,12 @@ final class AuthService extends AuthGrpc.AuthImplBase {
         return EtcdCodec.header(r.getHeader(), calls.clusterId);
     }
 
-    /** One native auth call through {@link Calls#unary} (so the caller is checked), its refusals in etcd's words. */
+    /**
+     * One native auth call through {@link Calls#unary} (so the caller is checked); {@link EtcdErrors} answers the
+     * auth store's refusals in etcd's words, by their reason.
+     */
     private <R> void call(AuthRequest.Builder request, Function<AuthResponse, R> answer, StreamObserver<R> out) {
         calls.unary(() -> Frame.newBuilder().setAuthRequest(request).build(), f -> answer.apply(f.getAuthResponse()),
-                new StreamObserver<R>() {
-                    @Override
-                    public void onNext(R value) {
-                        out.onNext(value);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                        out.onError(etcdRefusal(t));
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                        out.onCompleted();
-                    }
-                });
-    }
-
-    /**
-     * The auth store's refusals (a fixed message per case, see AuthStore) as etcd's rpctypes errors; anything
-     * else unchanged. EtcdApiTest covers the common rows.
-     */
-    static Throwable etcdRefusal(Throwable t) {
-        Status s = Status.fromThrowable(t);
-        String m = s.getDescription();
-        if (s.getCode() != Status.Code.INVALID_ARGUMENT || m == null || !m.startsWith("etcdserver: ")) {
-            return t;
-        }
-        m = m.substring("etcdserver: ".length());
-        String etcd;
-        if (m.startsWith("user '") && m.endsWith("' already exists")) {
-            etcd = "etcdserver: user name already exists";
-        } else if (m.startsWith("user '") && m.endsWith("' does not exist")) {
-            etcd = "etcdserver: user name not found";
-        } else if (m.startsWith("role '") && m.endsWith("' already exists")) {
-            etcd = "etcdserver: role name already exists";
-        } else if (m.startsWith("role '") && m.contains("' does not exist")) {
-            etcd = "etcdserver: role name not found";
-        } else if (m.startsWith("auth needs a user 'root'")) {
-            etcd = "etcdserver: root user does not exist";
-        } else if (m.startsWith("user '") && m.contains("' does not have role '")) {
-            etcd = "etcdserver: role is not granted to the user";
-        } else if (m.startsWith("role '") && m.contains("' has no permission on exactly")) {
-            etcd = "etcdserver: permission is not granted to the role";
-        } else if (m.startsWith("cannot delete user root") || m.startsWith("cannot revoke role root")) {
-            return new StatusRuntimeException(Status.INVALID_ARGUMENT.withDescription("etcdserver: invalid auth management"));
-        } else {
-            return t;
-        }
-        return new StatusRuntimeException(Status.FAILED_PRECONDITION.withDescription(etcd));
+                out);
     }
 }

@@ -33,6 +33,14 @@ final class EtcdErrors {
     static final String NOT_ENOUGH_STARTED_MEMBERS = "etcdserver: re-configuration failed due to not enough started members";
     static final String LEARNER_NOT_READY = "etcdserver: can only promote a learner member which is in sync with leader";
     static final String BAD_MEMBER_URLS = "etcdserver: given member URLs are invalid";
+    static final String USER_EXISTS = "etcdserver: user name already exists";
+    static final String USER_NOT_FOUND = "etcdserver: user name not found";
+    static final String ROLE_EXISTS = "etcdserver: role name already exists";
+    static final String ROLE_NOT_FOUND = "etcdserver: role name not found";
+    static final String ROOT_USER_MISSING = "etcdserver: root user does not exist";
+    static final String ROLE_NOT_GRANTED = "etcdserver: role is not granted to the user";
+    static final String PERMISSION_NOT_GRANTED = "etcdserver: permission is not granted to the role";
+    static final String INVALID_AUTH_MGMT = "etcdserver: invalid auth management";
 
     private EtcdErrors() {
     }
@@ -44,11 +52,11 @@ final class EtcdErrors {
             case LEASE_NOT_FOUND -> Status.NOT_FOUND.withDescription(LEASE_NOT_FOUND).asRuntimeException();
             case NOT_LEADER -> Status.UNAVAILABLE.withDescription(NOT_LEADER).asRuntimeException();
             case TIMEOUT -> Status.UNAVAILABLE.withDescription(TIMEOUT).asRuntimeException();
-            case UNAVAILABLE -> Status.UNAVAILABLE.withDescription(m.startsWith("no leader is known") ? NO_LEADER
+            case UNAVAILABLE -> Status.UNAVAILABLE.withDescription(e.getReason() == Error.Reason.NO_LEADER ? NO_LEADER
                     : "etcdserver: " + m).asRuntimeException();
-            case REQUEST_TOO_LARGE -> Status.INVALID_ARGUMENT.withDescription(m.contains("compares and ops in a txn")
-                    ? TOO_MANY_OPS : REQUEST_TOO_LARGE).asRuntimeException();
-            case INVALID_ARGUMENT -> invalidArgument(m);
+            case REQUEST_TOO_LARGE -> invalid(e.getReason() == Error.Reason.TXN_TOO_MANY_OPS ? TOO_MANY_OPS
+                    : REQUEST_TOO_LARGE);
+            case INVALID_ARGUMENT -> invalidArgument(e.getReason(), m);
             case NO_SPACE -> Status.RESOURCE_EXHAUSTED.withDescription(NO_SPACE).asRuntimeException();
             case PERMISSION_DENIED -> Status.PERMISSION_DENIED.withDescription("etcdserver: permission denied")
                     .asRuntimeException();
@@ -65,23 +73,32 @@ final class EtcdErrors {
     }
 
     /**
-     * Rota's INVALID_ARGUMENT covers cases etcd tells apart; the state machine's message (a fixed string per
-     * case, see KvStore, WriteTxn and CoordinationStateMachine) says which. EtcdApiTest covers each row.
+     * Rota's INVALID_ARGUMENT covers cases etcd tells apart; the error's reason (set where the state machine
+     * and the auth store refuse, see KvStore, WriteTxn, CoordinationStateMachine and AuthStore) says which,
+     * never the message (design HS30). EtcdApiTest, EtcdAuthTest and EtcdErrorsTest cover each row.
      */
-    private static StatusRuntimeException invalidArgument(String m) {
-        if (m.contains("is in the future") || m.startsWith("cannot compact at revision")) {
-            return Status.OUT_OF_RANGE.withDescription(FUTURE_REV).asRuntimeException();
-        }
-        if (m.startsWith("lease ") && m.endsWith(" already exists")) {
-            return Status.FAILED_PRECONDITION.withDescription(LEASE_EXISTS).asRuntimeException();
-        }
-        String etcd = switch (m) {
-            case "key is empty" -> EMPTY_KEY;
-            case "ignore_value/ignore_lease on a missing key" -> KEY_NOT_FOUND;
-            case "duplicate key given in txn request" -> DUPLICATE_KEY;
-            default -> "etcdserver: " + m;
+    private static StatusRuntimeException invalidArgument(Error.Reason reason, String m) {
+        return switch (reason) {
+            case FUTURE_REVISION -> Status.OUT_OF_RANGE.withDescription(FUTURE_REV).asRuntimeException();
+            case LEASE_EXISTS -> Status.FAILED_PRECONDITION.withDescription(LEASE_EXISTS).asRuntimeException();
+            case EMPTY_KEY -> invalid(EMPTY_KEY);
+            case IGNORED_KEY_MISSING -> invalid(KEY_NOT_FOUND);
+            case DUPLICATE_KEY -> invalid(DUPLICATE_KEY);
+            case USER_EXISTS -> failedPrecondition(USER_EXISTS);
+            case USER_NOT_FOUND -> failedPrecondition(USER_NOT_FOUND);
+            case ROLE_EXISTS -> failedPrecondition(ROLE_EXISTS);
+            case ROLE_NOT_FOUND -> failedPrecondition(ROLE_NOT_FOUND);
+            case ROOT_USER_MISSING -> failedPrecondition(ROOT_USER_MISSING);
+            case ROLE_NOT_GRANTED -> failedPrecondition(ROLE_NOT_GRANTED);
+            case PERMISSION_NOT_GRANTED -> failedPrecondition(PERMISSION_NOT_GRANTED);
+            case ROOT_PROTECTED -> invalid(INVALID_AUTH_MGMT);
+            case REASON_UNSPECIFIED, NO_LEADER, TXN_TOO_MANY_OPS, NO_SUCH_WATCH, UNRECOGNIZED ->
+                    invalid("etcdserver: " + m);
         };
-        return invalid(etcd);
+    }
+
+    private static StatusRuntimeException failedPrecondition(String etcd) {
+        return Status.FAILED_PRECONDITION.withDescription(etcd).asRuntimeException();
     }
 
     /** A refused membership change as etcd's membership errors, by the refusal's reason (EtcdApiTest). */

@@ -127,7 +127,7 @@ final class WatchService extends WatchGrpc.WatchImplBase {
                     w = w.toBuilder().setCancelReason(PERMISSION_DENIED + ": " + w.getCancelReason()).build();
                 }
                 out.onNext(EtcdCodec.watchResponse(w, clusterId));
-            } else if (frame.hasError() && !frame.getError().getMessage().startsWith("no watch ")) {
+            } else if (frame.hasError() && frame.getError().getReason() != io.rota.proto.Error.Reason.NO_SUCH_WATCH) {
                 // A refused create, as etcd answers it: created and canceled at once, with watch id -1 and the
                 // reason. (A cancel of an unknown watch is not answered at all, as in etcd.)
                 refuse("etcdserver: " + frame.getError().getMessage());

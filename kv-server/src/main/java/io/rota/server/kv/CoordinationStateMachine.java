@@ -457,7 +457,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             throw StoreException.invalid("lease ID must not be negative");
         }
         if (req.getID() != 0 && leases.contains(req.getID())) {
-            throw StoreException.invalid("lease " + req.getID() + " already exists");
+            throw StoreException.invalid(Error.Reason.LEASE_EXISTS, "lease " + req.getID() + " already exists");
         }
         if (leases.isFull()) {
             throw StoreException.full("too many leases (" + limits.maxLeases() + ")");
@@ -761,8 +761,8 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
     private CompactionResponse compact(CompactionRequest req) {
         long rev = req.getRevision();
         if (rev > store.revision()) {
-            throw StoreException.invalid("cannot compact at revision " + rev + ": the current revision is "
-                    + store.revision());
+            throw StoreException.invalid(Error.Reason.FUTURE_REVISION, "cannot compact at revision " + rev
+                    + ": the current revision is " + store.revision());
         }
         long compacted = store.history().compactRevision();
         if (rev <= compacted) {

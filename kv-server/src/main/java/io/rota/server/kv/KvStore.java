@@ -2,6 +2,7 @@ package io.rota.server.kv;
 
 import com.google.protobuf.ByteString;
 import io.rota.proto.Compare;
+import io.rota.proto.Error;
 import io.rota.proto.Event;
 import io.rota.proto.KeyValue;
 import io.rota.proto.RangeRequest;
@@ -135,7 +136,7 @@ public final class KvStore {
 
     KeyRange checkedRange(ByteString key, ByteString rangeEnd) {
         if (key.isEmpty()) {
-            throw StoreException.invalid("key is empty");
+            throw StoreException.invalid(Error.Reason.EMPTY_KEY, "key is empty");
         }
         if (key.size() > limits.maxKeyBytes() || rangeEnd.size() > limits.maxKeyBytes()) {
             throw StoreException.tooLarge(Limits.over("a key", Math.max(key.size(), rangeEnd.size()), "key",
@@ -156,7 +157,8 @@ public final class KvStore {
         }
         long at = req.getRevision();
         if (at > revision) {
-            throw StoreException.invalid("revision " + at + " is in the future (current " + revision + ")");
+            throw StoreException.invalid(Error.Reason.FUTURE_REVISION,
+                    "revision " + at + " is in the future (current " + revision + ")");
         }
         NavigableMap<ByteString, KeyValue> view = at <= 0 || at == revision && pending.isEmpty()
                 ? slice(range) : pastSlice(range, at, pending);
@@ -231,7 +233,8 @@ public final class KvStore {
      */
     long[] hash(long at) {
         if (at > revision) {
-            throw StoreException.invalid("revision " + at + " is in the future (current " + revision + ")");
+            throw StoreException.invalid(Error.Reason.FUTURE_REVISION,
+                    "revision " + at + " is in the future (current " + revision + ")");
         }
         long hashed = at <= 0 ? revision : at;
         KeyRange all = new KeyRange(ByteString.copyFrom(new byte[] {0}), ByteString.copyFrom(new byte[] {0}));

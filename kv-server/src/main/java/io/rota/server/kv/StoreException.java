@@ -38,8 +38,20 @@ public final class StoreException extends RuntimeException {
         return new StoreException(Error.Code.INVALID_ARGUMENT, message);
     }
 
+    /** INVALID_ARGUMENT of a case a door tells apart: {@code reason} says which, the message is for humans. */
+    static StoreException invalid(Error.Reason reason, String message) {
+        return new StoreException(Error.newBuilder().setCode(Error.Code.INVALID_ARGUMENT).setReason(reason)
+                .setMessage(message).build());
+    }
+
     static StoreException tooLarge(String message) {
         return new StoreException(Error.Code.REQUEST_TOO_LARGE, message);
+    }
+
+    /** REQUEST_TOO_LARGE of a case a door tells apart (a txn with too many ops). */
+    static StoreException tooLarge(Error.Reason reason, String message) {
+        return new StoreException(Error.newBuilder().setCode(Error.Code.REQUEST_TOO_LARGE).setReason(reason)
+                .setMessage(message).build());
     }
 
     /** A bounded table is full: UNAVAILABLE, with a retry-after the client's backoff honours. */

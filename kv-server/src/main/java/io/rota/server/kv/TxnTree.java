@@ -1,6 +1,7 @@
 package io.rota.server.kv;
 
 import com.google.protobuf.ByteString;
+import io.rota.proto.Error;
 import io.rota.proto.RequestOp;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.ResponseOp;
@@ -40,8 +41,8 @@ final class TxnTree {
      */
     static void check(TxnRequest t, Limits limits) {
         if (size(t, 1) > limits.maxTxnOps()) {
-            throw StoreException.tooLarge("more than " + limits.maxTxnOps() + " compares and ops in a txn"
-                    + " (nested txns included)");
+            throw StoreException.tooLarge(Error.Reason.TXN_TOO_MANY_OPS, "more than " + limits.maxTxnOps()
+                    + " compares and ops in a txn (nested txns included)");
         }
         puts(t.getSuccessList());
         puts(t.getFailureList());
@@ -92,7 +93,7 @@ final class TxnTree {
 
     private static void requireNew(boolean isNew) {
         if (!isNew) {
-            throw StoreException.invalid("duplicate key given in txn request");
+            throw StoreException.invalid(Error.Reason.DUPLICATE_KEY, "duplicate key given in txn request");
         }
     }
 

@@ -3,6 +3,7 @@ package io.rota.server.kv;
 import com.google.protobuf.ByteString;
 import io.rota.proto.DeleteRangeRequest;
 import io.rota.proto.DeleteRangeResponse;
+import io.rota.proto.Error;
 import io.rota.proto.Event;
 import io.rota.proto.KeyValue;
 import io.rota.proto.PutRequest;
@@ -63,7 +64,8 @@ final class WriteTxn {
         }
         KeyValue prev = store.get(key);
         if (prev == null && (req.getIgnoreValue() || req.getIgnoreLease())) {
-            throw StoreException.invalid("ignore_value/ignore_lease on a missing key");
+            throw StoreException.invalid(Error.Reason.IGNORED_KEY_MISSING,
+                    "ignore_value/ignore_lease on a missing key");
         }
         long lease = req.getIgnoreLease() ? prev.getLease() : req.getLease();
         if (lease != 0 && !leaseExists.test(lease)) {

@@ -81,7 +81,7 @@ public final class WatchStream {
     private void cancel(long callId, WatchCancelRequest req) {
         Watcher w = watchers.get(req.getWatchId());
         if (w == null || w.isCanceled()) {
-            error(callId, "no watch " + req.getWatchId() + " on this connection");
+            error(callId, Error.Reason.NO_SUCH_WATCH, "no watch " + req.getWatchId() + " on this connection");
             return;
         }
         hub.unregister(w);
@@ -97,8 +97,12 @@ public final class WatchStream {
     }
 
     private void error(long callId, String message) {
+        error(callId, Error.Reason.REASON_UNSPECIFIED, message);
+    }
+
+    private void error(long callId, Error.Reason reason, String message) {
         sink.write(Frame.newBuilder().setCallId(callId).setError(Error.newBuilder()
-                .setCode(Error.Code.INVALID_ARGUMENT).setMessage(message)).build());
+                .setCode(Error.Code.INVALID_ARGUMENT).setReason(reason).setMessage(message)).build());
         sink.flush();
     }
 

@@ -23,6 +23,7 @@ class ErrorsTest {
         Map<RaftException.Code, Error.Code> expected = new EnumMap<>(RaftException.Code.class);
         expected.put(RaftException.Code.NOT_LEADER, Error.Code.NOT_LEADER);
         expected.put(RaftException.Code.UNAVAILABLE, Error.Code.UNAVAILABLE);
+        expected.put(RaftException.Code.NO_LEADER, Error.Code.UNAVAILABLE);
         expected.put(RaftException.Code.TIMEOUT, Error.Code.TIMEOUT);
         expected.put(RaftException.Code.BUSY, Error.Code.UNAVAILABLE);
         expected.put(RaftException.Code.STOPPED, Error.Code.UNAVAILABLE);

@@ -814,7 +814,7 @@ public final class RaftDriver<R> implements AutoCloseable {
         if (core.readIndex(context)) {
             reads.put(context, r);
         } else {
-            r.future().completeExceptionally(new RaftException(RaftException.Code.UNAVAILABLE,
+            r.future().completeExceptionally(new RaftException(RaftException.Code.NO_LEADER,
                     "no leader is known yet; retry shortly"));
         }
     }

@@ -14,6 +14,8 @@ public final class RaftException extends RuntimeException {
         NOT_LEADER,
         /** No leader, or the leader cannot reach a quorum, within the deadline. */
         UNAVAILABLE,
+        /** This node knows no leader right now (an election may be under way): retry shortly. */
+        NO_LEADER,
         /** The deadline passed; a write may or may not have been committed (indeterminate). */
         TIMEOUT,
         /** The node's inbox or uncommitted tail is full: back off and retry. */
