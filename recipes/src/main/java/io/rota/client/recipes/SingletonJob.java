@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneId;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -291,40 +290,13 @@ public final class SingletonJob implements AutoCloseable {
             run(held, s.cursor(), claim, List.of());
             return;
         }
-        // The most recent MAX_CATCH_UP due fire times (a window: after a long outage the policy still
-        // applies to the latest ones, not to the oldest).
-        ArrayDeque<Instant> window = new ArrayDeque<>();
-        Instant f = schedule.next(s.cursor() != null ? s.cursor() : started);
-        while (!f.isAfter(now)) {
-            window.addLast(f);
-            if (window.size() > MAX_CATCH_UP) {
-                window.removeFirst();
-            }
-            f = schedule.next(f);
-        }
-        List<Instant> due = new ArrayList<>(window);
+        List<Instant> due = MissedRuns.due(schedule, s.cursor() != null ? s.cursor() : started, now, MAX_CATCH_UP);
         if (due.isEmpty()) {
             return;
         }
-        Instant toRun;
-        List<Instant> toSkip = new ArrayList<>();
-        switch (policy) {
-            case RUN_ALL -> toRun = due.get(0);
-            case RUN_ONCE -> {
-                toRun = due.get(due.size() - 1);
-                toSkip.addAll(due.subList(0, due.size() - 1));
-            }
-            default -> {
-                toRun = null;
-                for (Instant d : due) {
-                    if (Duration.between(d, now).compareTo(misfireGrace) > 0) {
-                        toSkip.add(d);
-                    } else if (toRun == null) {
-                        toRun = d;
-                    }
-                }
-            }
-        }
+        MissedRuns.Decision decision = MissedRuns.decide(policy, due, now, misfireGrace);
+        Instant toRun = decision.run();
+        List<Instant> toSkip = decision.skip();
         Txn claim = held.guardedTxn();
         for (Instant skipped : toSkip.subList(Math.max(0, toSkip.size() - MAX_SKIPPED_RECORDS), toSkip.size())) {
             JobRun record = new JobRun(name, skipped, 0, instanceId, JobState.SKIPPED, null, now,
