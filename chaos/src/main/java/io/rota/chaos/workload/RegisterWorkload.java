@@ -5,9 +5,9 @@ import io.rota.chaos.checker.KeyResult;
 import io.rota.chaos.checker.LinearizabilityChecker;
 import io.rota.chaos.checker.LostWrites;
 import io.rota.chaos.checker.Operation;
+import io.rota.chaos.checker.Operations;
 import io.rota.chaos.checker.Verdict;
 import io.rota.chaos.history.Event;
-import io.rota.chaos.history.History;
 import io.rota.client.CompareOp;
 import io.rota.client.KeyValue;
 import io.rota.client.Op;
@@ -232,7 +232,7 @@ public final class RegisterWorkload implements Workload {
      * @return the verdict and report
      */
     public static WorkloadResult checkHistory(List<Event> history) {
-        List<Operation> ops = History.operations(history);
+        List<Operation> ops = Operations.of(history);
         CheckResult result = new LinearizabilityChecker().check(ops);
         List<Operation> finalReads = ops.stream()
                 .filter(o -> o.process() >= FINAL_PROCESS && o.fn() == Operation.Fn.READ

@@ -1,6 +1,7 @@
 package io.rota.chaos.history;
 
 import io.rota.chaos.checker.Operation;
+import io.rota.chaos.checker.Operations;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -77,7 +78,7 @@ class HistoryRoundTripTest {
 
     @Test
     void pairsInvocationsWithCompletions() {
-        List<Operation> ops = History.operations(EVENTS);
+        List<Operation> ops = Operations.of(EVENTS);
         // write ok, read ok, cas ok, cas info, the failed write dropped, the unanswered write indeterminate.
         assertEquals(5, ops.size());
         Operation cas = ops.stream().filter(o -> o.fn() == Operation.Fn.CAS && o.key().equals("k1")).findFirst()

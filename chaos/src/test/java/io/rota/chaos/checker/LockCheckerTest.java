@@ -1,6 +1,5 @@
-package io.rota.chaos.workload;
+package io.rota.chaos.checker;
 
-import io.rota.chaos.checker.Verdict;
 import io.rota.chaos.history.Event;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lock checks on hand-written histories (times in milliseconds; one lock, "lock-0"). */
-class LockWorkloadCheckTest {
+class LockCheckerTest {
 
     private static final String LOCK = "lock-0";
     private static final long MS = 1_000_000L;
@@ -51,8 +50,8 @@ class LockWorkloadCheckTest {
         release(process, token, from + 70, from + 100);
     }
 
-    private WorkloadResult check() {
-        return LockWorkload.checkHistory(events);
+    private CheckReport check() {
+        return LockChecker.check(events);
     }
 
     @Test
@@ -61,7 +60,7 @@ class LockWorkloadCheckTest {
         cleanHolder(1, 12, 200);
         cleanHolder(0, 15, 400);
         events.add(Event.nemesis("pause", "SIGSTOP n2 (leader)", 150 * MS));
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.YES, r.verdict(), r.report());
         assertTrue(r.report().contains("acquisitions: 3"), r.report());
         assertTrue(r.report().contains("fenced writes accepted: 6, stale writes rejected by the resource: 0"), r.report());
@@ -81,12 +80,12 @@ class LockWorkloadCheckTest {
         doomed(0, "oversized", Event.Type.FAIL, 30);
         doomed(0, "self", Event.Type.INFO, 40);
         cleanHolder(1, 12, 200);
-        WorkloadResult ok = check();
+        CheckReport ok = check();
         assertEquals(Verdict.YES, ok.verdict(), ok.report());
         assertTrue(ok.report().contains("refused 1, outcome unknown 1, succeeded (must not): 0"), ok.report());
 
         doomed(1, "denied", Event.Type.OK, 230);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("doomed operation 'denied' succeeded"), r.report());
         assertTrue(r.report().contains("violations: 1"), r.report());
@@ -103,7 +102,7 @@ class LockWorkloadCheckTest {
         write(0, 10, true, 330);   // a broken resource let the stale holder through
         release(1, 12, 400, 410);
         release(0, 10, 420, 430);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("lock violations with fencing (accepted writes that broke token order): 1"),
                 r.report());
@@ -123,7 +122,7 @@ class LockWorkloadCheckTest {
         guard(1, 12, true, 345, 360);
         release(0, 10, 420, 430);
         release(1, 12, 400, 410);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.YES, r.verdict(), r.report());
         assertTrue(r.report().contains("stale writes rejected by the resource: 1"), r.report());
         assertTrue(r.report().contains("from a stale holder, a later holder had acquired: 1"), r.report());
@@ -139,7 +138,7 @@ class LockWorkloadCheckTest {
         guard(0, 10, true, 320, 330);   // invoked after token 12 was acquired: its key must be gone
         release(0, 10, 340, 350);
         release(1, 12, 400, 410);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("stale guarded Rota writes applied: 1"), r.report());
     }
@@ -148,7 +147,7 @@ class LockWorkloadCheckTest {
     void aTokenLowerThanOneAcquiredBeforeTheAcquireBeganIsAViolation() {
         cleanHolder(0, 12, 0);
         cleanHolder(1, 10, 200);   // acquired after the first holder had token 12, yet with 10
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("token order violations (a token handed out twice, or lower than one acquired"
                 + " before): 1"), r.report());
@@ -168,7 +167,7 @@ class LockWorkloadCheckTest {
         safeUntil(1, 3_500, 1_000);
         release(0, 10, 1_200, 1_210);
         release(1, 12, 1_300, 1_310);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("holders whose safe windows overlap (a higher token acquired before a lower"
                 + " one's safe-until, release or stall): 1"), r.report());
@@ -192,7 +191,7 @@ class LockWorkloadCheckTest {
         acquire(0, 16, 300, 2_800);        // holder 2 never released: its lease expired after 2.7 s
         safeUntil(0, 5_000, 2_800);
         release(0, 16, 2_900, 2_910);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.YES, r.verdict(), r.report());
         assertTrue(r.report().contains("safe-until, release or stall): 0"), r.report());
     }
@@ -201,7 +200,7 @@ class LockWorkloadCheckTest {
     void aTokenHandedOutTwiceIsAViolation() {
         acquire(0, 10, 0, 10);
         acquire(1, 10, 5, 20);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("token 10 handed out twice"), r.report());
     }

@@ -1,6 +1,5 @@
-package io.rota.chaos.workload;
+package io.rota.chaos.checker;
 
-import io.rota.chaos.checker.Verdict;
 import io.rota.chaos.history.Event;
 import org.junit.jupiter.api.Test;
 
@@ -16,9 +15,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * keep-alive sent at t makes the holder safe until t + 2.5 s. E = 1 s, so the late-expiry bound is
  * TTL + 3E + 1 s + 1 s slack = 8 s.
  */
-class LeaseWorkloadCheckTest {
+class LeaseCheckerTest {
 
+    private static final Duration TTL = Duration.ofSeconds(3);
     private static final Duration E = Duration.ofSeconds(1);
+    private static final Duration SLACK = Duration.ofSeconds(1);
+    /** The lease workload records onLost from its listener thread as this + the holder's process number. */
+    private static final int LISTENER_PROCESS = 100_000;
     private static final long S = 1_000_000_000L;
     private static final String KEY = "lease-0-0";
 
@@ -52,8 +55,8 @@ class LeaseWorkloadCheckTest {
         pair("stop", null, stopAt, stopAt);
     }
 
-    private WorkloadResult check() {
-        return LeaseWorkload.checkHistory(events, E);
+    private CheckReport check() {
+        return LeaseChecker.check(events, TTL, LeaseChecker.bound(TTL, E, SLACK));
     }
 
     @Test
@@ -61,7 +64,7 @@ class LeaseWorkloadCheckTest {
         held(5);   // the last keep-alive was sent at 4.5: safe until 7
         pair("read", "held", 6, 6.01);
         pair("read", null, 8, 8.01);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.YES, r.verdict(), r.report());
         assertTrue(r.report().contains("expiries observed: 1"), r.report());
         assertTrue(r.report().contains("safe-until recorded for 1"), r.report());
@@ -74,7 +77,7 @@ class LeaseWorkloadCheckTest {
         pair("write", "7", 0.2, 0.3);
         pair("read", null, 1, 1.01);
         pair("stop", null, 2, 2);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("before its holder's safe-until 2.500 s"), r.report());
     }
@@ -84,10 +87,10 @@ class LeaseWorkloadCheckTest {
         pair("grant", "7", 0, 0.1);
         renewed(0, 0.1);
         pair("write", "7", 0.2, 0.3);
-        pair(LeaseWorkload.LISTENER_PROCESS, "lost", "UNAVAILABLE", 1.2, 1.2);
+        pair(LISTENER_PROCESS, "lost", "UNAVAILABLE", 1.2, 1.2);
         pair("read", null, 1.5, 1.51);
         pair("stop", null, 2, 2);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("onLost at 1.200 s is no excuse"), r.report());
     }
@@ -96,7 +99,7 @@ class LeaseWorkloadCheckTest {
     void aStoppedHoldersKeyGoneBeforeItsSafeUntilIsAnEarlyExpiry() {
         held(5);                       // safe until 7
         pair("read", null, 5.5, 5.51);   // gone 1.5 s early: the old "kept alive" check let this pass
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("an early expiry"), r.report());
     }
@@ -108,9 +111,9 @@ class LeaseWorkloadCheckTest {
         pair("write", "7", 0.2, 0.3);
         pair("read", "held", 2, 2.01);
         pair("read", null, 3, 3.01);
-        pair(LeaseWorkload.LISTENER_PROCESS, "lost", "UNAVAILABLE", 3.5, 3.5);
+        pair(LISTENER_PROCESS, "lost", "UNAVAILABLE", 3.5, 3.5);
         pair("stop", null, 4, 4);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.YES, r.verdict(), r.report());
         assertTrue(r.report().contains("kept-alive keys gone after their safe-until (keep-alives failing; not judged): 1"),
                 r.report());
@@ -125,7 +128,7 @@ class LeaseWorkloadCheckTest {
 
         events.add(0, Event.nemesis("kill", "kill -9 n1 (leader)", 4 * S));
         events.add(Event.nemesis("heal", "restarted n1", 15 * S));
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.NO, r.verdict(), r.report());
         assertTrue(r.report().contains("faults meanwhile: kill -9 n1 (leader) at 4.000 s"), r.report());
         assertTrue(r.report().contains("(bound 8.0 s)"), r.report());
@@ -136,7 +139,7 @@ class LeaseWorkloadCheckTest {
         held(5);
         pair("read", "held", 12, 12.01);   // 7 s after the stop: within TTL + 3E + 1 s + slack
         pair("read", null, 12.5, 12.51);
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.YES, r.verdict(), r.report());
     }
 
@@ -147,7 +150,7 @@ class LeaseWorkloadCheckTest {
         pair("read", null, 14.5, 14.51);
         events.add(0, Event.nemesis("kill", "kill -9 n1 (leader), n2", 4 * S));
         events.add(Event.nemesis("heal", "restarted n1, n2", 15 * S));
-        WorkloadResult r = check();
+        CheckReport r = check();
         assertEquals(Verdict.YES, r.verdict(), r.report());
         assertTrue(r.report().contains("not judged"), r.report());
     }
