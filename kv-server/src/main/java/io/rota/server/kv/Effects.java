@@ -14,7 +14,7 @@ import java.util.Objects;
 
 /**
  * What applying entries means for the runtime — watch events, lease timers, the peer table — kept as values
- * while a batch is applied and carried out after it (issue 30, design A1). The state change is the
+ * while a batch is applied and carried out after it (issue 30, design NS2). The state change is the
  * replicated part and is the same on every member; carrying it out is this member's own business, and may
  * fail here and not there (a peer address that does not resolve, a listener with a bug). So a failed effect is
  * logged with what it was, and the member carries on: it never turns into an exception out of apply, which
