@@ -105,7 +105,7 @@ if [[ "$what" == tls ]]; then
     "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   exit 0
 fi
-module=raft-core
+module=raft-runtime
 case "$what" in
   log) main=io.rota.raft.storage.LogAppendBench ;;
   cluster) main=io.rota.raft.node.ClusterBench ;;
@@ -116,5 +116,6 @@ esac
 echo "building the test classes (./mvnw test-compile)..." >&2
 ./mvnw -q -B -pl "$module" -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath >&2
-cp=$module/target/test-classes:$module/target/classes:raft-core/target/classes:proto/target/classes
+cp=$module/target/test-classes:$module/target/classes:raft-runtime/target/classes:raft-core/target/classes
+cp=$cp:proto/target/classes
 exec java -Xmx2g -cp "$cp:$(cat $module/target/test.classpath)" "$main" "$@"

@@ -15,8 +15,8 @@ import io.rota.proto.RangeRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchCreateRequest;
+import io.rota.raft.core.LogText;
 import io.rota.raft.transport.LogLimiter;
-import io.rota.raft.transport.LogText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,7 +1,7 @@
 package io.rota.server.lease;
 
 import io.rota.proto.ClockStamp;
-import io.rota.raft.node.Leadership;
+import io.rota.raft.core.Leadership;
 
 /**
  * The state machine's clock: "log time", in milliseconds, the same on every replica at the same log

@@ -2,7 +2,7 @@ package io.rota.server.kv;
 
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.SnapshotMetadata;
-import io.rota.raft.node.StateMachine;
+import io.rota.raft.core.StateMachine;
 import io.rota.raft.storage.SnapshotStore;
 
 import java.io.IOException;

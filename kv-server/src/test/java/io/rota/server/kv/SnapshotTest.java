@@ -19,7 +19,7 @@ import io.rota.proto.SessionKeepAliveRequest;
 import io.rota.proto.SessionRef;
 import io.rota.proto.TxnRequest;
 import io.rota.raft.core.Entry;
-import io.rota.raft.node.StateMachine;
+import io.rota.raft.core.StateMachine;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

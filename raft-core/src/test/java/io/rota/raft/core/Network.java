@@ -1,7 +1,5 @@
 package io.rota.raft.core;
 
-import io.rota.raft.storage.MemoryLogStore;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,7 +33,7 @@ final class Network {
     /** One server: its disk survives a crash; the node and its state machine (index → command) do not. */
     private static final class Server {
         /** What the node has on disk: exactly what its Readies asked to persist. */
-        final MemoryLogStore disk;
+        final MemoryStorage disk;
         RaftNode node;
         TreeMap<Long, String> stateMachine;
         List<Entry> applied;
@@ -43,7 +41,7 @@ final class Network {
         /** What the node reported in its Readies since it (re)started ({@link Ready#events()}). */
         List<RaftEvent> events;
 
-        Server(MemoryLogStore disk) {
+        Server(MemoryStorage disk) {
             this.disk = disk;
         }
     }
@@ -86,7 +84,7 @@ final class Network {
         this.tweak = tweak;
         this.configuration = Configuration.of(LongStream.rangeClosed(1, size).boxed().toArray(Long[]::new));
         for (long id = 1; id <= size + spares; id++) {
-            servers.put(id, new Server(new MemoryLogStore(initialDisk.apply(id))));
+            servers.put(id, new Server(new MemoryStorage(initialDisk.apply(id))));
             start(id);
         }
     }

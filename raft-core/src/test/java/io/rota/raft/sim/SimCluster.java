@@ -4,6 +4,7 @@ import io.rota.raft.core.ConfChange;
 import io.rota.raft.core.ConfChangeResult;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Entry;
+import io.rota.raft.core.MemoryStorage;
 import io.rota.raft.core.Message;
 import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.ProposalResult;
@@ -13,7 +14,6 @@ import io.rota.raft.core.ReadState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Role;
 import io.rota.raft.core.SnapshotMetadata;
-import io.rota.raft.storage.MemoryLogStore;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -27,8 +27,8 @@ import java.util.SplittableRandom;
 import java.util.TreeSet;
 
 /**
- * A deterministic simulated cluster: N {@link RaftNode}s, each with a simulated disk (the runtime's own
- * {@link MemoryLogStore}, which survives crashes) and state machine,
+ * A deterministic simulated cluster: N {@link RaftNode}s, each with a simulated disk (the core's
+ * {@link MemoryStorage}, which survives crashes) and state machine,
  * joined by a network that loses, duplicates, reorders and partitions messages. Nodes crash (losing all
  * they had not persisted) and restart from their disks. Nothing here reads a clock or a thread: a run is
  * a list of {@link Action}s, and the same list always produces the same run.
@@ -54,7 +54,7 @@ public final class SimCluster {
     private final long seed;
     private final RaftOptions[] options;
     private final RaftNode[] nodes;
-    private final MemoryLogStore[] disks;
+    private final MemoryStorage[] disks;
     private final SimStateMachine[] machines;
     private final int[] incarnations;
     /** Per node: a snapshot captured as the driver captures one, not yet finished ({@link #capture}). */
@@ -90,7 +90,7 @@ public final class SimCluster {
         this.seed = seed;
         this.nodes = new RaftNode[size];
         this.options = new RaftOptions[size];
-        this.disks = new MemoryLogStore[size];
+        this.disks = new MemoryStorage[size];
         this.machines = new SimStateMachine[size];
         this.incarnations = new int[size];
         this.crashInReady = new int[size];
@@ -124,7 +124,7 @@ public final class SimCluster {
                     .snapshotCatchUpEntries(catchUp)
                     .preVote(preVote).checkQuorum(checkQuorum)
                     .build();
-            disks[i] = new MemoryLogStore();
+            disks[i] = new MemoryStorage();
             start(i);
         }
     }

@@ -1,6 +1,4 @@
-package io.rota.raft.node;
-
-import io.rota.raft.core.Entry;
+package io.rota.raft.core;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -11,8 +9,9 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * The replicated state machine a {@link RaftDriver} feeds with committed entries (§5.3: "once an entry is
- * committed, the leader applies the entry to its state machine").
+ * The replicated state machine a driver ({@code io.rota.raft.node.RaftDriver}, in raft-runtime) feeds with
+ * committed entries (§5.3: "once an entry is committed, the leader applies the entry to its state machine").
+ * It lives in the core, beside {@link Entry}, so that a state machine depends on raft-core alone.
  *
  * <p>The driver calls it from its single thread, in log order. Implementations must be deterministic:
  * no clock, no randomness, no I/O in {@link #apply} — time, when needed, travels inside the entry — so

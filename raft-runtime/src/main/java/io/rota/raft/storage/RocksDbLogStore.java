@@ -7,6 +7,7 @@ import io.rota.raft.core.Ready;
 import io.rota.raft.core.Snapshot;
 import io.rota.raft.core.SnapshotData;
 import io.rota.raft.core.SnapshotMetadata;
+import io.rota.raft.core.StorageRules;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
@@ -186,10 +187,10 @@ public final class RocksDbLogStore implements LogStore {
         long base = snapshot != null ? snapshot.index() : compactedIndex;
         long last = snapshot != null ? snapshot.index() : lastIndex;
         if (!ready.entries().isEmpty()) {
-            LogStores.checkAppend(ready.entries().get(0).index(), base, last);
+            StorageRules.checkAppend(ready.entries().get(0).index(), base, last);
         }
         if (snapshot != null) {
-            LogStores.checkNewer(snapshot, currentSnapshot());
+            StorageRules.checkNewer(snapshot, currentSnapshot());
             // The file first: once the batch below is durable, the log refers to it.
             snapshots.save(snapshot.metadata(), snapshot.data());
         }
@@ -235,7 +236,7 @@ public final class RocksDbLogStore implements LogStore {
 
     @Override
     public void compact(Snapshot snapshot, long newFirstIndex) {
-        LogStores.checkCompact(snapshot, newFirstIndex, currentSnapshot(), compactedIndex, lastIndex);
+        StorageRules.checkCompact(snapshot, newFirstIndex, currentSnapshot(), compactedIndex, lastIndex);
         boolean newSnapshot = snapshotMetadata == null || !snapshotMetadata.equals(snapshot.metadata());
         if (newSnapshot && !snapshots.contains(snapshot.metadata())) {
             snapshots.save(snapshot.metadata(), snapshot.data());

@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.rota.proto.PeerHandshake;
 import io.rota.proto.RaftMessage;
+import io.rota.raft.core.LogText;
 import io.rota.testkit.TestCertificates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,15 +1,17 @@
-package io.rota.raft.storage;
+package io.rota.raft.core;
 
-import io.rota.raft.core.Snapshot;
+/**
+ * Argument checks shared by every durable-state implementation — {@link MemoryStorage} here, and the runtime's
+ * log stores (RocksDB, in memory) — so all of them reject the same misuse with an
+ * {@link IllegalArgumentException}.
+ */
+public final class StorageRules {
 
-/** Argument checks shared by the {@link LogStore} implementations, so both reject the same misuse. */
-final class LogStores {
-
-    private LogStores() {
+    private StorageRules() {
     }
 
     /** Entries starting at {@code first} may overwrite from just after {@code base} up to one past {@code last}. */
-    static void checkAppend(long first, long base, long last) {
+    public static void checkAppend(long first, long base, long last) {
         if (first <= base) {
             throw new IllegalArgumentException("entry " + first + " is at or below the compaction point " + base);
         }
@@ -19,7 +21,7 @@ final class LogStores {
     }
 
     /** Snapshots only move forward: the files kept and the log's reference must agree on the newest. */
-    static void checkNewer(Snapshot snapshot, Snapshot current) {
+    public static void checkNewer(Snapshot snapshot, Snapshot current) {
         if (current != null && snapshot.index() < current.index()) {
             throw new IllegalArgumentException("snapshot at " + snapshot.index() + " is older than the stored one at "
                     + current.index());
@@ -27,7 +29,7 @@ final class LogStores {
     }
 
     /** A local snapshot must cover everything {@code newFirstIndex} drops, and drop only what exists. */
-    static void checkCompact(Snapshot snapshot, long newFirstIndex, Snapshot current, long compactedIndex,
+    public static void checkCompact(Snapshot snapshot, long newFirstIndex, Snapshot current, long compactedIndex,
                              long lastIndex) {
         if (snapshot == null) {
             throw new IllegalArgumentException("compaction needs the snapshot that replaces the prefix");

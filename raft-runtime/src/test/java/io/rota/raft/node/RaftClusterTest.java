@@ -4,6 +4,7 @@ import io.rota.raft.core.ConfChange;
 import io.rota.raft.core.ConfChangeResult;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.Role;
+import io.rota.raft.core.StateMachine;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
 package io.rota.raft.transport;
 
+import io.rota.raft.core.LogText;
+
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 import java.io.IOException;

@@ -1,26 +1,19 @@
-package io.rota.raft.storage;
-
-import io.rota.raft.core.Entry;
-import io.rota.raft.core.HardState;
-import io.rota.raft.core.PersistentState;
-import io.rota.raft.core.Ready;
-import io.rota.raft.core.Snapshot;
-import io.rota.raft.core.SnapshotBytes;
-import io.rota.raft.core.SnapshotData;
-import io.rota.raft.core.SnapshotMetadata;
-
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
+package io.rota.raft.core;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A {@link LogStore} in memory, with exactly the semantics of the durable one: for tests of other
- * components, and as the model the RocksDB store is checked against. "Durable" here means: survives
- * {@link #close()}; a new {@link #load()} sees everything persisted.
+ * A node's durable state in memory — hard state, latest snapshot, compaction point and the entries after it —
+ * written exactly as a {@link Ready}'s persist step asks, as etcd's raft package ships its {@code MemoryStorage}
+ * beside the algorithm. The core's own tests and the simulator use it as a node's "disk"; the runtime's
+ * {@code MemoryLogStore} wraps it, and its RocksDB store is checked against it. "Durable" here means: a new
+ * {@link #load()} sees everything persisted, so a test can "restart" a node from it.
+ *
+ * <p>Misuse (a gap, an overwrite of compacted entries, an older snapshot) is refused with the same
+ * {@link IllegalArgumentException}s as the durable store's, by {@link StorageRules}.
  */
-public final class MemoryLogStore implements LogStore {
+public final class MemoryStorage {
 
     private HardState hardState = HardState.EMPTY;
     private Snapshot snapshot;
@@ -29,11 +22,11 @@ public final class MemoryLogStore implements LogStore {
     private final List<Entry> entries = new ArrayList<>();
 
     /** An empty store, as on a brand-new node. */
-    public MemoryLogStore() {
+    public MemoryStorage() {
     }
 
     /** A store that already holds {@code state}, e.g. a disk prepared by a test. */
-    public MemoryLogStore(PersistentState state) {
+    public MemoryStorage(PersistentState state) {
         hardState = state.hardState();
         snapshot = state.snapshot();
         compactedIndex = state.compactedIndex();
@@ -41,21 +34,28 @@ public final class MemoryLogStore implements LogStore {
         entries.addAll(state.entries());
     }
 
-    @Override
+    /** What is "on disk", for {@link RaftNode}'s constructor. */
     public PersistentState load() {
         return new PersistentState(hardState, snapshot, compactedIndex, compactedTerm, entries);
     }
 
-    @Override
+    /**
+     * The persist step of the {@link Ready} contract: the snapshot if present (which discards the whole log),
+     * then the entries, which replace every stored entry from {@code entries().get(0).index()} on, then the
+     * hard state if present.
+     *
+     * @throws IllegalArgumentException if the entries would leave a gap or overwrite compacted entries, or
+     *                                  the snapshot is older than the stored one
+     */
     public void persist(Ready ready) {
         if (ready.snapshot() != null) {
-            LogStores.checkNewer(ready.snapshot(), snapshot);
+            StorageRules.checkNewer(ready.snapshot(), snapshot);
         }
         if (!ready.entries().isEmpty()) {
             long first = ready.entries().get(0).index();
             long base = ready.snapshot() != null ? ready.snapshot().index() : compactedIndex;
             long last = ready.snapshot() != null ? base : compactedIndex + entries.size();
-            LogStores.checkAppend(first, base, last);
+            StorageRules.checkAppend(first, base, last);
         }
         if (ready.snapshot() != null) {
             // A snapshot from the leader replaces the whole log (§7, Figure 13 rules 7-8).
@@ -75,23 +75,14 @@ public final class MemoryLogStore implements LogStore {
     }
 
     /**
-     * The image, in memory: it becomes part of this "disk" when {@link #compact} records it, and a crash
-     * before that loses it — as a crash before the durable store's record would orphan its file.
+     * Records {@code latest}, taken locally by {@link RaftNode#compact}, then drops the entries below
+     * {@code newFirstIndex} (the value {@code compact} returned).
+     *
+     * @throws IllegalArgumentException if {@code newFirstIndex - 1} is beyond the snapshot or the log, or
+     *                                  the snapshot is older than the stored one
      */
-    @Override
-    public SnapshotData saveSnapshot(SnapshotMetadata metadata, SnapshotStore.ImageWriter image) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try {
-            image.writeTo(out);
-        } catch (IOException e) {
-            throw new StorageException("cannot write the image of snapshot " + metadata.lastIncludedIndex(), e);
-        }
-        return new SnapshotBytes(out.toByteArray());
-    }
-
-    @Override
     public void compact(Snapshot latest, long newFirstIndex) {
-        LogStores.checkCompact(latest, newFirstIndex, snapshot, compactedIndex, compactedIndex + entries.size());
+        StorageRules.checkCompact(latest, newFirstIndex, snapshot, compactedIndex, compactedIndex + entries.size());
         snapshot = latest;
         int drop = (int) (newFirstIndex - 1 - compactedIndex);
         if (drop > 0) {
@@ -99,10 +90,5 @@ public final class MemoryLogStore implements LogStore {
             entries.subList(0, drop).clear();
             compactedIndex += drop;
         }
-    }
-
-    @Override
-    public void close() {
-        // Nothing to release: the state outlives close() so that a test can "restart" from it.
     }
 }

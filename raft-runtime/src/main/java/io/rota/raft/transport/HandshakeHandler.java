@@ -7,6 +7,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.rota.proto.PeerHandshake;
 import io.rota.proto.RaftMessage;
+import io.rota.raft.core.LogText;
 import io.rota.raft.core.RaftNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,7 @@
 package io.rota.raft.node;
 
 import io.rota.raft.core.Entry;
+import io.rota.raft.core.StateMachine;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

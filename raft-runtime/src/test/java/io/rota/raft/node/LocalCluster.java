@@ -3,6 +3,7 @@ package io.rota.raft.node;
 import io.rota.raft.core.Configuration;
 import io.rota.raft.core.RaftOptions;
 import io.rota.raft.core.Role;
+import io.rota.raft.core.StateMachine;
 import io.rota.raft.storage.LogStore;
 import io.rota.raft.storage.MemoryLogStore;
 import io.rota.raft.storage.RocksDbLogStore;

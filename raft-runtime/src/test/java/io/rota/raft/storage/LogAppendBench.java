@@ -18,10 +18,10 @@ import java.util.SplittableRandom;
  *
  * <p>Not a unit test (no {@code Test} suffix). Run it from the repository root:
  * <pre>
- * ./mvnw -q -o -pl raft-core -am test-compile dependency:build-classpath \
+ * ./mvnw -q -o -pl raft-runtime -am test-compile dependency:build-classpath \
  *     -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath
- * java -cp raft-core/target/test-classes:raft-core/target/classes:$(cat raft-core/target/test.classpath) \
- *     io.rota.raft.storage.LogAppendBench [seconds-per-size] [data-dir]
+ * java -cp raft-runtime/target/test-classes:raft-runtime/target/classes:raft-core/target/classes:$(cat \
+ *     raft-runtime/target/test.classpath) io.rota.raft.storage.LogAppendBench [seconds-per-size] [data-dir]
  * </pre>
  * The data directory (default: a fresh temporary one, deleted afterwards) decides which disk is measured.
  */

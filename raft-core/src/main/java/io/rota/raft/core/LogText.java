@@ -1,4 +1,4 @@
-package io.rota.raft.transport;
+package io.rota.raft.core;
 
 /**
  * Text from the other side of a connection — a peer's cluster id or refusal, a certificate's CN or SANs, a

@@ -1,5 +1,7 @@
 package io.rota.raft.transport;
 
+import io.rota.raft.core.LogText;
+
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,8 @@
-package io.rota.raft.node;
+package io.rota.raft.core;
 
 /**
- * This member leads in {@code term}, and has since {@code sinceNanos} on its monotonic {@link Clock}.
+ * This member leads in {@code term}, and has since {@code sinceNanos} on its monotonic clock
+ * (the runtime's {@code io.rota.raft.node.Clock}).
  *
  * <p>Why it exists: the coordination layer measures durations (lease TTLs, session idleness) in "log
  * time", which advances only by what one leader measured on its own monotonic clock since it began to
