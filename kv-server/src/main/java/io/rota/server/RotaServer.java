@@ -36,7 +36,7 @@ import io.rota.server.kv.Limits;
 import io.rota.server.lab.LabController;
 import io.rota.server.lab.LabMode;
 import io.rota.server.lab.LabPartition;
-import io.rota.server.lease.LeaseKeeper;
+import io.rota.server.maintenance.LeaseKeeper;
 import io.rota.server.maintenance.AutoCompaction;
 import io.rota.server.maintenance.TokenKeyKeeper;
 import io.rota.server.maintenance.SpaceQuota;

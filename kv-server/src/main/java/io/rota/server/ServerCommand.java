@@ -247,7 +247,7 @@ final class ServerCommand implements Callable<Integer> {
             + " expires; at most a year. Tokens are also bound to the cluster id and die with any user or role change.")
     long authTokenTtlSeconds;
 
-    @Option(names = "--bcrypt-cost", defaultValue = "" + io.rota.server.auth.Passwords.DEFAULT_COST, description =
+    @Option(names = "--bcrypt-cost", defaultValue = "" + io.rota.server.authgate.Passwords.DEFAULT_COST, description =
             "bcrypt's cost (2^N rounds) for password hashes made from now on (default: ${DEFAULT-VALUE}, as etcd's;"
                     + " 4 to 31; each step doubles a login's CPU).")
     int bcryptCost;

@@ -210,9 +210,9 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         require(authTokenTtl.compareTo(io.rota.server.auth.TokenPolicy.MAX_TTL) <= 0, "--auth-token-ttl",
                 "--auth-token-ttl must be at most " + io.rota.server.auth.TokenPolicy.MAX_TTL.toSeconds()
                         + " seconds (a year), got " + authTokenTtl.toSeconds());
-        require(bcryptCost >= io.rota.server.auth.Passwords.MIN_COST && bcryptCost <= io.rota.server.auth.Passwords.MAX_COST,
-                "--bcrypt-cost", "--bcrypt-cost must be between " + io.rota.server.auth.Passwords.MIN_COST + " and "
-                        + io.rota.server.auth.Passwords.MAX_COST + ", got " + bcryptCost);
+        require(bcryptCost >= io.rota.server.authgate.Passwords.MIN_COST && bcryptCost <= io.rota.server.authgate.Passwords.MAX_COST,
+                "--bcrypt-cost", "--bcrypt-cost must be between " + io.rota.server.authgate.Passwords.MIN_COST + " and "
+                        + io.rota.server.authgate.Passwords.MAX_COST + ", got " + bcryptCost);
         userQuotas = userQuotas == null ? UserQuotas.defaults() : userQuotas;
         require(heartbeatMs >= MIN_HEARTBEAT_MS, "--heartbeat-ms", "--heartbeat-ms must be at least "
                 + MIN_HEARTBEAT_MS + ", got " + heartbeatMs);
@@ -495,7 +495,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private InetSocketAddress listenEtcd;
         private boolean forceNewCluster;
         private Duration authTokenTtl = io.rota.server.auth.TokenPolicy.DEFAULT_TTL;
-        private int bcryptCost = io.rota.server.auth.Passwords.DEFAULT_COST;
+        private int bcryptCost = io.rota.server.authgate.Passwords.DEFAULT_COST;
         private io.rota.server.api.ConnectionLimits limits = io.rota.server.api.ConnectionLimits.DEFAULTS;
         private UserQuotas userQuotas = UserQuotas.defaults();
 

@@ -9,7 +9,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.raft.transport.LogLimiter;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.authgate.AuthGate;
 import io.rota.server.auth.AuthState;
 import io.rota.server.watch.WatchAuth;
 import io.rota.server.watch.WatchHub;

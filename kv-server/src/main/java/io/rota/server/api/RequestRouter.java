@@ -17,7 +17,7 @@ import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
 import io.rota.raft.transport.LogLimiter;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.authgate.AuthGate;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.Admission;
 import io.rota.server.kv.CoordinationStateMachine;

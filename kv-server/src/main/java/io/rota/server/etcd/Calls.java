@@ -5,7 +5,7 @@ import io.grpc.stub.StreamObserver;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.rota.proto.Frame;
 import io.rota.server.api.RequestRouter;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.authgate.AuthGate;
 import io.rota.server.auth.AuthState;
 import io.rota.server.etcd.EtcdCallers.Caller;
 

@@ -10,7 +10,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.rota.raft.transport.LogLimiter;
 import io.rota.raft.transport.TlsContexts;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.authgate.AuthGate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -10,7 +10,7 @@ import io.rota.proto.facts.HostPort;
 import io.rota.raft.transport.LogLimiter;
 import io.rota.raft.transport.TlsContexts;
 import io.rota.server.auth.AuthException;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.authgate.AuthGate;
 import io.rota.server.auth.AuthState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

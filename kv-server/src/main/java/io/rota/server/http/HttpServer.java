@@ -21,7 +21,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.rota.raft.transport.LogLimiter;
 import io.rota.raft.transport.TlsContexts;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.authgate.AuthGate;
 import io.rota.server.fault.FaultClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -4,7 +4,7 @@ import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
 import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.authgate.AuthGate;
 import io.rota.server.auth.AuthState;
 import io.rota.server.kv.CoordinationStateMachine;
 import org.slf4j.Logger;

@@ -11,7 +11,7 @@ import io.rota.proto.AuthRequest;
 import io.rota.proto.AuthUserAddRequest;
 import io.rota.proto.AuthUserGrantRoleRequest;
 import io.rota.raft.node.Clock;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.authgate.AuthGate;
 import io.rota.server.auth.AuthStore;
 import io.rota.server.fault.FaultClock;
 import org.junit.jupiter.api.AfterEach;

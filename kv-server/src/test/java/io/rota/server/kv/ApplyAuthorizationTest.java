@@ -23,7 +23,7 @@ import io.rota.proto.RequestOp;
 import io.rota.proto.SessionRef;
 import io.rota.proto.StoreSnapshot;
 import io.rota.proto.TxnRequest;
-import io.rota.server.auth.Passwords;
+import io.rota.server.authgate.Passwords;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -14,7 +14,7 @@ import io.rota.proto.CommandResult;
 import io.rota.proto.Error;
 import io.rota.proto.Permission;
 import io.rota.server.auth.AuthState;
-import io.rota.server.auth.Passwords;
+import io.rota.server.authgate.Passwords;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -115,7 +115,7 @@ class AuthApplyTest {
         Harness restored = new Harness();
         restored.sm.restore(imageA);
         assertArrayEquals(imageA, restored.sm.capture().serialize());
-        io.rota.server.auth.TokenPolicy policy = io.rota.server.auth.TokenPolicy.unbound().withClusterId("rota-test");
+        io.rota.server.auth.TokenPolicy policy = io.rota.server.authgate.AuthGate.unboundTokens().withClusterId("rota-test");
         String token = a.sm.auth().state().token("alice", policy);
         assertEquals("alice", restored.sm.auth().state().userOf(token, policy), "a token of one member is valid on another");
         assertTrue(Passwords.matches(hash, "secret"));

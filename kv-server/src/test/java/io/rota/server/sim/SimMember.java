@@ -23,7 +23,7 @@ import io.rota.server.cluster.MemberIdentity;
 import io.rota.server.cluster.PeerDirectory;
 import io.rota.server.kv.CoordinationStateMachine;
 import io.rota.server.kv.Limits;
-import io.rota.server.lease.LeaseKeeper;
+import io.rota.server.maintenance.LeaseKeeper;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

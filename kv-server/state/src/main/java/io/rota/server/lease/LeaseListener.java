@@ -2,7 +2,7 @@ package io.rota.server.lease;
 
 /**
  * Told by the state machine, on the applying thread, about every lease change a log entry made — on every
- * member, whoever proposed the entry — so the leader's {@link LeaseKeeper} times exactly what the log
+ * member, whoever proposed the entry — so the leader's {@code LeaseKeeper} (maintenance) times exactly what the log
  * says, including renewals it did not propose itself.
  */
 public interface LeaseListener {

@@ -1,4 +1,4 @@
-package io.rota.server.auth;
+package io.rota.server.authgate;
 
 import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 

@@ -1,4 +1,4 @@
-package io.rota.server.auth;
+package io.rota.server.authgate;
 
 import io.rota.proto.AuthCommand;
 import io.rota.proto.AuthEnableRequest;
@@ -9,6 +9,8 @@ import io.rota.proto.AuthRequest;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.PutRequest;
+import io.rota.server.auth.AuthException;
+import io.rota.server.auth.AuthStore;
 import com.google.protobuf.ByteString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;

@@ -1,4 +1,4 @@
-package io.rota.server.lease;
+package io.rota.server.maintenance;
 
 import io.rota.proto.Command;
 import io.rota.proto.CommandResult;
@@ -9,6 +9,8 @@ import io.rota.raft.node.Clock;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RoleChange;
 import io.rota.raft.node.RoleListener;
+import io.rota.server.lease.LeaseListener;
+import io.rota.server.lease.LogClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

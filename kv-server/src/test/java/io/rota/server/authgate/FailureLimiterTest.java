@@ -1,4 +1,4 @@
-package io.rota.server.auth;
+package io.rota.server.authgate;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -33,11 +33,6 @@ public record TokenPolicy(String clusterId, long ttlMs, LongSupplier wallMs) {
         }
     }
 
-    /** Before the member knows its cluster id (and in tests): bound to the empty id, the default lifetime. */
-    public static TokenPolicy unbound() {
-        return new TokenPolicy("", DEFAULT_TTL.toMillis(), System::currentTimeMillis);
-    }
-
     public TokenPolicy withClusterId(String id) {
         return new TokenPolicy(id, ttlMs, wallMs);
     }

@@ -1,4 +1,4 @@
-package io.rota.server.auth;
+package io.rota.server.authgate;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

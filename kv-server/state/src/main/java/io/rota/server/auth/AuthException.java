@@ -10,7 +10,7 @@ public final class AuthException extends RuntimeException {
 
     private final transient Error error;
 
-    AuthException(Error error) {
+    public AuthException(Error error) {
         super(error.getMessage(), null, false, false);
         this.error = error;
     }

@@ -25,7 +25,7 @@ public final class AuthState {
     static final AuthState INITIAL = new AuthState(false, 0, new java.util.TreeMap<>(), new java.util.TreeMap<>(), new byte[0]);
 
     /** A user as stored: name, bcrypt hash, sorted role names. */
-    record User(String name, String passwordHash, List<String> roles) {
+    public record User(String name, String passwordHash, List<String> roles) {
     }
 
     private final boolean enabled;
@@ -56,7 +56,7 @@ public final class AuthState {
         return revision;
     }
 
-    SortedMap<String, User> users() {
+    public SortedMap<String, User> users() {
         return users;
     }
 

@@ -52,11 +52,10 @@ import io.rota.proto.StoreSnapshot;
 import io.rota.proto.TxnRequest;
 import io.rota.proto.TxnResponse;
 import io.rota.raft.core.Entry;
-import io.rota.raft.transport.LogLimiter;
 import io.rota.raft.transport.LogText;
 import io.rota.raft.node.StateMachine;
 import io.rota.server.auth.AuthException;
-import io.rota.server.auth.AuthGate;
+import io.rota.server.auth.Authorization;
 import io.rota.server.auth.AuthState;
 import io.rota.server.auth.AuthStore;
 import io.rota.server.lease.Lease;
@@ -97,7 +96,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
 
     private static final Logger log = LoggerFactory.getLogger(CoordinationStateMachine.class);
     /** Refusals at apply come from clients' requests, at will: their lines are bounded. */
-    private static final LogLimiter refusals = new LogLimiter(log, 10);
+    private static final RefusalLog refusals = new RefusalLog(log, 10);
 
     /** The caller of a request while auth is disabled (issue 31): one caller for every client. */
     public static final String ANONYMOUS = "anonymous";
@@ -199,7 +198,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (refused != null) {
             // Before the session is looked at: a refused command is not applied and not remembered, so its
             // retry under the same sequence (after logging in again) is applied as new.
-            refusals.info("entry refused for {} ({}): {}", LogText.escape(cmd.getCaller()), cmd.getOpCase(),
+            refusals.info(nowMs, "entry refused for {} ({}): {}", LogText.escape(cmd.getCaller()), cmd.getOpCase(),
                     LogText.escape(refused.error().getMessage()));   // the message names keys: text from clients
             return error(refused);
         }
@@ -262,7 +261,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
      * Authorization at apply (issue 33, as etcd's AuthInfo): while auth is enabled in the applied auth state, a
      * client's command is refused — not applied, not remembered by its session — if the auth state changed after
      * the proposing leader checked it (INVALID_AUTH_TOKEN: log in again and retry), if it names no user, if the
-     * user lacks the permission (the door's rule, {@link AuthGate#refusal(AuthState, String, Command)}), or if
+     * user lacks the permission (the door's rule, {@link Authorization#refusal(AuthState, String, Command)}), or if
      * it uses a lease another caller granted (answered as no lease at all, as another's session is). Internal
      * commands (no caller) and entries from before issue 33 (no auth revision) are applied as they were.
      * Deterministic: the applied auth state and the applied leases and keys only.
@@ -282,7 +281,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
             return new StoreException(Error.Code.INVALID_AUTH_TOKEN, "auth is enabled and the request names no user"
                     + " (it was checked as '" + cmd.getCaller() + "'); authenticate first and retry");
         }
-        String refusal = AuthGate.refusal(s, user, cmd);
+        String refusal = Authorization.refusal(s, user, cmd);
         if (refusal != null) {
             return new StoreException(Error.Code.PERMISSION_DENIED, "user '" + user + "' " + refusal);
         }
@@ -304,7 +303,7 @@ public final class CoordinationStateMachine implements StateMachine<CommandResul
         if (notOwn != null) {
             return notOwn;
         }
-        String refusal = leases.contains(id) ? AuthGate.revokeRefusal(s, user, id, store.keysOf(id)) : null;
+        String refusal = leases.contains(id) ? Authorization.revokeRefusal(s, user, id, store.keysOf(id)) : null;
         return refusal == null ? null : new StoreException(Error.Code.PERMISSION_DENIED, "user '" + user + "' " + refusal);
     }
 
