@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <pre>./mvnw -q -o -B verify -pl kv-server -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dit.test=LockBenchProcessTest -Drota.lockbench=10</pre>
  * {@code rota.lockbench} is the timed seconds per workload (3 s warm-up each). The table is printed and
- * written to {@code kv-server/target/lock-bench.md}. Without the property the test is skipped, saying so.
+ * written to {@code system-tests/target/lock-bench.md}. Without the property the test is skipped, saying so.
  * {@code -Drota.lockbench.only=64} runs only some workloads, {@code -Drota.lockbench.jfr=DIR} records the
  * members with JFR (see {@link LockBench}).
  */
