@@ -29,7 +29,7 @@ shift || true
 if [[ "$what" == compare ]]; then
   # The server jar and the three driver jars; the peers' drivers are separate jars (own Netty 4.1).
   echo "building kv-server/target/rota-server.jar and the bench jars (./mvnw package -DskipTests)..." >&2
-  ./mvnw -q -B -DskipTests package -pl kv-server,bench,bench/etcd,bench/zookeeper -am >&2
+  ./mvnw -q -B -DskipTests package -pl kv-server/server,bench,bench/etcd,bench/zookeeper -am >&2
   echo "the peers start with ../shared/tools/etcd-cluster.sh and zk-cluster.sh, which apt-get install" \
     "Debian's etcd-server/etcd-client and zookeeper packages if they are missing" >&2
   exec java -jar bench/target/rota-bench.jar compare --root . "$@"
@@ -49,7 +49,7 @@ if [[ "$what" == tls ]]; then
   command -v openssl >/dev/null || { echo "scripts/bench.sh tls: needs openssl for the certificates" \
     "(Debian: apt-get install openssl)" >&2; exit 2; }
   echo "building kv-server/target/rota-server.jar and bench/target/rota-bench.jar (./mvnw package -DskipTests)..." >&2
-  ./mvnw -q -B -DskipTests package -pl kv-server,bench -am >&2
+  ./mvnw -q -B -DskipTests package -pl kv-server/server,bench -am >&2
   work="$(mktemp -d "${TMPDIR:-/tmp}/rota-bench-tls.XXXXXX")"
   cluster_dir=""
   stop_cluster() {
@@ -109,8 +109,8 @@ module=raft-runtime
 case "$what" in
   log) main=io.rota.raft.storage.LogAppendBench ;;
   cluster) main=io.rota.raft.node.ClusterBench ;;
-  snapshot) main=io.rota.server.kv.SnapshotBench; module=kv-server ;;
-  write) main=io.rota.server.bench.WriteBench; module=kv-server ;;
+  snapshot) main=io.rota.server.kv.SnapshotBench; module=kv-server/state ;;
+  write) main=io.rota.server.bench.WriteBench; module=system-tests ;;
   *) echo "usage: scripts/bench.sh log|cluster|snapshot|write|compare|disk|tls [arguments]" >&2; exit 2 ;;
 esac
 echo "building the test classes (./mvnw test-compile)..." >&2

@@ -5,7 +5,7 @@
 # 10,000 leases (a key on each) and 1,000 watchers, then overwrites keys (1,000/s) and keeps every lease
 # alive for N minutes (default 10), printing each member's heap (/metrics) and data directory (du) every
 # 30 s; at the end, a Markdown table of the samples and whether heap and disk stayed flat. Exit 0 if
-# both did. The load client is io.rota.server.bench.GrowthBench (kv-server test sources).
+# both did. The load client is io.rota.server.bench.GrowthBench (system-tests test sources).
 #
 # Environment: ROTA_BASE_PORT (default 7500: the bench does not collide with a cluster.sh cluster),
 # ROTA_CLUSTER_DIR (default ./data/growth-bench, wiped first), ROTA_JAVA_OPTS (default -Xmx512m).
@@ -33,7 +33,7 @@ elif [[ -n "$(ls -A "$ROTA_CLUSTER_DIR" 2>/dev/null)" ]]; then
 fi
 
 JAR="$ROOT/kv-server/target/rota-server.jar"
-CLASSES="$ROOT/kv-server/target/test-classes"
+CLASSES="$ROOT/system-tests/target/test-classes"
 if [[ ! -f "$JAR" || ! -f "$CLASSES/io/rota/server/bench/GrowthBench.class" ]]; then
   echo "building the server jar and the bench (./mvnw -B -DskipTests package) ..."
   (cd "$ROOT" && ./mvnw -B -q -DskipTests package)

@@ -203,7 +203,7 @@ pids() {
 start_member() {
   local i="$1"
   if alive "$i"; then echo "n$i already running (pid $(pid_of "$i"))"; return; fi
-  [[ -f "$JAR" ]] || die "$JAR is missing: ./mvnw -B -DskipTests package -pl kv-server -am"
+  [[ -f "$JAR" ]] || die "$JAR is missing: ./mvnw -B -DskipTests package -pl kv-server/server -am"
   mkdir -p "$DIR"
   # Bind every interface, advertise the name to peers and the IP to clients (clients here cannot resolve
   # the names: they live in the namespaces' own /etc/hosts).
@@ -376,7 +376,7 @@ case "$cmd" in
   bench)
     profile="${1:-none}"
     bench_jar="$ROOT/bench/target/rota-bench.jar"
-    [[ -f "$bench_jar" ]] || die "$bench_jar is missing: ./mvnw -B -DskipTests package -pl kv-server,bench -am"
+    [[ -f "$bench_jar" ]] || die "$bench_jar is missing: ./mvnw -B -DskipTests package -pl kv-server/server,bench -am"
     ! is_up || die "the namespaces are up: scripts/netns.sh down first (bench starts fresh members)"
     trap 'teardown >/dev/null 2>&1' EXIT
     trap 'exit 130' INT TERM
