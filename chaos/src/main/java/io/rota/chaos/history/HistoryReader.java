@@ -1,5 +1,7 @@
 package io.rota.chaos.history;
 
+import io.rota.testkit.JsonText;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -53,7 +55,7 @@ public final class HistoryReader {
      * @throws IllegalArgumentException if a field is missing or of the wrong kind
      */
     public static Event parse(String line) {
-        Map<String, Object> o = Json.parseObject(line);
+        Map<String, Object> o = JsonText.parseObject(line);
         Object process = require(o, "process");
         int p = "nemesis".equals(process) ? Event.NEMESIS : Math.toIntExact((Long) process);
         Event.Type type = Event.Type.valueOf(((String) require(o, "type")).toUpperCase(java.util.Locale.ROOT));
