@@ -6,7 +6,6 @@ import io.rota.client.RotaException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,13 +92,13 @@ final class CheckCommand extends CommandGroup {
                         + "its prefix at the end, so it needs an empty one: choose another --prefix, or delete them "
                         + "with 'rotactl del " + prefix + " --prefix'");
             }
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("check perf: " + load.writesPerSecond + " writes/s, " + load.clients + " in flight, for "
-                    + Conversions.format(duration) + " under " + prefix);
-            err.flush();
+            root().note(spec, Rotactl.note("start").field("writes_per_second", load.writesPerSecond)
+                    .field("in_flight", load.clients).field("duration", Conversions.format(duration))
+                    .field("prefix", prefix), "check perf: " + load.writesPerSecond + " writes/s, " + load.clients
+                    + " in flight, for " + Conversions.format(duration) + " under " + prefix);
             Result result;
             try {
-                result = writeLoad(client, err);
+                result = writeLoad(client);
             } finally {
                 client.kv().deletePrefix(prefix);
             }
@@ -112,7 +111,7 @@ final class CheckCommand extends CommandGroup {
         }
 
         /** Offers writes at the load's rate, at most {@code clients} in flight, for the duration. */
-        private Result writeLoad(RotaClient client, PrintWriter err) throws InterruptedException {
+        private Result writeLoad(RotaClient client) throws InterruptedException {
             byte[] value = new byte[VALUE_BYTES];
             Arrays.fill(value, (byte) 'x');
             Semaphore inFlight = new Semaphore(load.clients);
@@ -139,11 +138,14 @@ final class CheckCommand extends CommandGroup {
                     long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
                     // Past the duration the loop is still sending writes that were due before its end: a cluster
                     // slower than the rate held them back (at most load.clients in flight).
-                    err.println(String.format(Locale.ROOT, elapsed <= duration.toSeconds()
+                    int done = latencies.size();
+                    long failures = failed.get();
+                    root().note(spec, Rotactl.note("progress").field("elapsed_seconds", elapsed)
+                            .field("duration_seconds", duration.toSeconds()).field("done", done)
+                            .field("failed", failures), String.format(Locale.ROOT, elapsed <= duration.toSeconds()
                                     ? "check perf: %ds of %ds, %d writes done, %d failed"
                                     : "check perf: %ds, past the %ds: the cluster is behind the rate; %d writes done, %d failed",
-                            elapsed, duration.toSeconds(), latencies.size(), failed.get()));
-                    err.flush();
+                            elapsed, duration.toSeconds(), done, failures));
                 }
                 inFlight.acquire();   // a cluster slower than the rate holds the load back here
                 long sent = System.nanoTime();

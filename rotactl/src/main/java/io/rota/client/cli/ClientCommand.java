@@ -39,7 +39,7 @@ abstract class ClientCommand implements Callable<Integer> {
     /** The failure to report when {@code e} says lease {@code id} does not exist; otherwise {@code e} itself. */
     static RuntimeException leaseFailure(RotaException e, long id) {
         if (e.code() == RotaException.Code.LEASE_NOT_FOUND) {
-            return new CommandFailure("lease " + leaseHex(id) + " not found: it was never granted, was revoked or"
+            return new CommandFailure("LEASE_NOT_FOUND", "lease " + leaseHex(id) + " not found: it was never granted, was revoked or"
                     + " expired (see 'rotactl lease list'; grant one with 'rotactl lease grant TTL')");
         }
         return e;

@@ -96,7 +96,7 @@ final class ElectCommand extends ClientCommand {
         } finally {
             election.resign();
         }
-        throw new CommandFailure("lost the leadership of " + name + " (" + reason + "); the next campaigner leads "
+        throw new CommandFailure("LEADERSHIP_LOST", "lost the leadership of " + name + " (" + reason + "); the next campaigner leads "
                 + "with a higher epoch; campaign again to rejoin");
     }
 }

@@ -46,7 +46,7 @@ final class EndpointCommand extends CommandGroup {
     /** Fails when some endpoints did not answer, naming them. */
     static void requireAll(List<String> failed, int total, String what) {
         if (!failed.isEmpty()) {
-            throw new CommandFailure(failed.size() + " of " + total + " endpoints " + what + ": "
+            throw new CommandFailure("ENDPOINTS_FAILED", failed.size() + " of " + total + " endpoints " + what + ": "
                     + String.join(", ", failed) + "; is every member running? (scripts/cluster.sh status)");
         }
     }
@@ -133,15 +133,14 @@ final class EndpointCommand extends CommandGroup {
             List<KvHash> hashes = rows.stream().map(Printer.HashRow::hash).toList();
             boolean sameRevision = hashes.stream().map(KvHash::revision).distinct().count() == 1;
             if (sameRevision && hashes.stream().map(KvHash::hash).distinct().count() > 1) {
-                throw new CommandFailure("the members' states differ at revision " + hashes.get(0).revision()
+                throw new CommandFailure("HASH_MISMATCH", "the members' states differ at revision " + hashes.get(0).revision()
                         + ": their hashes are not equal; a member whose hash differs from the majority's has "
                         + "diverged (check its log: 'rotactl endpoint status', the member's log file)");
             }
             if (!sameRevision) {
-                spec.commandLine().getErr().println("(the members hashed different revisions, as writes went on; "
-                        + "to compare them, give one: --rev " + hashes.stream()
-                        .mapToLong(KvHash::revision).min().orElse(0) + ")");
-                spec.commandLine().getErr().flush();
+                long lowest = hashes.stream().mapToLong(KvHash::revision).min().orElse(0);
+                root().note(spec, Rotactl.note("revisions_differ").field("rev", lowest), "(the members hashed"
+                        + " different revisions, as writes went on; to compare them, give one: --rev " + lowest + ")");
             }
             return 0;
         }

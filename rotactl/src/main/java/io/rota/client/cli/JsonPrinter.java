@@ -200,10 +200,7 @@ final class JsonPrinter implements Printer {
     public void clusterMembers(List<io.rota.client.ClusterMember> members, boolean progress, String clusterId) {
         List<Json> list = new ArrayList<>();
         for (io.rota.client.ClusterMember m : members) {
-            list.add(new Json().field("id", m.id()).field("name", m.name()).field("peer_address", m.peerAddress())
-                    .field("client_address", m.clientAddress()).field("is_learner", m.learner())
-                    .field("is_leader", m.leader()).field("match_index", m.matchIndex()).field("lag", m.lag())
-                    .field("caught_up", m.caughtUp()));
+            list.add(clusterMember(m));
         }
         print(new Json().field("header", new Json().field("cluster_id", clusterId)).objects("members", list));
     }
@@ -211,6 +208,29 @@ final class JsonPrinter implements Printer {
     @Override
     public void memberChanged(String done, long id, List<String> next) {
         print(new Json().field("done", done).field("id", id).strings("next", next));
+    }
+
+    @Override
+    public void memberAdded(io.rota.client.AddedMember added, String clientAddress, String done, List<String> next) {
+        Json member = new Json().field("id", added.id()).field("name", added.name())
+                .field("peer_address", added.peerAddress()).field("client_address", clientAddress)
+                .field("is_learner", added.learner());
+        print(new Json().field("done", done).field("id", added.id()).strings("next", next).field("member", member)
+                .field("cluster_id", added.clusterId()).field("initial_cluster", added.initialCluster()));
+    }
+
+    @Override
+    public void memberPromoted(String done, io.rota.client.ClusterMember m) {
+        print(new Json().field("done", done).field("id", m.id()).strings("next", List.of())
+                .field("member", clusterMember(m)));
+    }
+
+    /** A member as {@code member list} writes it. */
+    private static Json clusterMember(io.rota.client.ClusterMember m) {
+        return new Json().field("id", m.id()).field("name", m.name()).field("peer_address", m.peerAddress())
+                .field("client_address", m.clientAddress()).field("is_learner", m.learner())
+                .field("is_leader", m.leader()).field("match_index", m.matchIndex()).field("lag", m.lag())
+                .field("caught_up", m.caughtUp());
     }
 
     @Override

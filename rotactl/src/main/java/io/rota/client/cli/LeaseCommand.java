@@ -112,7 +112,7 @@ final class LeaseCommand extends CommandGroup {
                 return 0;   // stopped: Ctrl-C, or the thread of an embedded rotactl
             } catch (ExecutionException e) {
                 RotaException reason = (RotaException) e.getCause();
-                throw new CommandFailure(reason.code() == RotaException.Code.LEASE_NOT_FOUND
+                throw new CommandFailure(reason.code().name(), reason.code() == RotaException.Code.LEASE_NOT_FOUND
                         ? "lease " + leaseHex(id) + " is lost: it was revoked or expired, and its keys are deleted"
                         : "lease " + leaseHex(id) + " may have expired: no keep-alive succeeded for a whole TTL ("
                                 + reason.getMessage() + "); check 'rotactl endpoint status'");

@@ -63,9 +63,9 @@ final class LockCommand extends ClientCommand {
         Lock lock = Lock.of(client, name, LockOptions.defaults().withTtl(Duration.ofSeconds(ttl)));
         Optional<KeyValue> holder = lock.holder();
         if (holder.isPresent()) {
-            spec.commandLine().getErr().println("waiting for lock " + name + " held by " + holder.get().keyString()
-                    + " (fencing token " + holder.get().createRevision() + ")");
-            spec.commandLine().getErr().flush();
+            root().note(spec, Rotactl.note("waiting").field("name", name).field("holder", holder.get().keyString())
+                    .field("fencing_token", holder.get().createRevision()), "waiting for lock " + name + " held by "
+                    + holder.get().keyString() + " (fencing token " + holder.get().createRevision() + ")");
         }
         LockHandle held;
         try {
@@ -73,7 +73,7 @@ final class LockCommand extends ClientCommand {
         } catch (InterruptedException e) {
             return 0;   // stopped while waiting (Ctrl-C): the waiter's key is removed, nothing is held
         } catch (LockTimeoutException e) {
-            throw new CommandFailure("lock " + name + " not acquired within " + Conversions.format(timeout)
+            throw new CommandFailure("LOCK_TIMEOUT", "lock " + name + " not acquired within " + Conversions.format(timeout)
                     + ": another holder has it (see 'rotactl get rota/lock/" + name + "/ --prefix'); retry later or "
                     + "wait longer with --timeout");
         } catch (LockLostException e) {
@@ -125,7 +125,7 @@ final class LockCommand extends ClientCommand {
             if (!lost.isDone() && System.nanoTime() - held.safeUntilNanos() < 0) {
                 return exit.join();
             }
-            throw new CommandFailure("lost the lock " + name + " while " + String.join(" ", command) + " ran ("
+            throw new CommandFailure("LOCK_LOST", "lost the lock " + name + " while " + String.join(" ", command) + " ran ("
                     + (lost.isDone() ? lost.join() : "its safe-until passed before rotactl saw the command end")
                     + "); it exited with " + exit.join() + ", but another holder may have run meanwhile: check the"
                     + " work, and fence it with ROTA_FENCING_TOKEN");
@@ -136,7 +136,7 @@ final class LockCommand extends ClientCommand {
     }
 
     private CommandFailure lostFailure(String reason, ChildCommand child) {
-        return new CommandFailure("lost the lock " + name + " (" + reason + ")"
+        return new CommandFailure("LOCK_LOST", "lost the lock " + name + " (" + reason + ")"
                 + (child == null ? "" : ": terminated " + child.display())
                 + "; fencing tokens reject the old holder's late writes; acquire it again to continue");
     }

@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -34,8 +35,13 @@ final class MemberCommand extends CommandGroup {
             + " dir).", "A learner (--learner) receives the log without a vote: promote it once caught up ('member"
             + " promote'). Without --learner the new member votes at once, while its log is still empty.",
             "Strict: a voter add is refused (QUORUM_AT_RISK) unless the voters that answer the leader are a quorum"
-            + " of the larger configuration; --force adds it anyway."})
+            + " of the larger configuration; --force adds it anyway.",
+            "--learner --promote-when-caught-up: adds the learner, prints that (start the member now), then waits,"
+            + " with a progress line a second on stderr, until it has caught up, and promotes it (design HS68)."})
     static final class AddCommand extends ClientCommand {
+        /** How often the wait for a learner asks the leader for its progress, and prints it. */
+        private static final Duration POLL = Duration.ofSeconds(1);
+
         @Parameters(index = "0", paramLabel = "NAME", description = "The new member's name (unique).")
         String name;
 
@@ -56,8 +62,25 @@ final class MemberCommand extends CommandGroup {
                 + " the larger configuration (the cluster may stop until the new member starts).")
         boolean force;
 
+        @Option(names = "--promote-when-caught-up", description = "With --learner: wait until the learner has"
+                + " caught up, then promote it to voter (exit 1 if it has not by --catch-up-timeout: it stays a"
+                + " learner).")
+        boolean promoteWhenCaughtUp;
+
+        @Option(names = "--catch-up-timeout", paramLabel = "DURATION", defaultValue = "60s",
+                converter = Conversions.DurationConverter.class,
+                description = "How long --promote-when-caught-up waits (default: ${DEFAULT-VALUE}).")
+        Duration catchUpTimeout;
+
         @Override
         int run(RotaClient client, Printer printer) {
+            if (promoteWhenCaughtUp && !learner) {
+                throw usage("--promote-when-caught-up needs --learner: a voter votes at once and has nothing to"
+                        + " wait for; add --learner, or drop --promote-when-caught-up");
+            }
+            if (catchUpTimeout.isNegative() || catchUpTimeout.isZero()) {
+                throw usage("--catch-up-timeout must be positive (got " + Conversions.format(catchUpTimeout) + ")");
+            }
             String peer;
             String clientAddress;
             try {
@@ -67,8 +90,95 @@ final class MemberCommand extends CommandGroup {
             } catch (IllegalArgumentException e) {
                 throw usage(e.getMessage());
             }
-            printAdded(printer, client.cluster().addMember(name, peer, clientAddress, learner, force), clientAddress);
+            AddedMember added = client.cluster().addMember(name, peer, clientAddress, learner, force);
+            printAdded(printer, added, clientAddress, promoteWhenCaughtUp);
+            if (promoteWhenCaughtUp) {
+                printer.memberPromoted("Member " + added.name() + " (id " + added.id() + ") caught up and was promoted"
+                        + " to voter", promoteWhenCaughtUp(client, added));
+            }
             return 0;
+        }
+
+        /**
+         * Waits until learner {@code added} has caught up and promotes it; returns its record as a voter. The
+         * leader decides: a promotion it refuses as LEARNER_BEHIND or LEARNER_NOT_RESPONDING (not started yet)
+         * is tried again at the next poll, until the deadline.
+         */
+        private ClusterMember promoteWhenCaughtUp(RotaClient client, AddedMember added) {
+            long deadline = System.nanoTime() + catchUpTimeout.toNanos();
+            ClusterMember last = null;
+            String refusal = "";
+            while (true) {
+                try {
+                    last = find(client, added.id());
+                    if (last == null) {
+                        throw new CommandFailure("NOT_A_MEMBER", "member " + added.name() + " (id " + added.id()
+                                + ") is no longer in the configuration (removed meanwhile?); nothing promoted"
+                                + " (rotactl member list)");
+                    }
+                } catch (RotaException e) {
+                    if (!transientFailure(e)) {
+                        throw e;
+                    }
+                    refusal = "; the cluster did not answer: " + e.code();   // an election, say: ask again
+                }
+                if (last != null && !last.learner()) {
+                    return last;   // promoted: by us on the previous round (the answer was lost), or by hand
+                }
+                if (last != null) {
+                    long leaderIndex = last.matchIndex() + last.lag();
+                    root().note(spec, Rotactl.note("catching_up").field("id", added.id())
+                            .field("match_index", last.matchIndex()).field("leader_index", leaderIndex)
+                            .field("lag", last.lag()).field("caught_up", last.caughtUp()),
+                            "waiting for " + added.name() + " (id " + added.id() + ") to catch up: match index "
+                                    + last.matchIndex() + " of the leader's " + leaderIndex + " (lag " + last.lag()
+                                    + ")" + refusal);
+                    refusal = "";
+                    if (last.caughtUp()) {
+                        try {
+                            client.cluster().promoteMember(added.id(), force);
+                            ClusterMember now = find(client, added.id());
+                            return now != null ? now : last;
+                        } catch (RotaException e) {
+                            String why = e.membershipRefusal();
+                            if (transientFailure(e)) {
+                                refusal = "; the promotion got no answer (" + e.code() + "): trying again";
+                            } else if ("LEARNER_BEHIND".equals(why) || "LEARNER_NOT_RESPONDING".equals(why)) {
+                                refusal = "; the leader refused the promotion: " + why;
+                            } else {
+                                throw e;
+                            }
+                        }
+                    }
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new CommandFailure("NOT_CAUGHT_UP", "member " + added.name() + " (id " + added.id()
+                            + ") did not catch up within " + Conversions.format(catchUpTimeout)
+                            + (last == null ? "" : " (match index " + last.matchIndex() + ", lag " + last.lag() + ")")
+                            + "; it is still a learner: check that it runs (the command above) and its log, watch"
+                            + " 'rotactl member list --progress', then 'rotactl member promote " + added.id() + "'");
+                }
+                try {
+                    Thread.sleep(POLL.toMillis());
+                } catch (InterruptedException e) {
+                    root().stop().beginCleanup();
+                    throw CommandFailure.stopped("stopped while waiting for member " + added.id() + " to catch up;"
+                            + " it is still a learner: 'rotactl member promote " + added.id() + "' once 'rotactl"
+                            + " member list --progress' shows it caught up", root().stop().forwardedSignal());
+                }
+            }
+        }
+
+        /** A failure worth asking again while the deadline allows (an election in progress, a slow member). */
+        private static boolean transientFailure(RotaException e) {
+            return e.code() == RotaException.Code.TIMEOUT || e.code() == RotaException.Code.UNAVAILABLE
+                    || e.code() == RotaException.Code.NOT_LEADER;
+        }
+
+        /** Member {@code id} as the leader lists it; null if it is not (any more) in the configuration. */
+        private static ClusterMember find(RotaClient client, long id) {
+            return client.cluster().memberListing().members().stream().filter(m -> m.id() == id).findFirst()
+                    .orElse(null);
         }
 
         /**
@@ -76,6 +186,11 @@ final class MemberCommand extends CommandGroup {
          * while its log is empty: §4.2.1), and the command that starts the new member.
          */
         static void printAdded(Printer printer, AddedMember added, String clientAddress) {
+            printAdded(printer, added, clientAddress, false);
+        }
+
+        /** As above; {@code promoting}: the command waits and promotes it, so it says that instead of what to run. */
+        static void printAdded(Printer printer, AddedMember added, String clientAddress, boolean promoting) {
             List<String> next = new ArrayList<>();
             next.add(added.quorumEffect());
             next.add("Start it on an empty data dir:");
@@ -84,12 +199,14 @@ final class MemberCommand extends CommandGroup {
                     + " --initial-cluster " + added.initialCluster() + " --initial-cluster-state existing"
                     + (added.clusterId().isEmpty() ? " [--cluster-id ID, as the others]"
                     : " --cluster-id " + added.clusterId()));
-            if (added.learner()) {
+            if (added.learner() && promoting) {
+                next.add("Waiting for it to catch up, then promoting it (progress on stderr).");
+            } else if (added.learner()) {
                 next.add("Then, once 'rotactl member list --progress' shows it caught up: rotactl member promote "
                         + added.id());
             }
-            printer.memberChanged("Member " + added.name() + " added with id " + added.id() + " as a "
-                    + (added.learner() ? "learner" : "voter") + " (peer " + added.peerAddress() + ")", added.id(), next);
+            printer.memberAdded(added, clientAddress, "Member " + added.name() + " added with id " + added.id()
+                    + " as a " + (added.learner() ? "learner" : "voter") + " (peer " + added.peerAddress() + ")", next);
         }
     }
 
@@ -125,7 +242,7 @@ final class MemberCommand extends CommandGroup {
             // typed the wrong id must hear that nothing was removed, not "removed".
             List<ClusterMember> members = client.cluster().memberList();
             if (members.stream().noneMatch(m -> m.id() == id)) {
-                throw new CommandFailure("no member " + id + " in the cluster (it was never added, or is already"
+                throw new CommandFailure("NOT_A_MEMBER", "no member " + id + " in the cluster (it was never added, or is already"
                         + " removed); nothing removed; its members: " + members.stream()
                         .map(m -> m.id() + " " + m.name()).collect(Collectors.joining(", "))
                         + " (rotactl member list)");
@@ -158,11 +275,11 @@ final class MemberCommand extends CommandGroup {
                 client.cluster().promoteMember(id, force);
             } catch (RotaException e) {
                 if ("LEARNER_BEHIND".equals(e.membershipRefusal())) {
-                    throw new CommandFailure("member " + id + " is still catching up (LEARNER_BEHIND); see its LAG in"
+                    throw new CommandFailure("LEARNER_BEHIND", "member " + id + " is still catching up (LEARNER_BEHIND); see its LAG in"
                             + " 'rotactl member list --progress' and promote it again when CAUGHT UP is true");
                 }
                 if ("LEARNER_NOT_RESPONDING".equals(e.membershipRefusal())) {
-                    throw new CommandFailure("member " + id + " has not answered the leader within an election timeout"
+                    throw new CommandFailure("LEARNER_NOT_RESPONDING", "member " + id + " has not answered the leader within an election timeout"
                             + " (LEARNER_NOT_RESPONDING): start it, or check its network, then promote it again");
                 }
                 throw e;
@@ -196,7 +313,7 @@ final class MemberCommand extends CommandGroup {
                 client.cluster().updateMember(id, peer);
             } catch (RotaException e) {
                 if ("NOT_A_MEMBER".equals(e.membershipRefusal())) {
-                    throw new CommandFailure("no member " + id + " in the cluster (it was never added, or was"
+                    throw new CommandFailure("NOT_A_MEMBER", "no member " + id + " in the cluster (it was never added, or was"
                             + " removed); nothing updated (rotactl member list)");
                 }
                 throw e;

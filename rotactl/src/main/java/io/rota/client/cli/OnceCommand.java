@@ -137,9 +137,8 @@ final class OnceCommand extends ClientCommand {
         }
         printer.onceStatus(key, deleted.orElse(null));
         if (deleted.isPresent()) {
-            spec.commandLine().getErr().println("reset " + key + ": the record above is deleted; the next 'once " + key
-                    + "' runs its command again");
-            spec.commandLine().getErr().flush();
+            root().note(spec, Rotactl.note("reset").field("key", key), "reset " + key + ": the record above is"
+                    + " deleted; the next 'once " + key + "' runs its command again");
         }
         return 0;
     }
@@ -155,10 +154,10 @@ final class OnceCommand extends ClientCommand {
             return 0;
         }
         if (s.state() == OnceState.CLAIMED) {
-            throw new CommandFailure(key + " is in progress elsewhere (claimed by " + s.owner() + "); if that process "
+            throw new CommandFailure("ONCE_IN_PROGRESS", key + " is in progress elsewhere (claimed by " + s.owner() + "); if that process "
                     + "dies, its claim expires and the command may be run again");
         }
-        throw new CommandFailure(key + " failed earlier (" + s.result() + ", by " + s.owner() + ") and failures are "
+        throw new CommandFailure("ONCE_FAILED", key + " failed earlier (" + s.result() + ", by " + s.owner() + ") and failures are "
                 + "not retried by default; check what it left behind, then run it again with 'rotactl once " + key
                 + " --retry-failed -- COMMAND' (or 'rotactl once " + key + " --reset')");
     }

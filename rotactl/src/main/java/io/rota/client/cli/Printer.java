@@ -137,6 +137,18 @@ interface Printer {
     /** A membership change done: what happened (one line), member {@code id}, and what to do next. */
     void memberChanged(String done, long id, List<String> next);
 
+    /**
+     * {@code member add}: as {@link #memberChanged}; JSON adds the new member's record, the cluster id and the
+     * {@code --initial-cluster} it starts with, so a script need not read the printed command (design HS67).
+     */
+    void memberAdded(io.rota.client.AddedMember added, String clientAddress, String done, List<String> next);
+
+    /**
+     * A learner promoted by {@code member add --promote-when-caught-up}: as {@link #memberChanged} without next
+     * steps; JSON adds the member's record as the leader lists it after the promotion (design HS68).
+     */
+    void memberPromoted(String done, io.rota.client.ClusterMember member);
+
     /** A lock now held: its name, holder key, fencing token and lease. */
     void lockHeld(String name, String key, long fencingToken, long leaseId);
 

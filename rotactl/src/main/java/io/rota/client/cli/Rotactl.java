@@ -237,9 +237,9 @@ public final class Rotactl implements Callable<Integer> {
                             + "answered; a write in flight may or may not have been applied", stop.forwardedSignal());
                 }
                 if (e.code() == RotaException.Code.INVALID_ARGUMENT || e.code() == RotaException.Code.REQUEST_TOO_LARGE) {
-                    throw CommandFailure.badValue(describe(e, client, source));
+                    throw CommandFailure.badValue(e.code().name(), describe(e, client, source));
                 }
-                throw new CommandFailure(describe(e, client, source));
+                throw new CommandFailure(e.code().name(), describe(e, client, source));
             } catch (IllegalArgumentException e) {
                 // The SDK checks its arguments before sending: a bad value, as for a usage error.
                 throw CommandFailure.badValue("invalid value: " + e.getMessage() + "; see '"
@@ -306,6 +306,24 @@ public final class Rotactl implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
         }
+    }
+
+    /**
+     * A note on stderr while a command runs (progress, whom a lock waits for, what a reset did): the human
+     * {@code message} as is, or under {@code -w json} one object: {@code {"note":KIND, ...fields, "message":...}}
+     * with the fields {@code json} already holds (design HS66).
+     *
+     * @param json the note's object, begun with {@link #note(String)}
+     */
+    void note(CommandSpec command, Json json, String message) {
+        PrintWriter err = command.commandLine().getErr();
+        err.println(writeOut == Printer.Format.JSON ? json.field("message", message).toString() : message);
+        err.flush();
+    }
+
+    /** A note's JSON object, its first field {@code "note": kind}; {@link #note(CommandSpec, Json, String)} ends it. */
+    static Json note(String kind) {
+        return new Json().field("note", kind);
     }
 
     /** The output format ({@code -w}). */
@@ -386,27 +404,68 @@ public final class Rotactl implements Callable<Integer> {
         }
     }
 
-    /** A usage error: one line naming the mistake and where help is; exit code 2. */
+    /**
+     * A usage error: one line naming the mistake and where help is; exit code 2. Under {@code -w json}:
+     * {@code {"error":"USAGE","message":...}}.
+     */
     private static int usageError(CommandLine.ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();
         PrintWriter err = cmd.getErr();
-        err.println("Error: " + e.getMessage() + "; see '" + cmd.getCommandSpec().qualifiedName() + " --help'");
-        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        String message = e.getMessage() + "; see '" + cmd.getCommandSpec().qualifiedName() + " --help'";
+        if (json(cmd, args)) {
+            err.println(error(CommandFailure.USAGE, message));
+        } else {
+            err.println("Error: " + message);
+            CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        }
         err.flush();
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
     }
 
-    /** A failed command: {@code Error: ...} on stderr; exit code 1 (128 + N when stopped by signal N). */
+    /**
+     * A failed command: {@code Error: ...} on stderr, or under {@code -w json} {@code {"error":CODE,"message":...}};
+     * exit code 1 (2 for a refused value, 128 + N when stopped by signal N), the same in both formats.
+     */
     private static int failure(Exception e, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
-        if (e instanceof CommandFailure) {
-            err.println("Error: " + e.getMessage());
+        boolean json = json(cmd, new String[0]);
+        if (e instanceof CommandFailure f) {
+            err.println(json ? error(f.code(), f.getMessage()) : "Error: " + f.getMessage());
             err.flush();
-            return ((CommandFailure) e).exitCode();
-        } else {
-            err.println("Error: unexpected " + e + "; please report it with the command that caused it");
+            return f.exitCode();
         }
+        String message = "unexpected " + e + "; please report it with the command that caused it";
+        err.println(json ? error("INTERNAL", message) : "Error: " + message);
         err.flush();
         return 1;
+    }
+
+    /** An error as {@code -w json} prints it on stderr. */
+    static String error(String code, String message) {
+        return new Json().field("error", code).field("message", message).toString();
+    }
+
+    /**
+     * Whether errors are to be JSON: {@code -w json} as parsed (or from ROTA_WRITE_OUT); for a usage error found
+     * before {@code -w} was parsed, a {@code -w json} (or {@code --write-out=json}) among the arguments.
+     */
+    private static boolean json(CommandLine cmd, String[] args) {
+        Object root = cmd.getCommandSpec().root().userObject();
+        if (root instanceof Rotactl r && r.writeOut == Printer.Format.JSON) {
+            return true;
+        }
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--")) {
+                return false;
+            }
+            String next = i + 1 < args.length ? args[i + 1] : "";
+            if (((a.equals("-w") || a.equals("--write-out")) && next.equalsIgnoreCase("json"))
+                    || a.equalsIgnoreCase("-wjson") || a.equalsIgnoreCase("-w=json")
+                    || a.equalsIgnoreCase("--write-out=json")) {
+                return true;
+            }
+        }
+        return false;
     }
 }

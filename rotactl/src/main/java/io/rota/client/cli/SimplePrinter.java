@@ -232,6 +232,16 @@ class SimplePrinter implements Printer {
     }
 
     @Override
+    public void memberAdded(io.rota.client.AddedMember added, String clientAddress, String done, List<String> next) {
+        memberChanged(done, added.id(), next);
+    }
+
+    @Override
+    public void memberPromoted(String done, io.rota.client.ClusterMember member) {
+        memberChanged(done, member.id(), List.of());
+    }
+
+    @Override
     public void lockHeld(String name, String key, long fencingToken, long leaseId) {
         out.println(key);
         out.println("fencing token " + fencingToken);

@@ -10,7 +10,6 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.PrintWriter;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -60,10 +59,9 @@ final class SnapshotCommand extends CommandGroup {
                 throw CommandFailure.badValue("cannot write " + file + ": it is a directory; give a file name");
             }
             String endpoint = client.endpoints().get(0);
-            PrintWriter err = spec.commandLine().getErr();
             if (client.endpoints().size() > 1) {
-                err.println("snapshot from " + endpoint + " (the first of --endpoints)");
-                err.flush();
+                root().note(spec, Rotactl.note("source").field("endpoint", endpoint),
+                        "snapshot from " + endpoint + " (the first of --endpoints)");
             }
             Path part = file.resolveSibling(file.getFileName() + ".part");
             SnapshotSummary summary;
@@ -77,8 +75,8 @@ final class SnapshotCommand extends CommandGroup {
                 long[] nextReport = {PROGRESS_EVERY_BYTES};
                 summary = client.maintenance().snapshot(endpoint, out, received -> {
                     if (received >= nextReport[0]) {
-                        err.println("received " + (received >> 20) + " MiB...");
-                        err.flush();
+                        root().note(spec, Rotactl.note("received").field("bytes", received),
+                                "received " + (received >> 20) + " MiB...");
                         nextReport[0] += PROGRESS_EVERY_BYTES;
                     }
                 });

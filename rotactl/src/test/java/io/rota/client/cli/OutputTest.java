@@ -104,6 +104,28 @@ class OutputTest {
     }
 
     @Test
+    @DisplayName("issue 34: member add's JSON has the new member's record and how it starts; promotion its record")
+    void memberAddAndPromotionAsJson() {
+        List<ClusterMember> three = List.of(member(1, false), member(2, false), member(3, false));
+        AddedMember learner = new AddedMember(4, "n4", "127.0.0.1:7104", true, withN4(three, true), "rota-c1");
+        String json = json(p -> MemberCommand.AddCommand.printAdded(p, learner, "127.0.0.1:7004", true));
+        assertTrue(json.startsWith("{\"done\":\"Member n4 added with id 4 as a learner (peer 127.0.0.1:7104)\","
+                + "\"id\":4,\"next\":["), json);
+        assertTrue(json.endsWith(",\"member\":{\"id\":4,\"name\":\"n4\",\"peer_address\":\"127.0.0.1:7104\","
+                + "\"client_address\":\"127.0.0.1:7004\",\"is_learner\":true},\"cluster_id\":\"rota-c1\","
+                + "\"initial_cluster\":\"n1=1@127.0.0.1:7101,n2=2@127.0.0.1:7102,n3=3@127.0.0.1:7103,"
+                + "n4=4@127.0.0.1:7104\"}\n"), json);
+        String simple = simple(p -> MemberCommand.AddCommand.printAdded(p, learner, "127.0.0.1:7004", true));
+        assertTrue(simple.endsWith("Waiting for it to catch up, then promoting it (progress on stderr).\n"), simple);
+        ClusterMember voter = new ClusterMember(4, "n4", "127.0.0.1:7104", "127.0.0.1:7004", false, false, 42, 0, true);
+        assertEquals("{\"done\":\"promoted\",\"id\":4,\"next\":[],\"member\":{\"id\":4,\"name\":\"n4\","
+                + "\"peer_address\":\"127.0.0.1:7104\",\"client_address\":\"127.0.0.1:7004\",\"is_learner\":false,"
+                + "\"is_leader\":false,\"match_index\":42,\"lag\":0,\"caught_up\":true}}\n",
+                json(p -> p.memberPromoted("promoted", voter)));
+        assertEquals("promoted\n", simple(p -> p.memberPromoted("promoted", voter)));
+    }
+
+    @Test
     @DisplayName("member list shows the cluster's id (issue 32) where etcd puts it, in json's header, and under the table; plain text stays etcdctl's")
     void memberListShowsTheClusterId() {
         List<ClusterMember> three = List.of(member(1, false), member(2, false), member(3, false));

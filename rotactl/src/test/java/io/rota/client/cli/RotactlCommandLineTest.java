@@ -141,6 +141,34 @@ class RotactlCommandLineTest {
     }
 
     @Test
+    @DisplayName("issue 34: under -w json an error is one JSON object on stderr, with the same exit code")
+    void errorsAreJsonUnderWriteOutJson() throws IOException {
+        Run usage = run("", "get", "k", "--limit", "-1", "-w", "json");
+        assertEquals(2, usage.exitCode(), usage.toString());
+        assertTrue(usage.err().startsWith("{\"error\":\"USAGE\",\"message\":\"--limit must not be negative"), usage.err());
+        assertEquals(1, usage.err().lines().count(), usage.err());
+        assertEquals("", usage.out());
+        // Found before -w was parsed: the arguments still say json.
+        Run early = run("", "gett", "k", "-w", "json");
+        assertEquals(2, early.exitCode(), early.toString());
+        assertTrue(early.err().startsWith("{\"error\":\"USAGE\",\"message\":\"Unmatched arguments"), early.err());
+        assertTrue(run(Map.of("ROTA_WRITE_OUT", "json"), "", "lease", "grant", "0").err()
+                .startsWith("{\"error\":\"USAGE\",\"message\":\"TTL must be a positive"));
+        assertUsage(run("", "member", "add", "n4", "--peer-urls", "127.0.0.1:7104", "--promote-when-caught-up"),
+                "Error: --promote-when-caught-up needs --learner");
+        String endpoint = "127.0.0.1:" + closedPort();
+        Run unreachable = run(Map.of("ROTA_ENDPOINTS", endpoint), "", "put", "k", "v", "-w", "json");
+        assertEquals(1, unreachable.exitCode(), unreachable.toString());
+        assertTrue(unreachable.err().startsWith("{\"error\":\"UNAVAILABLE\",\"message\":\"cannot reach the cluster at "
+                + endpoint), unreachable.err());
+        assertTrue(unreachable.err().endsWith("\"}\n"), unreachable.err());
+        Run snapshot = run("", "snapshot", "status", "/nonexistent/backup.db", "-w", "json");
+        assertEquals(2, snapshot.exitCode(), snapshot.toString());
+        assertTrue(snapshot.err().startsWith("{\"error\":\"INVALID_ARGUMENT\",\"message\":\"no such file: "),
+                snapshot.err());
+    }
+
+    @Test
     void badTxnSyntaxIsAUsageErrorNamingTheLine() {
         Run r = run("value(\"k\") = \"v\"\n\nput k\n", "txn");
         assertUsage(r, "Error: txn line 3: put takes KEY VALUE (quote a value with spaces), got 'put k'; see 'rotactl txn --help'");
