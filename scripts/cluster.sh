@@ -217,8 +217,8 @@ http_get() {
   curl -sf --max-time 1 $(http_tls) "${login[@]}" "$(http_url "$1" "$2")"
 }
 
-field() { # one field of the flat /status document
-  sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" <<<"$2" | head -n 1
+field() { # one field of a one-line JSON object (/status, rotactl -w json): "NAME":"TEXT" or "NAME":VALUE
+  sed -n -e "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" -e t -e "s/.*\"$1\":\([^\",}]*\).*/\1/p" <<<"$2" | head -n 1
 }
 
 # Sets ROLE (LEADER, FOLLOWER, CANDIDATE, PAUSED, DOWN or NEEDS-ROOT: auth is on and ROTA_HTTP_USER is not root),
@@ -390,10 +390,15 @@ case "$cmd" in
     # does not run still counts toward the quorum (issue 32, item 7).
     if [[ -f "$ROOT/rotactl/target/rotactl.jar" ]]; then
       managed=" "; for i in "${MEMBERS[@]}"; do managed+="$(member_id "$i") "; done
-      "$ROOT/scripts/rotactl" --endpoints "$(endpoints)" --command-timeout 3s member list -w simple 2>/dev/null \
-        | while IFS=', ' read -r id started name peer client learner; do
+      # rotactl -w json: one object, "members":[{...},{...}]; one member a line, each read with field().
+      "$ROOT/scripts/rotactl" --endpoints "$(endpoints)" --command-timeout 3s member list -w json 2>/dev/null \
+        | sed -e 's/^.*"members":\[{//' -e 's/}\]}$//' -e 's/},{/\n/g' \
+        | while IFS= read -r m; do
+            id="$(field id "$m")"; name="$(field name "$m")"; peer="$(field peer_address "$m")"
+            client="$(field client_address "$m")"
+            [[ -n "$id" ]] || continue
             [[ "$managed" == *" $id "* ]] && continue
-            kind=voter; [[ "$learner" == true ]] && kind=learner
+            kind=voter; [[ "$(field is_learner "$m")" == true ]] && kind=learner
             printf '%-5s %-8s %-16s %-10s %-5s %s\n' "$name" - "${client:--}" - - \
               "- ($kind, id $id, peer $peer: not managed by cluster.sh)"
           done || true
@@ -425,24 +430,28 @@ case "$cmd" in
     ((n > SIZE)) || die "n$n is one of the first $SIZE members; add n$((SIZE + 1)) or later"
     [[ -f "$ROOT/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
     build_jar
-    rctl=("$ROOT/scripts/rotactl" --endpoints "$(endpoints)")
-    out="$("${rctl[@]}" member add "n$n" --peer-urls "127.0.0.1:$(peer_port "$n")" \
-      --client-urls "127.0.0.1:$(client_port "$n")" --learner)" || die "member add failed (see above)"
-    echo "$out" | head -n 1
-    id="$(sed -n 's/.* added with id \([0-9]*\) .*/\1/p' <<<"$out" | head -n 1)"
-    join="$(grep -o -- '--initial-cluster [^ ]*' <<<"$out" | head -n 1 | cut -d' ' -f2)"
-    cid="$(grep -o -- '--cluster-id [^ []*' <<<"$out" | head -n 1 | cut -d' ' -f2)"
-    [[ -n "$id" && -n "$join" && -n "$cid" ]] || die "could not read member add's answer: $out"
-    mkdir -p "$DIR"; echo "$n $id" >>"$ADDED"; echo "$join" >"$DIR/n$n.join"; echo "$cid" >"$DIR/n$n.cluster-id"
+    # rotactl adds the learner, prints its record (-w json: one line) and waits until it has caught up to promote
+    # it; the member is started here meanwhile, from that record (design HS69).
+    added="$DIR/n$n.add.json"; mkdir -p "$DIR"; : >"$added"
+    "$ROOT/scripts/rotactl" --endpoints "$(endpoints)" -w json member add "n$n" \
+      --peer-urls "127.0.0.1:$(peer_port "$n")" --client-urls "127.0.0.1:$(client_port "$n")" \
+      --learner --promote-when-caught-up --catch-up-timeout "${START_TIMEOUT_S}s" >"$added" &
+    rpid=$!
+    trap 'kill "$rpid" 2>/dev/null || true' EXIT   # a failed start below: no rotactl left waiting for it
+    until [[ -s "$added" ]]; do
+      kill -0 "$rpid" 2>/dev/null || { wait "$rpid" || true; die "member add failed (see above)"; }
+      sleep 0.1
+    done
+    record="$(head -n 1 "$added")"
+    id="$(field id "$record")"; join="$(field initial_cluster "$record")"; cid="$(field cluster_id "$record")"
+    [[ -n "$id" && -n "$join" && -n "$cid" ]] || { kill "$rpid" 2>/dev/null || true; die "could not read member add's answer: $record"; }
+    echo "Member n$n added with id $id as a learner (peer 127.0.0.1:$(peer_port "$n"))"
+    echo "$n $id" >>"$ADDED"; echo "$join" >"$DIR/n$n.join"; echo "$cid" >"$DIR/n$n.cluster-id"
     MEMBERS+=("$n")
     start_member "$n"
     write_state
-    await "n$n not healthy" http_get "$n" /health >/dev/null
-    deadline=$((SECONDS + START_TIMEOUT_S))
-    until "${rctl[@]}" member promote "$id" >/dev/null 2>&1; do
-      ((SECONDS < deadline)) || die "n$n did not catch up in ${START_TIMEOUT_S}s; see $DIR/n$n.log, then: scripts/rotactl member promote $id"
-      sleep 0.5
-    done
+    wait "$rpid" || die "n$n did not catch up in ${START_TIMEOUT_S}s (see above and $DIR/n$n.log); it is still a learner: scripts/rotactl member promote $id"
+    trap - EXIT; rm -f "$added"
     echo "n$n (id $id) caught up and was promoted to voter."
     echo
     echo "ROTA_ENDPOINTS=$(endpoints)"
