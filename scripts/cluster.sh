@@ -11,8 +11,9 @@
 #   scripts/cluster.sh resume NAME      SIGCONT
 #   scripts/cluster.sh restart NAME     stop it (SIGTERM, or it is already dead), start it, wait for /health
 #   scripts/cluster.sh partition NAME   LAB MODE: cut the member's Raft peer traffic (both ways); heal NAME ends it
-#   scripts/cluster.sh add NAME         add a member (n4, n5, ... on the next ports): rotactl member add --learner,
-#                                       start it with --initial-cluster-state existing, promote it once caught up
+#   scripts/cluster.sh add NAME         add a member (n4, n5, ... on the next ports): rotactl member add --learner
+#                                       --promote-when-caught-up, start it meanwhile with --initial-cluster-state
+#                                       existing; rotactl promotes it once caught up
 #   scripts/cluster.sh remove NAME      rotactl member remove, stop it, delete its data dir (its id is retired)
 #
 # The dashboard: http://127.0.0.1:7201/ (any member's HTTP port). ROTA_LAB=1 at start turns on lab mode: the
@@ -219,6 +220,16 @@ http_get() {
 
 field() { # one field of a one-line JSON object (/status, rotactl -w json): "NAME":"TEXT" or "NAME":VALUE
   sed -n -e "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" -e t -e "s/.*\"$1\":\([^\",}]*\).*/\1/p" <<<"$2" | head -n 1
+}
+
+human() { # rotactl's -w json notes and errors on stderr, as the text of their "message" (always the last field)
+  local line
+  while IFS= read -r line; do
+    if [[ "$line" == *'"message":"'*'"}' ]]; then
+      line="${line##*\"message\":\"}"; line="${line%\"\}}"; line="${line//\\\"/\"}"; line="${line//\\\\/\\}"
+    fi
+    printf '%s\n' "$line"
+  done
 }
 
 # Sets ROLE (LEADER, FOLLOWER, CANDIDATE, PAUSED, DOWN or NEEDS-ROOT: auth is on and ROTA_HTTP_USER is not root),
@@ -435,7 +446,7 @@ case "$cmd" in
     added="$DIR/n$n.add.json"; mkdir -p "$DIR"; : >"$added"
     "$ROOT/scripts/rotactl" --endpoints "$(endpoints)" -w json member add "n$n" \
       --peer-urls "127.0.0.1:$(peer_port "$n")" --client-urls "127.0.0.1:$(client_port "$n")" \
-      --learner --promote-when-caught-up --catch-up-timeout "${START_TIMEOUT_S}s" >"$added" &
+      --learner --promote-when-caught-up --catch-up-timeout "${START_TIMEOUT_S}s" >"$added" 2> >(human >&2) &
     rpid=$!
     trap 'kill "$rpid" 2>/dev/null || true' EXIT   # a failed start below: no rotactl left waiting for it
     until [[ -s "$added" ]]; do

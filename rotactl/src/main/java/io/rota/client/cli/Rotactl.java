@@ -32,6 +32,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Exit codes: 0 success, 1 a failed operation ({@code Error: ...} on stderr says what went wrong and
  * what to do), 2 a usage error or a value the cluster refused, 128 + N when signal N stopped the command.
+ * Under {@code -w json} the error is a JSON object instead, and so are the notes on stderr (design HS65, HS66).
  * Only {@link #main} exits the JVM; tests build the command line with {@link #commandLine} and their own
  * streams and environment.
  */
@@ -61,6 +62,8 @@ import java.util.concurrent.TimeoutException;
                 "Exit codes: 0 success, 1 the cluster could not do it (or a lock or leadership was lost), 2 a usage",
                 "  error or a value the cluster refused (empty key, over a limit); lock and once with a COMMAND exit",
                 "  with the command's exit code; 130 (143) when Ctrl-C (SIGTERM) stopped a call in flight.",
+                "With -w json, stderr is JSON too: an error is {\"error\":CODE,\"message\":...}, a note while a",
+                "  command runs {\"note\":KIND,...}; the exit codes are the same.",
                 "Ctrl-C stops a long-running command cleanly: lock releases, elect resigns, watch ends; a COMMAND of",
                 "  lock or once gets the same signal in its whole process group, and is gone before the release.",
                 "Walkthrough: docs/rotactl.md"})
@@ -208,6 +211,7 @@ public final class Rotactl implements Callable<Integer> {
      * then closes the client. A {@link RotaException} becomes a {@link CommandFailure} saying what to do.
      */
     int withClient(CommandSpec command, ClientBody body) throws Exception {
+        stop.json(writeOut == Printer.Format.JSON);
         EndpointSource source = endpointSource(command);
         List<String> members = source.endpoints();
         Printer printer = writeOut.on(command.commandLine().getOut(), hex);

@@ -32,6 +32,8 @@ final class StopSignal {
     private final CountDownLatch finished = new CountDownLatch(1);
     private State state = State.RUNNING;
     private String signal;
+    /** Whether the command writes {@code -w json}: then what this class says on stderr is a JSON error too. */
+    private volatile boolean json;
 
     /** @param command the thread that runs the command */
     StopSignal(Thread command) {
@@ -63,9 +65,18 @@ final class StopSignal {
         }
     }
 
+    /** The command writes {@code -w json} ({@code true}): say a cut-short cleanup as a JSON error (design HS66). */
+    void json(boolean on) {
+        json = on;
+    }
+
+    private void say(PrintStream err, String message) {
+        err.println(json ? Rotactl.error("STOPPED", message) : "Error: " + message);
+    }
+
     private void onSignal(String name, int number, PrintStream err) {
         if (!stop(name)) {
-            err.println("Error: stopped again (SIG" + name + ") before cleanup finished; a lock or once-claim still held"
+            say(err, "stopped again (SIG" + name + ") before cleanup finished; a lock or once-claim still held"
                     + " ends with its lease");
             Runtime.getRuntime().halt(128 + number);
         }
@@ -75,7 +86,7 @@ final class StopSignal {
             } catch (InterruptedException e) {
                 return;
             }
-            err.println("Error: cleanup after SIG" + name + " took longer than " + Conversions.format(CLEANUP)
+            say(err, "cleanup after SIG" + name + " took longer than " + Conversions.format(CLEANUP)
                     + "; exiting anyway: a lock or once-claim still held ends with its lease");
             Runtime.getRuntime().halt(128 + number);
         }, "rotactl-cleanup-watchdog");
