@@ -75,7 +75,7 @@ class ServerSimulationTest {
                     }
                     failed++;
                     System.out.println("FAILED " + message.lines().filter(l -> !l.startsWith("    ")
-                            || l.contains("CoordinationStateMachine.")).limit(6).toList());
+                            || l.contains("io.rota.server.kv.")).limit(6).toList());
                     continue;
                 }
                 proposed += w.generatedProposed;
