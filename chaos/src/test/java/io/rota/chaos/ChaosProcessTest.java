@@ -1,6 +1,7 @@
 package io.rota.chaos;
 
 import io.rota.chaos.checker.Verdict;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * scripts/chaos.sh (docs/RELIABILITY.md). The seed is random and printed; {@code -Dchaos.seed=N} replays a
  * schedule, {@code -Dchaos.seconds=N} runs longer.
  */
+@Tag("process")
+@Tag("chaos")
 class ChaosProcessTest {
 
     @TempDir

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * extension tests) against three real Rota members. Each test gets its own key prefix, as the suite reuses
  * one lock name and some of its tests leave the lock held.
  */
+@Tag("cluster")
 class RotaLockProviderIntegrationTest extends AbstractExtensibleLockProviderIntegrationTest {
 
     private static InProcessCluster cluster;

@@ -10,6 +10,7 @@ import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * one application) run a {@code @SingletonJob} every 300 ms; each fire time runs once, with growing fencing
  * tokens, the run history records it, the meters count it, and the health indicator is UP.
  */
+@Tag("cluster")
 class RotaClusterTest {
 
     static InJvmCluster cluster;

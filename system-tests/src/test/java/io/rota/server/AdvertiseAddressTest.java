@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.client.ClusterMember;
 import io.rota.client.RotaClient;
 import io.rota.testkit.Await;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * members look up when they dial). They elect a leader and commit through the named addresses, and the
  * member list shows what each advertised, never the bind address.
  */
+@Tag("cluster")
 class AdvertiseAddressTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);

@@ -33,6 +33,7 @@ import io.rota.proto.SessionKeepAliveRequest;
 import io.rota.proto.SessionRef;
 import io.rota.proto.TxnRequest;
 import io.rota.raft.core.Entry;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,6 +54,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a member that has not applied the lease's grant (cut off from its peers by the lab switch) is still refused,
  * because the owner is checked where the lease is known — at apply.
  */
+@Tag("cluster")
 class ApplyAuthClusterTest {
 
     /** The members' own commands: they name no caller, and apply does not check them. */

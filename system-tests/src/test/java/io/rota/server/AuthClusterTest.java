@@ -20,6 +20,7 @@ import com.google.protobuf.ByteString;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -42,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Setup (once): root; role reader-a (READ app-a/), user alice with it; role owner-b (READWRITE app-b/),
  * user bob with it; then auth is enabled while an anonymous client is connected.
  */
+@Tag("cluster")
 class AuthClusterTest {
 
     @RegisterExtension

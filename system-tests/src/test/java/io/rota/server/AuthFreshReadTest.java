@@ -12,6 +12,7 @@ import io.rota.etcd.api.RangeResponse;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
 import io.rota.proto.RangeRequest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>This is the race behind a failure of {@code JetcdProcessTest.authWithUserAndPassword} in CI (stop 25): a
  * jetcd client without credentials read from a follower that had not yet applied the acknowledged enable.
  */
+@Tag("cluster")
 class AuthFreshReadTest {
 
     @TempDir

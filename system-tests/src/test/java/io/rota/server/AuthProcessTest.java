@@ -16,6 +16,7 @@ import io.rota.testkit.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -46,6 +47,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * are slow on a loaded machine: one cluster serves every test, and the in-JVM AuthClusterTest holds the
  * finer cases (txn branches, brute force, failover).
  */
+@Tag("process")
 class AuthProcessTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30);

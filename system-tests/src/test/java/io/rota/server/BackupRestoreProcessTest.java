@@ -7,6 +7,7 @@ import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * refused. Then the restored cluster's space quota: past a tiny --quota-backend-bytes its leader arms NOSPACE,
  * puts fail NO_SPACE, deletes still work, and after a compaction and {@code rotactl alarm disarm} puts work again.
  */
+@Tag("process")
 class BackupRestoreProcessTest {
 
     private static final int MEMBERS = 3;

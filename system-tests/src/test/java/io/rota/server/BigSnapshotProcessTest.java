@@ -6,6 +6,7 @@ import io.rota.client.RotaException;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +46,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * "Caught up" is the leader's view: the new member acknowledged the installed snapshot (its file written,
  * forced and recorded) and is within the catch-up window; its restore into memory follows.
  */
+@Tag("process")
 class BigSnapshotProcessTest {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(30);

@@ -11,6 +11,7 @@ import io.rota.server.cluster.MemberIdentity;
 import io.rota.server.cluster.MemberRefusedException;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Before, a member of a young cluster (no snapshot yet) restarted with a one-member {@code --initial-cluster}
  * took it as its configuration and elected itself alone (§4.1: a server uses the configuration it holds).
  */
+@Tag("cluster")
 class BootstrapInLogTest {
 
     @TempDir

@@ -4,6 +4,7 @@ import io.rota.client.AddedMember;
 import io.rota.client.RotaClient;
 import io.rota.server.cluster.MemberIdentity;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * each data dir; {@code member add} answers with it for the new member, and /status shows it. Before, every
  * cluster was "rota", so a member of one could talk to another started on the same addresses.
  */
+@Tag("cluster")
 class ClusterIdTest {
 
     @TempDir

@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * line per member, a killed member shows DOWN, stop ends the rest. Runs after {@code package} (failsafe):
  * the script uses the packaged jar. Members left running by a failure are killed by their PID files.
  */
+@Tag("process")
 class ClusterScriptProcessTest {
 
     @TempDir

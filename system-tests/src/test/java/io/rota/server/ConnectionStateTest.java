@@ -7,6 +7,7 @@ import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * CONNECTED, every member stopped is SUSPENDED, members back is RECONNECTED (found by the client's own probe,
  * the test makes no call), a kept-alive lease revoked is LOST, and close is LOST. Own cluster: it stops all.
  */
+@Tag("cluster")
 class ConnectionStateTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -12,6 +12,7 @@ import io.rota.proto.Frame;
 import io.rota.proto.RangeRequest;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>System properties: {@code crash.restarts} (default 3; the full run is 100), {@code crash.seed} (replays
  * the choice of victims and moments), {@code crash.writers} (default 3).
  */
+@Tag("process")
 class CrashConsistencyProcessTest {
 
     private static final int RESTARTS = Integer.getInteger("crash.restarts", 3);

@@ -4,6 +4,7 @@ import io.rota.testkit.Await;
 import io.rota.testkit.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Screenshots go to target/dashboard-screenshots, or to {@code -Ddashboard.screenshots=DIR} (docs/ for the
  * committed ones: see docs/dashboard.md). Without Chromium and ChromeDriver the test is SKIPPED, loudly.
  */
+@Tag("process")
+@Tag("browser")
 class DashboardProcessTest {
 
     /** Election timeout is 1 s, randomised to 1–2 s, plus pre-vote and vote, plus the page noticing (1.5 s). */

@@ -4,6 +4,7 @@ import io.rota.client.RotaClient;
 import io.rota.client.recipes.Lock;
 import io.rota.client.recipes.LockHandle;
 import io.rota.testkit.Await;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * election in the timeline and a lock taken with the SDK's Lock recipe; /dashboard/events streams
  * server-sent events a few times a second and refuses listeners beyond its bound; lab mode is off.
  */
+@Tag("cluster")
 class DashboardTest {
 
     @RegisterExtension

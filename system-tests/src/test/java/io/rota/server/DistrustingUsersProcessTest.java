@@ -33,6 +33,7 @@ import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -69,6 +70,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * answer still remembered) and watch (exactly her own writes, in order) match a model, and no member exited. The
  * seed is printed, and every failure names it.
  */
+@Tag("process")
 class DistrustingUsersProcessTest {
 
     private static final int LEASE_QUOTA = 4;

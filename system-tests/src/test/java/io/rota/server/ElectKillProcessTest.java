@@ -1,6 +1,7 @@
 package io.rota.server;
 
 import io.rota.testkit.Await;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the other becomes leader once the dead one's lease expires — with a higher epoch, never while the
  * first still led.
  */
+@Tag("process")
 class ElectKillProcessTest {
 
     @RegisterExtension

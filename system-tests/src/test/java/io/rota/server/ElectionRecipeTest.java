@@ -11,6 +11,7 @@ import io.rota.client.recipes.LockOptions;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Election recipe against three in-JVM servers. */
+@Tag("cluster")
 class ElectionRecipeTest {
 
     @RegisterExtension

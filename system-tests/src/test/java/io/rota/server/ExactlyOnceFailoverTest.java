@@ -4,6 +4,7 @@ import io.rota.proto.Frame;
 import io.rota.proto.RegisterSessionRequest;
 import io.rota.proto.RegisterSessionResponse;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /** Exactly-once over the client protocol, across members and across a leader change (own cluster: it stops the leader). */
+@Tag("cluster")
 class ExactlyOnceFailoverTest {
 
     @RegisterExtension

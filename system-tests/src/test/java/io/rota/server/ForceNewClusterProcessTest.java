@@ -6,6 +6,7 @@ import io.rota.client.RotaClient;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * acknowledged write, takes writes again, and grows by the usual learner-then-promote path. An old member
  * that comes back on its old data dir is refused by the new cluster (it was retired).
  */
+@Tag("process")
 class ForceNewClusterProcessTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);

@@ -8,6 +8,7 @@ import io.rota.server.fuzz.PeerPortFuzzer;
 import io.rota.server.fuzz.Tally;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,6 +61,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * (replays a run's inputs: each worker's stream is seeded from it; the interleaving is not replayed),
  * {@code fuzz.workers} (default 8).
  */
+@Tag("process")
 class FuzzProcessTest {
 
     private static final long FRAMES = Long.getLong("fuzz.frames", 15_000);

@@ -10,6 +10,7 @@ import io.rota.testkit.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.SSLException;
@@ -43,6 +44,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * chosen source address. Every test client holds a certificate of the cluster's CA: {@value TlsCluster#CLIENT_CN}
  * (names no user), {@code alice} (a user without the root role) or {@code root}.
  */
+@Tag("process")
 class HttpPortProcessTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30);

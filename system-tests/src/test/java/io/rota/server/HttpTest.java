@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.testkit.Await;
 import io.rota.testkit.Ports;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** /health, /status and /metrics on a live cluster; a member that cannot bind its port exits with 1. */
+@Tag("cluster")
 class HttpTest {
 
     @RegisterExtension

@@ -15,6 +15,7 @@ import io.rota.proto.WatchRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Bad requests over the wire (one member: this is about the protocol, not replication): each gets a typed
  * error with a human message on its own call id, and the connection keeps working.
  */
+@Tag("cluster")
 class InvalidArgumentTest {
 
     @TempDir

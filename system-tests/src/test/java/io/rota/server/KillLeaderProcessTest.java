@@ -6,6 +6,7 @@ import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import io.rota.testkit.Ports;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * with SIGKILL (Process.destroyForcibly on Linux); writes continue through the survivors and every
  * acknowledged write is still there. Runs in the integration-test phase, after the jar is packaged.
  */
+@Tag("process")
 class KillLeaderProcessTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);

@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.proto.Frame;
 import io.rota.testkit.Await;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * remaining + election timeout), never earlier); once the keep-alives stop, it expires within
  * TTL + 2 × election timeout of the last one.
  */
+@Tag("cluster")
 class LeaseFailoverTest {
 
     @TempDir

@@ -10,6 +10,7 @@ import io.rota.client.recipes.LockTimeoutException;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * L1–L4), against three in-JVM servers: the writes per cycle counted as store revisions, the shared session
  * lease, hand-over by the predecessor's deletion event, and when the queue is still read again.
  */
+@Tag("cluster")
 class LockCycleTest {
 
     @RegisterExtension

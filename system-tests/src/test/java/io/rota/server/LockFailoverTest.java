@@ -6,6 +6,7 @@ import io.rota.client.recipes.LockHandle;
 import io.rota.client.recipes.LockOptions;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A held lock survives the loss of the Raft leader: keep-alives move on, nobody else gets in. */
+@Tag("cluster")
 class LockFailoverTest {
 
     @TempDir

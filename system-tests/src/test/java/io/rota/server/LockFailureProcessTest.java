@@ -8,6 +8,7 @@ import io.rota.client.recipes.LockOptions;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * was filed with — a refused second lock handed the client's first lock to its waiter seconds before its
  * safe-until — and {@code rotactl lock} reporting a lock lost while its holder was paused.
  */
+@Tag("process")
 class LockFailureProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -14,6 +14,7 @@ import io.rota.client.recipes.LockOptions;
 import io.rota.client.recipes.LockTimeoutException;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and a failed operation on one of them never ends that session — which would hand the others to their
  * waiters before their holders' safe-until.
  */
+@Tag("cluster")
 class LockFailureTest {
 
     @RegisterExtension

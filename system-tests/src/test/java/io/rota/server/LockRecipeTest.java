@@ -14,6 +14,7 @@ import io.rota.client.recipes.StaleTokenException;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Lock recipe against three in-JVM servers: exclusion, FIFO, fencing, safe-until, lock-delay. */
+@Tag("cluster")
 class LockRecipeTest {
 
     @RegisterExtension

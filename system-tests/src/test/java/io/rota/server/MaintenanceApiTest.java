@@ -8,6 +8,7 @@ import io.rota.proto.AlarmRequest;
 import io.rota.proto.AlarmType;
 import io.rota.proto.Error;
 import io.rota.proto.Frame;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * holds the writes acknowledged before it (it is taken at a linearizable point) and checks; compaction
  * answers and refuses as etcd's; a client can list and disarm alarms but not arm one.
  */
+@Tag("cluster")
 class MaintenanceApiTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * directory under its old id is refused with the way to replace it; the replacement (remove, add) works; a
  * member moved to a new peer address (update, restart there) rejoins.
  */
+@Tag("cluster")
 class MembershipChangeTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);

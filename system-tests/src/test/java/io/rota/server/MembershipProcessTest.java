@@ -8,6 +8,7 @@ import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * write load. Every acknowledged write must be present at the end, and a linearizable read after each
  * acknowledged write must see it ("throughout").
  */
+@Tag("process")
 class MembershipProcessTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);

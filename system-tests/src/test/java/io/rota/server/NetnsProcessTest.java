@@ -4,6 +4,7 @@ import io.rota.client.ClusterMember;
 import io.rota.client.RotaClient;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * there. Needs root and a kernel that allows network namespaces, veth pairs and bridges: where
  * {@code netns.sh check} says no, the test is skipped with its reason (never passed silently).
  */
+@Tag("process")
 class NetnsProcessTest {
 
     private static final Path SCRIPT = Path.of("..", "scripts", "netns.sh").toAbsolutePath().normalize();

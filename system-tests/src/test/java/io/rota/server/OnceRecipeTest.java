@@ -13,6 +13,7 @@ import io.rota.client.recipes.StaleTokenException;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Once-records against three in-JVM servers. */
+@Tag("cluster")
 class OnceRecipeTest {
 
     @RegisterExtension

@@ -18,6 +18,7 @@ import io.rota.proto.PutRequest;
 import io.rota.testkit.Await;
 import io.rota.testkit.Ports;
 import io.rota.testkit.ProcessCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +46,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * etcd port (the flags of docs/security.md, "Resource limits"). Each test starts its own one-member cluster
  * with the limit under test made small.
  */
+@Tag("process")
 class ResourceLimitsProcessTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30);

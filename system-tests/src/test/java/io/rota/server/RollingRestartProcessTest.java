@@ -5,6 +5,7 @@ import io.rota.client.RotaException;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>{@code -Drolling.repeats=N} repeats the restart N times and also runs the same restart with SIGKILL
  * (no hand-off) for comparison; the default is one SIGTERM round.
  */
+@Tag("process")
 class RollingRestartProcessTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);

@@ -14,6 +14,7 @@ import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 import io.rota.client.WatchOptions;
 import io.rota.testkit.Await;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The SDK calls rotactl is built on, against three in-JVM servers: get with options, the lease list and
  * renewal notices, watches with previous keys, and the cluster API (status, health, members).
  */
+@Tag("cluster")
 class RotaClientClusterApiTest {
 
     @RegisterExtension

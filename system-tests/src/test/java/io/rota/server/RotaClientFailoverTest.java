@@ -3,6 +3,7 @@ package io.rota.server;
 import io.rota.client.KeyValue;
 import io.rota.client.RotaClient;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /** The SDK recovers by itself when the leader stops (own cluster: it stops the leader). */
+@Tag("cluster")
 class RotaClientFailoverTest {
 
     @RegisterExtension

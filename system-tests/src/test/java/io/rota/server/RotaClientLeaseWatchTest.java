@@ -10,6 +10,7 @@ import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The SDK's leases (keep-alive, revoke, time-to-live) and watches against three in-JVM servers. */
+@Tag("cluster")
 class RotaClientLeaseWatchTest {
 
     @RegisterExtension

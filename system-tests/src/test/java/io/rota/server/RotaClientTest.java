@@ -10,6 +10,7 @@ import io.rota.client.RotaClient;
 import io.rota.client.RotaException;
 import io.rota.client.TxnResult;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Java SDK ({@code io.rota.client}) against three real in-JVM servers. */
+@Tag("cluster")
 class RotaClientTest {
 
     @RegisterExtension

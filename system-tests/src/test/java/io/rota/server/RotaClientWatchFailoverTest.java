@@ -5,6 +5,7 @@ import io.rota.client.RotaException;
 import io.rota.client.Watch;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** An SDK watch resumes on another member when its member stops (own cluster: it stops a member). */
+@Tag("cluster")
 class RotaClientWatchFailoverTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import io.rota.server.RotactlRunner.Run;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ROTA_WATCH_* variables and --progress-notify; endpoint hashkv agreeing across members; version; check perf
  * (its report and clean-up, not its verdict: performance is not asserted in tests); and the environment.
  */
+@Tag("cluster")
 class RotactlEtcdHabitsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);

@@ -5,6 +5,7 @@ import io.rota.server.RotactlRunner.Run;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The last test kills a member, so the order is fixed.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("process")
 class RotactlProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);

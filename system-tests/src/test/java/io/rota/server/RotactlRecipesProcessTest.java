@@ -8,6 +8,7 @@ import io.rota.client.recipes.SingletonJob;
 import io.rota.server.RotactlRunner.Background;
 import io.rota.server.RotactlRunner.Run;
 import io.rota.testkit.Await;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * in-process with captured streams; the COMMANDs they run are real child processes ({@code sh -c ...}) that
  * leave their traces in files.
  */
+@Tag("process")
 class RotactlRecipesProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);

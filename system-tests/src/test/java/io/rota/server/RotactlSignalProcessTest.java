@@ -4,6 +4,7 @@ import io.rota.server.RotactlRunner.Background;
 import io.rota.server.RotactlRunner.Run;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * shell does — before the once claim or the lock is released, and the interrupt must not be reported
  * as the cluster being down.
  */
+@Tag("process")
 class RotactlSignalProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);

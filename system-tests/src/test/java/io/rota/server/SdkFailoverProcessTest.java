@@ -9,6 +9,7 @@ import io.rota.client.WatchEvent;
 import io.rota.client.WatchListener;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * measured by benchmarks, not tests). {@code -Dfailover.runs=N} repeats the experiment on fresh
  * clusters and prints the median — the figure quoted in docs/java.md.
  */
+@Tag("process")
 class SdkFailoverProcessTest {
 
     private static final int WRITERS = 4;

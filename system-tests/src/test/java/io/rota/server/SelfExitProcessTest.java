@@ -2,6 +2,7 @@ package io.rota.server;
 
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@link ProcessCluster#expectExit}); and a member refusing a data dir of another cluster exits 3, the status
  * a supervisor must not restart. One-member clusters: the cheapest real processes.
  */
+@Tag("process")
 class SelfExitProcessTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);

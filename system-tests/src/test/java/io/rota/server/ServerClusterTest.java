@@ -18,6 +18,7 @@ import io.rota.proto.WatchCancelRequest;
 import io.rota.proto.WatchRequest;
 import io.rota.proto.WatchResponse;
 import io.rota.testkit.Await;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Three in-JVM servers over the real client protocol (the tiny {@link FrameClient}). */
+@Tag("cluster")
 class ServerClusterTest {
 
     @RegisterExtension

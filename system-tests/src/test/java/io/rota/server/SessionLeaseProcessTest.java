@@ -10,6 +10,7 @@ import io.rota.client.recipes.LockOptions;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * share it, both are lost together when it is, a new one is granted for the next acquisition, and it
  * survives kill -9 of the member the client talks to.
  */
+@Tag("process")
 class SessionLeaseProcessTest {
 
     @RegisterExtension

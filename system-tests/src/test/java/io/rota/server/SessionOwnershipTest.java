@@ -18,6 +18,7 @@ import io.rota.proto.TxnRequest;
 import io.rota.proto.TxnResponse;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * to the leader and through a follower (his token names him on both); mallory through a follower. She may
  * write her own prefix, app-m/, and nothing else.
  */
+@Tag("cluster")
 class SessionOwnershipTest {
 
     @RegisterExtension

@@ -10,6 +10,7 @@ import io.rota.client.recipes.MissedRunPolicy;
 import io.rota.client.recipes.SingletonJob;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** SingletonJob against three in-JVM servers, with compressed schedules (fire times every few hundred ms). */
+@Tag("cluster")
 class SingletonJobTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import io.rota.client.TlsOptions;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import io.rota.testkit.TestCertificates;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * restart; and two impostor member processes on the peer port (a certificate of another CA, and one of the
  * cluster CA claiming another member's id) refused with a log line, as PeerTlsTest shows on bare transports.
  */
+@Tag("process")
 class TlsProcessTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30);

@@ -12,6 +12,7 @@ import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import com.google.protobuf.ByteString;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * its own; a backup is written 0600 and holds no token key; a cluster restored from it refuses every token of
  * the old cluster, draws a key of its own, and lets users log in again.
  */
+@Tag("process")
 class TokenLifetimeProcessTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);

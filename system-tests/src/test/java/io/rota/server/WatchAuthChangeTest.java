@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * still holds, is re-created by the SDK and misses no event.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("cluster")
 class WatchAuthChangeTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(20);

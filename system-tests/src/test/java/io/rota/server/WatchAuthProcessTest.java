@@ -7,6 +7,7 @@ import io.rota.client.Watch;
 import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * user's watch ends with PERMISSION_DENIED when root revokes the permission it reads by — the SDK logs in
  * again, re-creates the watch, and the member refuses the create. WatchAuthChangeTest has the in-JVM cases.
  */
+@Tag("process")
 class WatchAuthProcessTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30);

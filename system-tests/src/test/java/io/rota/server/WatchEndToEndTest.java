@@ -9,6 +9,7 @@ import io.rota.proto.TxnRequest;
 import io.rota.proto.WatchResponse;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Watches end to end under concurrent writes: resume on another member, and a slow watcher's cancel. */
+@Tag("cluster")
 class WatchEndToEndTest {
 
 

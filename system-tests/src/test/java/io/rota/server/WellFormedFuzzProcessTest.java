@@ -21,6 +21,7 @@ import io.rota.testkit.Await;
 import io.rota.testkit.Ports;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -85,6 +86,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@link #peerHandshakesUnderMutualTls} runs the handshake fields over the members' mutual TLS
  * ({@code fuzz.wellformed.tls}, default 60 connections).
  */
+@Tag("process")
 class WellFormedFuzzProcessTest {
 
     private static final long DEFAULT_REQUESTS = 2_000;

@@ -4,6 +4,7 @@ import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Netty 4.2, each in a JVM of its own whose class path is the shaded jar, that Netty, slf4j-api and
  * {@link ShadedApp} only: a real lock and put/get against a real three-member cluster (processes).
  */
+@Tag("process")
 class ShadedClientProcessTest {
 
     private static Path dir;

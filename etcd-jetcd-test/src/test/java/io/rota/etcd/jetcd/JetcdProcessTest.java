@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +66,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * last: it turns auth on and off). One cluster for all, so the module costs one cluster start.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("process")
 class JetcdProcessTest {
 
     private static final long WAIT_S = 30;

@@ -8,6 +8,7 @@ import io.rota.testkit.Await;
 import io.rota.testkit.ProcessCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (scripts/demo-daily-email.sh): every student gets exactly one reminder per day, and the job history shows
  * both interrupted runs ABANDONED and re-run. Lives in the package of {@link MailSink}, the demo's mail server.
  */
+@Tag("process")
 class SpringReminderProcessTest {
 
     static final int STUDENTS = 20;

@@ -1,6 +1,7 @@
 package io.rota.examples.reminders;
 
 import io.rota.testkit.ProcessCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * code); the frozen runner's late reminder reaches the mail server and is refused by its fencing check; the
  * job history shows both take-overs.
  */
+@Tag("process")
 class DailyEmailDemoProcessTest {
 
     @TempDir

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
@@ -43,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code @SingletonJob} runs exactly once across the two, and each line has its health indicator (the one of its
  * health API, answering) and meters.
  */
+@Tag("process")
 class BootLinesProcessTest {
 
     static final Duration RATE = Duration.ofSeconds(2);

@@ -1,6 +1,7 @@
 package io.rota.server.bench;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code -Drota.lockbench.only=64} runs only some workloads, {@code -Drota.lockbench.jfr=DIR} records the
  * members with JFR (see {@link LockBench}).
  */
+@Tag("process")
 class LockBenchProcessTest {
 
     @TempDir

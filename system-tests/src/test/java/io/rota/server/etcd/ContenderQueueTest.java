@@ -8,6 +8,7 @@ import io.rota.server.RotaServer;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * The queue contract against the recipes' Contender, through the Lock recipe (Contender is the recipes' package's
  * own; Lock is its public face): each place is a client of its own, so its own session lease.
  */
+@Tag("cluster")
 class ContenderQueueTest extends QueueContractTest {
 
     @TempDir

@@ -68,6 +68,7 @@ import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,6 +94,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * RPC's options, the header, and the error statuses etcd clients parse. (etcd's own clients against Rota:
  * EtcdctlProcessTest; wire compatibility of the recoded messages: EtcdWireTest.)
  */
+@Tag("cluster")
 class EtcdApiTest {
 
     @TempDir

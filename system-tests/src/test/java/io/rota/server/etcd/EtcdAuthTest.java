@@ -42,6 +42,7 @@ import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,6 +65,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * metadata token names — reads, writes, txn compares, watches and lease revokes — with etcd's statuses and
  * messages (design.md Y20). The users: root; alice reads {@code app-a/}; bob reads and writes {@code app-a/}.
  */
+@Tag("cluster")
 class EtcdAuthTest {
 
     @TempDir

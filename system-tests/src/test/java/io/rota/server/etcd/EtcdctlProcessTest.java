@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * run everywhere: a put on a follower's etcd port is forwarded and applied once, and every member's member
  * list names every member's etcd URL. A failsafe test: it runs etcdctl processes.
  */
+@Tag("process")
 class EtcdctlProcessTest {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);

@@ -8,6 +8,7 @@ import io.rota.testkit.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * logs the client in as that user, as on the native port (design.md Y21). Skipped, saying so, without etcdctl
  * or openssl. A failsafe test: it runs etcdctl processes.
  */
+@Tag("process")
 class EtcdctlTlsProcessTest {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);

@@ -3,6 +3,7 @@ package io.rota.server.etcd;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *   <li>no two holders: at every hand-over exactly one contender has the turn.</li>
  * </ul>
  */
+@Tag("cluster")
 abstract class QueueContractTest {
 
     static final Duration WAIT = Duration.ofSeconds(15);

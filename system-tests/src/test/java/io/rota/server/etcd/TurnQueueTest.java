@@ -18,6 +18,7 @@ import io.rota.server.RotaServer;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** The queue contract against the etcd door's {@link Turn}, through v3lock's Lock and Unlock. */
+@Tag("cluster")
 class TurnQueueTest extends QueueContractTest {
 
     @TempDir

@@ -14,6 +14,7 @@ import io.rota.proto.PutRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.SessionRef;
 import io.rota.proto.TxnRequest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that happen to parse. FuzzProcessTest's seed 7995664785814 lost its {@code acked/} keys to a bit-flipped
  * delete before {@link ClientFrames#stray} existed.
  */
+@Tag("cluster")
 class ClientFramesTest {
 
     private static final int MEMBERS = 3;

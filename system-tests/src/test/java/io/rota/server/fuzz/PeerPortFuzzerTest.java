@@ -4,6 +4,7 @@ import io.rota.proto.AppendEntries;
 import io.rota.proto.Heartbeat;
 import io.rota.proto.RaftMessage;
 import io.rota.proto.RequestVote;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Iterator;
@@ -13,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The peer fuzz's garbage never carries a term: a message of the current term under a member's name is obeyed. */
+@Tag("cluster")
 class PeerPortFuzzerTest {
 
     @Test

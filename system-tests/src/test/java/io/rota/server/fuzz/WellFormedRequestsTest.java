@@ -8,6 +8,7 @@ import io.rota.proto.Frame;
 import io.rota.proto.PutRequest;
 import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The well-formed generator is deterministic per seed and reaches every request type; the guard keeps its
  * rules on what it admits (WellFormedFuzzProcessTest relies on both).
  */
+@Tag("cluster")
 class WellFormedRequestsTest {
 
     private static final int MEMBERS = 3;

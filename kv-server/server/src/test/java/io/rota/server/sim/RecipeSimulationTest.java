@@ -1,6 +1,7 @@
 package io.rota.server.sim;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * first failing of seeds 1..200 for 3 members (docs/core.md, "Does the recipe simulation catch issue 31's bugs?");
  * the same seed runs clean without it.
  */
+@Tag("sim")
 class RecipeSimulationTest {
 
     private static final int SECONDS = Integer.getInteger("serversim.recipe.seconds", 30);

@@ -1,5 +1,6 @@
 package io.rota.server.sim;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * ... -Dserversim.apply.keepGoing=true      # list every failing seed; -Dserversim.apply.seconds (20), seedBase
  * </pre>
  */
+@Tag("sim")
 class ServerSimulationTest {
 
     private static final int SECONDS = Integer.getInteger("serversim.seconds", 30);

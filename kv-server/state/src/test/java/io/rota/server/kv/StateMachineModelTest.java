@@ -16,6 +16,7 @@ import io.rota.proto.RequestOp;
 import io.rota.proto.TxnRequest;
 import io.rota.raft.core.Entry;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * <p>{@code -Drota.model.seeds=N} runs N seeds (default 200); {@code -Drota.model.seed=S} replays one.
  * A failure names the seed, the op number and the op.
  */
+@Tag("sim")
 class StateMachineModelTest {
 
     private static final int OPS = 300;
