@@ -388,7 +388,7 @@ case "$cmd" in
     done
     # Every member of the configuration, also those added by hand (rotactl member add): a voter this script
     # does not run still counts toward the quorum (issue 32, item 7).
-    if [[ -f "$ROOT/rotactl/target/rotactl.jar" ]]; then
+    if [[ -f "$ROOT/tools/rotactl/target/rotactl.jar" ]]; then
       managed=" "; for i in "${MEMBERS[@]}"; do managed+="$(member_id "$i") "; done
       "$ROOT/scripts/rotactl" --endpoints "$(endpoints)" --command-timeout 3s member list -w simple 2>/dev/null \
         | while IFS=', ' read -r id started name peer client learner; do
@@ -423,7 +423,7 @@ case "$cmd" in
     for i in "${MEMBERS[@]}"; do [[ "$i" == "$n" ]] && die "n$n is already a member"; done
     { [[ -f "$REMOVED" ]] && grep -qx "$n" "$REMOVED"; } && die "n$n was removed; ids and names are not reused here: add another name"
     ((n > SIZE)) || die "n$n is one of the first $SIZE members; add n$((SIZE + 1)) or later"
-    [[ -f "$ROOT/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
+    [[ -f "$ROOT/tools/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
     build_jar
     rctl=("$ROOT/scripts/rotactl" --endpoints "$(endpoints)")
     out="$("${rctl[@]}" member add "n$n" --peer-urls "127.0.0.1:$(peer_port "$n")" \
@@ -452,7 +452,7 @@ case "$cmd" in
     ;;
   remove)
     i="$(member "${1:-}")"; id="$(member_id "$i")"
-    [[ -f "$ROOT/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
+    [[ -f "$ROOT/tools/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
     others=""; for j in "${MEMBERS[@]}"; do [[ "$j" != "$i" ]] && others+="${others:+,}127.0.0.1:$(client_port "$j")"; done
     "$ROOT/scripts/rotactl" --endpoints "$others" member remove "$id" >/dev/null || die "member remove $id failed (see above)"
     echo "n$i (id $id) removed from the cluster"
