@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the write p50/p99 during the transfer and each member's peak RSS.
  *
  * <pre>
- *   ./mvnw -B -o verify -pl kv-server -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+ *   ./mvnw -B -o verify -pl tests/system-tests -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
  *       -Dfailsafe.failIfNoSpecifiedTests=false -Dit.test=BigSnapshotProcessTest -Drota.bigsnap=true \
  *       -Drota.bigsnap.bytes=2147483648 -Drota.process.xmx=6g -Drota.test.timeout="2 h"
  * </pre>

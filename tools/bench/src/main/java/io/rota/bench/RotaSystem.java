@@ -59,7 +59,7 @@ class RotaSystem extends SystemUnderTest {
     String missing() {
         if (!Files.isRegularFile(root.resolve("kv-server/target/rota-server.jar"))) {
             return "kv-server/target/rota-server.jar is not built: run scripts/bench.sh compare (it builds it), or "
-                    + "./mvnw -q -B -DskipTests package -pl kv-server -am";
+                    + "./mvnw -q -B -DskipTests package -pl kv-server/server -am";
         }
         if (!Files.isExecutable(script())) {
             return script() + " is missing: pass the repository with --root";

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <pre>
  * ./mvnw -B verify                                  # default: 60 seeds × 30 s for 3 members and 20 for 5
- * ./mvnw -B verify -pl kv-server -am -Dtest=RecipeSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
+ * ./mvnw -B verify -pl kv-server/server -am -Dtest=RecipeSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dserversim.recipe.seeds=2000                 # the long sweep (2,000 seeds per size)
  * ... -Dserversim.recipe.seed=42 -Dserversim.members=5     # replay one seed
  * ... -Dserversim.recipe.mutation=UNGUARDED_LATE_RELEASE   # with a bug put back: print the first seeds it fails

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  *
  * <pre>
  * ./mvnw -B verify                                  # default: 300 seeds × 30 s each for 3 and 5 members (as the core)
- * ./mvnw -B verify -pl kv-server -am -Dtest=ServerSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
+ * ./mvnw -B verify -pl kv-server/server -am -Dtest=ServerSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dserversim.seeds=10000                       # the long sweep (10,000 seeds per size)
  * ... -Dserversim.seed=42 -Dserversim.members=5     # replay one seed
  * </pre>

@@ -80,7 +80,7 @@ class JetcdProcessTest {
     @BeforeAll
     static void start() {
         Assumptions.assumeTrue(Files.isRegularFile(ProcessCluster.jar()), "SKIPPED: " + ProcessCluster.jar()
-                + " is missing: package kv-server first (./mvnw -o package -pl kv-server -am)");
+                + " is missing: package kv-server first (./mvnw -o package -pl kv-server/server -am)");
         etcdPorts = new int[] {Ports.freePort(), Ports.freePort(), Ports.freePort()};
         cluster = ProcessCluster.prepare(dir, 3, null)
                 .memberArgs(i -> List.of("--listen-etcd", "127.0.0.1:" + etcdPorts[i]));

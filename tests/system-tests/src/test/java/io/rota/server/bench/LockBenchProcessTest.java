@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Runs {@link LockBench} when asked for (it takes about a minute and measures, it does not assert speed):
- * <pre>./mvnw -q -o -B verify -pl kv-server -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+ * <pre>./mvnw -q -o -B verify -pl tests/system-tests -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dit.test=LockBenchProcessTest -Drota.lockbench=10</pre>
  * {@code rota.lockbench} is the timed seconds per workload (3 s warm-up each). The table is printed and
  * written to {@code tests/system-tests/target/lock-bench.md}. Without the property the test is skipped, saying so.
