@@ -29,15 +29,15 @@ shift || true
 if [[ "$what" == compare ]]; then
   # The server jar and the three driver jars; the peers' drivers are separate jars (own Netty 4.1).
   echo "building kv-server/target/rota-server.jar and the bench jars (./mvnw package -DskipTests)..." >&2
-  ./mvnw -q -B -DskipTests package -pl kv-server/server,bench,bench/etcd,bench/zookeeper -am >&2
+  ./mvnw -q -B -DskipTests package -pl kv-server/server,tools/bench,tools/bench/etcd,tools/bench/zookeeper -am >&2
   echo "the peers start with ../shared/tools/etcd-cluster.sh and zk-cluster.sh, which apt-get install" \
     "Debian's etcd-server/etcd-client and zookeeper packages if they are missing" >&2
-  exec java -jar bench/target/rota-bench.jar compare --root . "$@"
+  exec java -jar tools/bench/target/rota-bench.jar compare --root . "$@"
 fi
 if [[ "$what" == disk ]]; then
-  echo "building bench/target/rota-bench.jar (./mvnw package -DskipTests)..." >&2
-  ./mvnw -q -B -DskipTests package -pl bench -am >&2
-  exec java -jar bench/target/rota-bench.jar disk "$@"
+  echo "building tools/bench/target/rota-bench.jar (./mvnw package -DskipTests)..." >&2
+  ./mvnw -q -B -DskipTests package -pl tools/bench -am >&2
+  exec java -jar tools/bench/target/rota-bench.jar disk "$@"
 fi
 if [[ "$what" == tls ]]; then
   measure_s="${1:-10}"
@@ -48,8 +48,8 @@ if [[ "$what" == tls ]]; then
   if [[ "${ROTA_BENCH_OPENSSL:-0}" == 1 ]]; then modes+=(tls-openssl); fi
   command -v openssl >/dev/null || { echo "scripts/bench.sh tls: needs openssl for the certificates" \
     "(Debian: apt-get install openssl)" >&2; exit 2; }
-  echo "building kv-server/target/rota-server.jar and bench/target/rota-bench.jar (./mvnw package -DskipTests)..." >&2
-  ./mvnw -q -B -DskipTests package -pl kv-server/server,bench -am >&2
+  echo "building kv-server/target/rota-server.jar and tools/bench/target/rota-bench.jar (./mvnw package -DskipTests)..." >&2
+  ./mvnw -q -B -DskipTests package -pl kv-server/server,tools/bench -am >&2
   work="$(mktemp -d "${TMPDIR:-/tmp}/rota-bench-tls.XXXXXX")"
   cluster_dir=""
   stop_cluster() {
@@ -71,8 +71,8 @@ if [[ "$what" == tls ]]; then
       echo "round $round/$rounds, $mode: starting 3 members on ROTA_BASE_PORT=$base..." >&2
       ROTA_BASE_PORT="$base" ROTA_CLUSTER_DIR="$cluster_dir" ROTA_TLS_PROVIDER="$provider" \
         scripts/cluster.sh "${start[@]}" >&2
-      # The driver prints "@result workload=write-64 ops=N seconds=S p50=US p99=US ..." (bench/driver/Markers).
-      java -cp bench/target/rota-bench.jar io.rota.bench.driver.DriverMain "${tls[@]}" rota "$endpoints" 3000 \
+      # The driver prints "@result workload=write-64 ops=N seconds=S p50=US p99=US ..." (tools/bench/.../driver/Markers.java).
+      java -cp tools/bench/target/rota-bench.jar io.rota.bench.driver.DriverMain "${tls[@]}" rota "$endpoints" 3000 \
         $((measure_s * 1000)) write-1,write-64,write-256 >"$work/$mode-$round.out" 2>>"$work/driver.log" \
         || { echo "the driver failed ($mode, round $round): see its output below" >&2; cat "$work/$mode-$round.out" \
           "$work/driver.log" >&2; exit 1; }
@@ -110,7 +110,7 @@ case "$what" in
   log) main=io.rota.raft.storage.LogAppendBench ;;
   cluster) main=io.rota.raft.node.ClusterBench ;;
   snapshot) main=io.rota.server.kv.SnapshotBench; module=kv-server/state ;;
-  write) main=io.rota.server.bench.WriteBench; module=system-tests ;;
+  write) main=io.rota.server.bench.WriteBench; module=tests/system-tests ;;
   *) echo "usage: scripts/bench.sh log|cluster|snapshot|write|compare|disk|tls [arguments]" >&2; exit 2 ;;
 esac
 echo "building the test classes (./mvnw test-compile)..." >&2

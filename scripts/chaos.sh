@@ -21,7 +21,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SERVER_JAR="$ROOT/kv-server/target/rota-server.jar"
-CHAOS_JAR="$ROOT/chaos/target/rota-chaos.jar"
+CHAOS_JAR="$ROOT/tools/chaos/target/rota-chaos.jar"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
 for jar in "$SERVER_JAR" "$CHAOS_JAR"; do

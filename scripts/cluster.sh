@@ -399,7 +399,7 @@ case "$cmd" in
     done
     # Every member of the configuration, also those added by hand (rotactl member add): a voter this script
     # does not run still counts toward the quorum (issue 32, item 7).
-    if [[ -f "$ROOT/rotactl/target/rotactl.jar" ]]; then
+    if [[ -f "$ROOT/tools/rotactl/target/rotactl.jar" ]]; then
       managed=" "; for i in "${MEMBERS[@]}"; do managed+="$(member_id "$i") "; done
       # rotactl -w json: one object, "members":[{...},{...}]; one member a line, each read with field().
       "$ROOT/scripts/rotactl" --endpoints "$(endpoints)" --command-timeout 3s member list -w json 2>/dev/null \
@@ -439,7 +439,7 @@ case "$cmd" in
     for i in "${MEMBERS[@]}"; do [[ "$i" == "$n" ]] && die "n$n is already a member"; done
     { [[ -f "$REMOVED" ]] && grep -qx "$n" "$REMOVED"; } && die "n$n was removed; ids and names are not reused here: add another name"
     ((n > SIZE)) || die "n$n is one of the first $SIZE members; add n$((SIZE + 1)) or later"
-    [[ -f "$ROOT/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
+    [[ -f "$ROOT/tools/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
     build_jar
     # rotactl adds the learner, prints its record (-w json: one line) and waits until it has caught up to promote
     # it; the member is started here meanwhile, from that record (design HS69).
@@ -472,7 +472,7 @@ case "$cmd" in
     ;;
   remove)
     i="$(member "${1:-}")"; id="$(member_id "$i")"
-    [[ -f "$ROOT/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
+    [[ -f "$ROOT/tools/rotactl/target/rotactl.jar" ]] || die "rotactl is not built: ./mvnw -B -DskipTests package"
     others=""; for j in "${MEMBERS[@]}"; do [[ "$j" != "$i" ]] && others+="${others:+,}127.0.0.1:$(client_port "$j")"; done
     "$ROOT/scripts/rotactl" --endpoints "$others" member remove "$id" >/dev/null || die "member remove $id failed (see above)"
     echo "n$i (id $id) removed from the cluster"

@@ -20,7 +20,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-JAR="$ROOT/examples/target/rota-examples.jar"
+JAR="$ROOT/examples/daily-reminder/target/rota-examples.jar"
 
 help=false
 endpoints_given=false

@@ -33,7 +33,7 @@ elif [[ -n "$(ls -A "$ROTA_CLUSTER_DIR" 2>/dev/null)" ]]; then
 fi
 
 JAR="$ROOT/kv-server/target/rota-server.jar"
-CLASSES="$ROOT/system-tests/target/test-classes"
+CLASSES="$ROOT/tests/system-tests/target/test-classes"
 if [[ ! -f "$JAR" || ! -f "$CLASSES/io/rota/server/bench/GrowthBench.class" ]]; then
   echo "building the server jar and the bench (./mvnw -B -DskipTests package) ..."
   (cd "$ROOT" && ./mvnw -B -q -DskipTests package)

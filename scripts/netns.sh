@@ -290,7 +290,7 @@ heal_member() {
   done
 }
 
-# Reads the bench driver's marker lines (bench/.../driver/Markers.java): kills the leader when asked, prints
+# Reads the bench driver's marker lines (tools/bench/.../driver/Markers.java): kills the leader when asked, prints
 # a table row per result. The driver's own log lines go to $DIR/bench.log.
 bench_rows() {
   local profile="$1" line workload ops seconds p50 p99 gap i
@@ -375,8 +375,8 @@ case "$cmd" in
     ;;
   bench)
     profile="${1:-none}"
-    bench_jar="$ROOT/bench/target/rota-bench.jar"
-    [[ -f "$bench_jar" ]] || die "$bench_jar is missing: ./mvnw -B -DskipTests package -pl kv-server/server,bench -am"
+    bench_jar="$ROOT/tools/bench/target/rota-bench.jar"
+    [[ -f "$bench_jar" ]] || die "$bench_jar is missing: ./mvnw -B -DskipTests package -pl kv-server/server,tools/bench -am"
     ! is_up || die "the namespaces are up: scripts/netns.sh down first (bench starts fresh members)"
     trap 'teardown >/dev/null 2>&1' EXIT
     trap 'exit 130' INT TERM

@@ -61,7 +61,7 @@ if [[ "${ROTA_TRY_REUSE:-}" == 1 && -f "$starter_pom" && -f "$shaded_pom" ]]; th
   step "1. reuse Rota's artifacts in $REPO (ROTA_TRY_REUSE=1: installed by an earlier run, not rebuilt)"
 else
   step "1. install Rota's artifacts into $REPO (the reactor's tests skipped: ./mvnw verify runs them)"
-  (cd "$ROOT" && mvn_repo ./mvnw -q -B "${OFFLINE[@]}" install -DskipTests -pl spring-boot-starter,kv-server/server -am) \
+  (cd "$ROOT" && mvn_repo ./mvnw -q -B "${OFFLINE[@]}" install -DskipTests -pl sdk/spring-boot-starter,kv-server/server -am) \
     >"$WORK/install.log" 2>&1 || { tail -n 40 "$WORK/install.log"; die "installing Rota failed: $WORK/install.log"; }
 fi
 [[ -f "$starter_pom" && -f "$shaded_pom" ]] || die "the starter or the shaded SDK is not in $REPO"

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The tour of docs/java.md as one program. Run it against a running cluster (scripts/cluster.sh start):
  *
- *   java -cp rotactl/target/rotactl.jar docs/examples/QuickStart.java
+ *   java -cp tools/rotactl/target/rotactl.jar docs/examples/QuickStart.java
  *
  * It uses ROTA_ENDPOINTS when set, else the ports scripts/cluster.sh recorded in data/cluster.env (a cluster
  * moved with ROTA_BASE_PORT), else 127.0.0.1:7001,7002,7003. If no member answers it says so in one line.

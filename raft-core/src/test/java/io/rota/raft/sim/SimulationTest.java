@@ -1,6 +1,7 @@
 package io.rota.raft.sim;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * 1000), {@code sim.seedBase} (default 1; seeds are seedBase, seedBase+1, ...), {@code sim.seed} (replay
  * just this seed, with {@code sim.nodes}). The long sweep: {@code -Dsim.seeds=10000}.
  */
+@Tag("sim")
 class SimulationTest {
 
     private static final int SEEDS = Integer.getInteger("sim.seeds", 500);

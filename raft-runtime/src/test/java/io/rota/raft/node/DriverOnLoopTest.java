@@ -4,6 +4,7 @@ import io.rota.raft.core.Entry;
 import io.rota.raft.core.Ready;
 import io.rota.raft.storage.ForwardingLogStore;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * makes that mode correct and fast: the leader's AppendEntries are on the wire before it blocks in its own
  * fsync (§10.2.1), although the thread that would write them is the one doing the fsync.
  */
+@Tag("cluster")
 class DriverOnLoopTest extends RaftClusterTest {
 
     private static final String MARKER = "held-write";

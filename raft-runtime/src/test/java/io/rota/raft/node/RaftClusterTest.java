@@ -7,6 +7,7 @@ import io.rota.raft.core.Role;
 import io.rota.raft.core.StateMachine;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * through crashes, whole-cluster restarts and snapshot catch-up. Nothing acknowledged may be lost, nothing
  * may be applied twice, and every node must end with the same applied state.
  */
+@Tag("cluster")
 class RaftClusterTest {
 
     @TempDir

@@ -4,6 +4,7 @@ import io.rota.raft.core.ConfChange;
 import io.rota.raft.core.RaftNode;
 import io.rota.testkit.Await;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of the leader's snapshot intervals: before, each retry restarted the transfer with the newest snapshot and
  * the log was compacted past the one under way, so the learner never caught up.
  */
+@Tag("cluster")
 class SnapshotCatchUpTest {
 
     /** A snapshot every 100 entries; a writer with 64 in flight fills that in a fraction of a second. */

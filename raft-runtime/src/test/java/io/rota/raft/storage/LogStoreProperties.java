@@ -7,6 +7,7 @@ import io.rota.raft.core.PersistentState;
 import io.rota.raft.core.Ready;
 import io.rota.raft.core.Snapshot;
 import io.rota.raft.core.SnapshotMetadata;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  *
  * <p>Rerun one seed with {@code -Drota.storage.seed=<seed>}.
  */
+@Tag("sim")
 class LogStoreProperties {
 
     private static final int SEEDS = 200;

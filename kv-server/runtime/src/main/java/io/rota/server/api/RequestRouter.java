@@ -12,11 +12,14 @@ import io.rota.proto.RegisterSessionRequest;
 import io.rota.proto.RegisteredMember;
 import io.rota.proto.ResponseHeader;
 import io.rota.proto.StatusResponse;
+import io.rota.raft.core.ConfChangeResult;
 import io.rota.raft.core.RaftNode;
 import io.rota.raft.node.Clock;
+import io.rota.raft.node.ConfChangeRefusedException;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.node.RaftException;
 import io.rota.raft.transport.LogLimiter;
+import io.rota.server.api.RoutePolicy.Attempt;
 import io.rota.server.authgate.AuthGate;
 import io.rota.server.cluster.ClusterView;
 import io.rota.server.kv.Admission;
@@ -32,6 +35,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -43,7 +47,8 @@ import java.util.function.Supplier;
  *       here, so the log carries the TTL every replica applies; on a follower the frame is forwarded to the leader's published client address (etcd
  *       forwards proposals the same way). While no leader is known, or when the write was definitely not
  *       applied (NOT_LEADER: a new leader overwrote it), it is retried every tick until the deadline — so a
- *       client sees NOT_LEADER only from a member that was itself forwarded to.</li>
+ *       client sees NOT_LEADER only from a member that was itself forwarded to. Writes, auth changes and
+ *       membership requests share that one policy, {@link RoutePolicy}.</li>
  *   <li>Reads: linearizable through ReadIndex (§6.4) on any member, or serializable from local state.</li>
  *   <li>Auth calls: changes are proposed by the leader as an AuthCommand (passwords hashed first, see
  *       {@link AuthGate#command}); reads of users, roles and status are linearizable reads.</li>
@@ -58,17 +63,16 @@ public final class RequestRouter {
     private final RaftDriver<CommandResult> driver;
     private final CoordinationStateMachine stateMachine;
     private final ClusterView view;
-    private final Forwarder forwarder;
-    private final ScheduledExecutorService timer;
     private final Clock clock;
     private final ServerMetrics metrics;
     private final Duration timeout;
-    private final Duration retryInterval;
     private final Duration readAttemptTimeout;
     private final long minLeaseTtlSeconds;
     private final UserQuotas userQuotas;
     private final String version;
     private final MembershipRequests membership;
+    /** Propose here, forward to the leader, or retry until the deadline: one policy for every call that proposes. */
+    private final RoutePolicy policy;
     /** Backups (issue 18): set once by the server as it starts; until then, and in the simulator, refused. */
     private volatile SnapshotStream snapshots;
 
@@ -77,24 +81,6 @@ public final class RequestRouter {
     private static final int SESSION_SECRET_BYTES = 16;
     private final SecureRandom random = new SecureRandom();
 
-    /**
-     * What one attempt of a call came to: {@link #done} with the answer, or {@link #retry} — not applied,
-     * worth trying again after one tick — with the error the caller gets if the deadline passes first.
-     */
-    private record Attempt(Frame answer, Error retry) {
-        static Attempt done(Frame answer) {
-            return new Attempt(answer, null);
-        }
-
-        static Attempt retry(Error error) {
-            return new Attempt(null, error);
-        }
-
-        boolean isDone() {
-            return answer != null;
-        }
-    }
-
     /** Every time-based decision reads {@code clock} and runs on {@code timer}: the simulator injects both. */
     public RequestRouter(RaftDriver<CommandResult> driver, CoordinationStateMachine stateMachine, ClusterView view,
                          Forwarder forwarder, ScheduledExecutorService timer, Clock clock, ServerMetrics metrics,
@@ -102,17 +88,15 @@ public final class RequestRouter {
         this.driver = driver;
         this.stateMachine = stateMachine;
         this.view = view;
-        this.forwarder = forwarder;
-        this.timer = timer;
         this.clock = clock;
         this.metrics = metrics;
         this.timeout = settings.requestTimeout();
-        this.retryInterval = settings.retryInterval();
         this.readAttemptTimeout = settings.readAttemptTimeout();
         this.minLeaseTtlSeconds = settings.minLeaseTtlSeconds();
         this.userQuotas = settings.userQuotas();
         this.version = settings.version();
-        this.membership = new MembershipRequests(driver, stateMachine, view, timer, clock, retryInterval);
+        this.membership = new MembershipRequests(driver, stateMachine, view, timer, clock, settings.retryInterval());
+        this.policy = new RoutePolicy(view, forwarder, timer, clock, metrics, settings.retryInterval());
         this.gate = new AuthGate(stateMachine.auth(), () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()));
     }
 
@@ -197,11 +181,11 @@ public final class RequestRouter {
         String caller = who.caller();
         CompletableFuture<Frame> answer;
         if (request.hasAuthRequest()) {
-            answer = retrying(deadline, () -> auth(request, who, deadline));
+            answer = policy.retrying(deadline, () -> auth(request, who, deadline));
         } else if (MembershipRequests.isMembership(request)) {
-            answer = retrying(deadline, () -> leaderOnly(request, who, deadline));
+            answer = policy.retrying(deadline, () -> leaderOnly(request, who, deadline));
         } else if (Frames.isWrite(request)) {
-            answer = retrying(deadline, () -> write(request, who, deadline));
+            answer = policy.retrying(deadline, () -> write(request, who, deadline));
             if (!request.getForwarded()) {
                 long start = clock.nanoTime();
                 answer = answer.whenComplete((f, e) -> {
@@ -213,12 +197,12 @@ public final class RequestRouter {
             }
         } else {
             answer = switch (request.getBodyCase()) {
-                case RANGE_REQUEST -> retrying(deadline, () -> range(request.getRangeRequest(), deadline));
-                case LEASE_TIME_TO_LIVE_REQUEST -> retrying(deadline, () -> read(() -> Frame.newBuilder()
+                case RANGE_REQUEST -> policy.retrying(deadline, () -> range(request.getRangeRequest(), deadline));
+                case LEASE_TIME_TO_LIVE_REQUEST -> policy.retrying(deadline, () -> read(() -> Frame.newBuilder()
                         .setLeaseTimeToLiveResponse(stateMachine.timeToLive(request.getLeaseTimeToLiveRequest(), caller))
                         .build(), deadline));
                 // Issue 33: while auth is enabled a user sees its own leases only (root all of them).
-                case LEASE_LEASES_REQUEST -> retrying(deadline, () -> read(() -> Frame.newBuilder()
+                case LEASE_LEASES_REQUEST -> policy.retrying(deadline, () -> read(() -> Frame.newBuilder()
                         .setLeaseLeasesResponse(stateMachine.leases(caller)).build(), deadline));
                 case STATUS_REQUEST -> status();
                 case ALARM_REQUEST -> alarmList(request, deadline);
@@ -281,7 +265,7 @@ public final class RequestRouter {
             return CompletableFuture.completedFuture(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
                     "alarms are raised by the members (the space quota); a client lists (GET) or disarms them")));
         }
-        return retrying(deadline, () -> read(() -> Frame.newBuilder().setAlarmResponse(stateMachine.alarms())
+        return policy.retrying(deadline, () -> read(() -> Frame.newBuilder().setAlarmResponse(stateMachine.alarms())
                 .build(), deadline));
     }
 
@@ -293,20 +277,16 @@ public final class RequestRouter {
      * request (the answer says to retry), and so is QUORUM_AT_RISK, which waiting does not mend.
      */
     private CompletableFuture<Attempt> leaderOnly(Frame request, Who who, long deadline) {
-        if (!view.isLeader()) {
-            return forward(request, deadline);
-        }
-        return membership.handle(request, command -> named(command, who), deadline).handle((answer, e) -> {
-            if (e == null) {
-                return Attempt.done(answer);
-            }
-            Throwable cause = Errors.unwrap(e);
-            boolean retry = !request.getForwarded() && (definitelyNotApplied(cause)
-                    || cause instanceof io.rota.raft.node.ConfChangeRefusedException refused && refused.retryable()
-                    && refused.reason() != io.rota.raft.core.ConfChangeResult.Reason.LEARNER_BEHIND
-                    && refused.reason() != io.rota.raft.core.ConfChangeResult.Reason.LEARNER_NOT_RESPONDING);
-            return retry ? Attempt.retry(Errors.of(cause, view)) : Attempt.done(Frames.error(0, Errors.of(cause, view)));
-        });
+        return policy.onLeader(request, deadline, () -> policy.settled(request,
+                membership.handle(request, command -> named(command, who), deadline), Function.identity(),
+                RequestRouter::passesWithTime, false));
+    }
+
+    /** A refused membership change that waiting mends (see {@link #leaderOnly}). */
+    private static boolean passesWithTime(Throwable cause) {
+        return cause instanceof ConfChangeRefusedException refused && refused.retryable()
+                && refused.reason() != ConfChangeResult.Reason.LEARNER_BEHIND
+                && refused.reason() != ConfChangeResult.Reason.LEARNER_NOT_RESPONDING;
     }
 
     /**
@@ -321,28 +301,16 @@ public final class RequestRouter {
                     .toBuilder().setHeader(ResponseHeader.newBuilder().setRevision(stateMachine.revision()))).build(),
                     deadline);
         }
-        if (!view.isLeader()) {
-            return forward(request, deadline);
-        }
-        return gate.command(req)
+        return policy.onLeader(request, deadline, () -> policy.settled(request, gate.command(req)
                 .thenCompose(cmd -> driver.propose(named(Command.newBuilder()
                         .setStamp(LogClock.stamp(driver.leadership(), clock.nanoTime())).setAuth(cmd).build(), who)
-                        .toByteArray(), remaining(deadline)))
-                .handle((result, e) -> {
-                    if (e == null) {
-                        return Attempt.done(Frames.response(result));
-                    }
-                    if (!request.getForwarded() && definitelyNotApplied(e)) {
-                        return Attempt.retry(Errors.of(e, view));
-                    }
-                    return Attempt.done(Frames.error(0, Errors.of(e, view)));
-                });
+                        .toByteArray(), policy.remaining(deadline))), Frames::response, cause -> false, false));
     }
 
     private CompletableFuture<Attempt> write(Frame request, Who who, long deadline) {
-        if (view.isLeader()) {
+        return policy.onLeader(request, deadline, () -> {
             if (request.hasPublishMemberRequest() && !inConfiguration(request.getPublishMemberRequest().getMember().getId())) {
-                return done(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
+                return RoutePolicy.done(Frames.error(0, Frames.error(Error.Code.INVALID_ARGUMENT,
                         "member id " + request.getPublishMemberRequest().getMember().getId() + " is not in the"
                                 + " cluster's configuration; only members publish their addresses")));
             }
@@ -350,49 +318,10 @@ public final class RequestRouter {
             // Issue 30: what apply would refuse for its values never reaches the log; the client hears why now.
             Optional<Error> refusal = Admission.check(command);
             if (refusal.isPresent()) {
-                return done(Frames.error(0, refusal.get()));
+                return RoutePolicy.done(Frames.error(0, refusal.get()));
             }
-            return driver.propose(command.toByteArray(), remaining(deadline)).handle((result, e) -> {
-                if (e == null) {
-                    metrics.proposalsOk.increment();
-                    return Attempt.done(Frames.response(result));
-                }
-                if (!request.getForwarded() && definitelyNotApplied(e)) {
-                    return Attempt.retry(Errors.of(e, view));
-                }
-                metrics.proposalsFailed.increment();
-                return Attempt.done(Frames.error(0, Errors.of(e, view)));
-            });
-        }
-        return forward(request, deadline);
-    }
-
-    /** On a follower: send the request to the leader's client port (not twice: a forwarded frame is answered). */
-    private CompletableFuture<Attempt> forward(Frame request, long deadline) {
-        if (request.getForwarded()) {
-            return done(Frames.error(0, Errors.notLeader("member " + view.memberId()
-                    + " is not the leader (the forwarding member's view was stale); retry", view)));
-        }
-        long leader = view.leaderId();
-        if (leader == RaftNode.NONE) {
-            return retry(Frames.error(Error.Code.UNAVAILABLE,
-                    "no leader is known; the cluster may be electing one or may have lost its majority").toBuilder()
-                    .setReason(Error.Reason.NO_LEADER).build());
-        }
-        String address = view.clientAddress(leader).orElse(null);
-        if (address == null) {
-            return retry(Frames.error(Error.Code.UNAVAILABLE,
-                    "the leader (member " + leader + ") has not published its client address yet"));
-        }
-        metrics.forwarded.increment();
-        return forwarder.forward(address, request, remaining(deadline)).handle((answer, e) -> {
-            if (e == null && !(answer.hasError() && answer.getError().getCode() == Error.Code.NOT_LEADER)) {
-                return Attempt.done(answer);
-            }
-            if (e == null || Errors.unwrap(e) instanceof Forwarder.Unreachable) {
-                return Attempt.retry(e == null ? answer.getError() : Errors.of(e, view));
-            }
-            return Attempt.done(Frames.error(0, Errors.of(e, view)));
+            return policy.settled(request, driver.propose(command.toByteArray(), policy.remaining(deadline)),
+                    Frames::response, cause -> false, true);
         });
     }
 
@@ -447,7 +376,7 @@ public final class RequestRouter {
      * next attempt goes to the new leader. Each attempt is bounded by {@code readAttemptTimeout}.
      */
     private CompletableFuture<Attempt> read(Supplier<Frame> query, long deadline) {
-        Duration attempt = Duration.ofNanos(Math.min(readAttemptTimeout.toNanos(), remaining(deadline).toNanos()));
+        Duration attempt = Duration.ofNanos(Math.min(readAttemptTimeout.toNanos(), policy.remaining(deadline).toNanos()));
         return countRead(driver.read(query, attempt)).handle((frame, e) -> {
             if (e == null) {
                 return Attempt.done(frame);
@@ -483,39 +412,6 @@ public final class RequestRouter {
     }
 
     /**
-     * Run {@code attempt}; while it asks for a {@linkplain Attempt#retry retry}, run it again after one tick,
-     * until the deadline. Past it the caller gets the last attempt's error (with a retry-after, see
-     * {@link Errors#gaveUp}).
-     */
-    private CompletableFuture<Frame> retrying(long deadline, Supplier<CompletableFuture<Attempt>> attempt) {
-        CompletableFuture<Frame> out = new CompletableFuture<>();
-        run(deadline, attempt, out);
-        return out;
-    }
-
-    private void run(long deadline, Supplier<CompletableFuture<Attempt>> attempt, CompletableFuture<Frame> out) {
-        attempt.get().whenComplete((a, e) -> {
-            if (e != null) {
-                out.complete(Frames.error(0, Errors.of(e, view)));
-            } else if (a.isDone()) {
-                out.complete(a.answer());
-            } else if (clock.nanoTime() + retryInterval.toNanos() - deadline < 0) {
-                timer.schedule(() -> run(deadline, attempt, out), retryInterval.toMillis(), TimeUnit.MILLISECONDS);
-            } else {
-                out.complete(Frames.error(0, Errors.gaveUp(a.retry(), retryInterval)));
-            }
-        });
-    }
-
-    private static CompletableFuture<Attempt> done(Frame answer) {
-        return CompletableFuture.completedFuture(Attempt.done(answer));
-    }
-
-    private static CompletableFuture<Attempt> retry(Error error) {
-        return CompletableFuture.completedFuture(Attempt.retry(error));
-    }
-
-    /**
      * Whether {@code id} is this leader or one of the followers it replicates to. Checked before a
      * PublishMember is proposed, so the replicated member table holds configured members only: the call is
      * internal but reachable from the client port, and every other id would add an entry for good.
@@ -524,12 +420,4 @@ public final class RequestRouter {
         return id == view.memberId() || (view.status() != null && view.status().progress().containsKey(id));
     }
 
-    /** NOT_LEADER (this member does not lead, or a new leader overwrote the entry) and BUSY: not applied. */
-    private static boolean definitelyNotApplied(Throwable e) {
-        return Errors.isRaft(e, RaftException.Code.NOT_LEADER) || Errors.isRaft(e, RaftException.Code.BUSY);
-    }
-
-    private Duration remaining(long deadline) {
-        return Duration.ofNanos(Math.max(1, deadline - clock.nanoTime()));
-    }
 }

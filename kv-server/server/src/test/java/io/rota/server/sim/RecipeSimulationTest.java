@@ -1,6 +1,7 @@
 package io.rota.server.sim;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -15,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <pre>
  * ./mvnw -B verify                                  # default: 60 seeds × 30 s for 3 members and 20 for 5
- * ./mvnw -B verify -pl kv-server -am -Dtest=RecipeSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
+ * ./mvnw -B verify -pl kv-server/server -am -Dtest=RecipeSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dserversim.recipe.seeds=2000                 # the long sweep (2,000 seeds per size)
  * ... -Dserversim.recipe.seed=42 -Dserversim.members=5     # replay one seed
  * ... -Dserversim.recipe.mutation=UNGUARDED_LATE_RELEASE   # with a bug put back: print the first seeds it fails
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * first failing of seeds 1..200 for 3 members (docs/core.md, "Does the recipe simulation catch issue 31's bugs?");
  * the same seed runs clean without it.
  */
+@Tag("sim")
 class RecipeSimulationTest {
 
     private static final int SECONDS = Integer.getInteger("serversim.recipe.seconds", 30);

@@ -1,5 +1,6 @@
 package io.rota.server.sim;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -9,7 +10,7 @@ import org.junit.jupiter.api.Test;
  *
  * <pre>
  * ./mvnw -B verify                                  # default: 300 seeds × 30 s each for 3 and 5 members (as the core)
- * ./mvnw -B verify -pl kv-server -am -Dtest=ServerSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
+ * ./mvnw -B verify -pl kv-server/server -am -Dtest=ServerSimulationTest -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dserversim.seeds=10000                       # the long sweep (10,000 seeds per size)
  * ... -Dserversim.seed=42 -Dserversim.members=5     # replay one seed
  * </pre>
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * ... -Dserversim.apply.keepGoing=true      # list every failing seed; -Dserversim.apply.seconds (20), seedBase
  * </pre>
  */
+@Tag("sim")
 class ServerSimulationTest {
 
     private static final int SECONDS = Integer.getInteger("serversim.seconds", 30);
@@ -75,7 +77,7 @@ class ServerSimulationTest {
                     }
                     failed++;
                     System.out.println("FAILED " + message.lines().filter(l -> !l.startsWith("    ")
-                            || l.contains("CoordinationStateMachine.")).limit(6).toList());
+                            || l.contains("io.rota.server.kv.")).limit(6).toList());
                     continue;
                 }
                 proposed += w.generatedProposed;

@@ -56,6 +56,11 @@ public final class KvStore {
         return revision;
     }
 
+    /** The header of an answer given now: the current revision (the door adds the term and member id). */
+    ResponseHeader header() {
+        return ResponseHeader.newBuilder().setRevision(revision).build();
+    }
+
     public EventHistory history() {
         return history;
     }
