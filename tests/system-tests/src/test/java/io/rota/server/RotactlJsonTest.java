@@ -7,6 +7,7 @@ import io.rota.testkit.JsonText;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exit code of the human format, and {@code member add --learner --promote-when-caught-up}. The field names
  * are docs/rotactl.md's table.
  */
+@Tag("cluster")
 class RotactlJsonTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
