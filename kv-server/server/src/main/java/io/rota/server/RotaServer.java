@@ -175,11 +175,11 @@ public final class RotaServer implements AutoCloseable {
         metrics.timeline.note("start", 0, config.name() + " started");
         FreshnessTrackingStore store = new FreshnessTrackingStore(disk);
         peerDirectory.setEmptyLog(store::emptyLog);
-        driver = driverOnLoop
-                ? RaftDriver.startOnLoop(nodeConfig, store, partition != null ? partition : transport, stateMachine,
-                        new SplittableRandom(), metrics, clock, transport.driverLoop().orElseThrow())
-                : RaftDriver.start(nodeConfig, store, partition != null ? partition : transport, stateMachine,
-                        new SplittableRandom(), metrics, clock);
+        driver = RaftDriver.builder(nodeConfig, store, partition != null ? partition : transport, stateMachine)
+                .random(new SplittableRandom()).metrics(metrics).clock(clock)
+                .execution(driverOnLoop ? RaftDriver.Execution.onTransportLoop(transport.driverLoop().orElseThrow())
+                        : RaftDriver.Execution.ownThread())
+                .start();
         lab = labMode == null ? null : new LabController(labMode.script(), labMode.clusterDir(), partition);
 
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
