@@ -148,11 +148,10 @@ public final class RotaServer implements AutoCloseable {
         // The client context also dials the leader's client port (forwarded writes): it trusts the peer CA too.
         clientTls = clientFiles == null ? null : TlsContexts.load(clientFiles, peerFiles == null ? java.util.List.of()
                 : java.util.List.of(peerFiles.trustedCaFile()), true, "client port");
-        // The driver runs on the peer transport's one event loop (design.md P11) unless -Drota.driver=thread.
-        boolean driverOnLoop = !"thread".equals(System.getProperty("rota.driver", "loop"));
-        // Client connections are served on that loop too (design.md P15) unless -Drota.clientLoop=own; with
-        // -Drota.driver=thread there is no such loop and the client port keeps its own.
-        boolean clientsOnDriverLoop = driverOnLoop && !"own".equals(System.getProperty("rota.clientLoop", "driver"));
+        // The driver runs on the peer transport's one event loop (design.md P11), and client connections are
+        // served on that loop too (design.md P15), unless the configuration's threads say otherwise (HS81).
+        boolean driverOnLoop = config.threads().driverOnLoop();
+        boolean clientsOnDriverLoop = config.threads().clientsOnDriverLoop();
         NettyPeerTransport transport = driverOnLoop
                 ? NettyPeerTransport.withDriverLoop(config.transportConfig(), "raft-driver-" + id)
                 : new NettyPeerTransport(config.transportConfig());
@@ -175,11 +174,11 @@ public final class RotaServer implements AutoCloseable {
         metrics.timeline.note("start", 0, config.name() + " started");
         FreshnessTrackingStore store = new FreshnessTrackingStore(disk);
         peerDirectory.setEmptyLog(store::emptyLog);
-        driver = driverOnLoop
-                ? RaftDriver.startOnLoop(nodeConfig, store, partition != null ? partition : transport, stateMachine,
-                        new SplittableRandom(), metrics, clock, transport.driverLoop().orElseThrow())
-                : RaftDriver.start(nodeConfig, store, partition != null ? partition : transport, stateMachine,
-                        new SplittableRandom(), metrics, clock);
+        driver = RaftDriver.builder(nodeConfig, store, partition != null ? partition : transport, stateMachine)
+                .random(new SplittableRandom()).metrics(metrics).clock(clock)
+                .execution(driverOnLoop ? RaftDriver.Execution.onTransportLoop(transport.driverLoop().orElseThrow())
+                        : RaftDriver.Execution.ownThread())
+                .start();
         lab = labMode == null ? null : new LabController(labMode.script(), labMode.clusterDir(), partition);
 
         timer = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -358,7 +358,10 @@ final class ServerCommand implements Callable<Integer> {
                     .listenEtcd(listenEtcd == null ? null : address("--listen-etcd", listenEtcd))
                     .limits(limits())
                     .forceNewCluster(forceNewCluster).userQuotas(userQuotas())
-                    .authTokenTtl(java.time.Duration.ofSeconds(authTokenTtlSeconds)).bcryptCost(bcryptCost).build();
+                    .authTokenTtl(java.time.Duration.ofSeconds(authTokenTtlSeconds)).bcryptCost(bcryptCost)
+                    // The JVM options choose the threads (ROTA_JAVA_OPTS=-Drota.driver=thread); the member reads
+                    // only its configuration (design HS81).
+                    .threads(ServerConfig.Threads.fromSystemProperties()).build();
         } catch (FlagException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

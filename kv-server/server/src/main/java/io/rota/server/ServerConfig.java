@@ -77,6 +77,8 @@ import java.util.Objects;
  * @param httpPolicy            the HTTP port's Host allowlist, CORS origins and connection cap (issue 33)
  * @param userQuotas            per-user bounds on leases and sessions ({@code --max-leases-per-user},
  *                              {@code --max-sessions-per-user}, issue 33); {@code null} means the defaults
+ * @param threads               where the driver's turns and the client port run ({@link Threads#DRIVER_LOOP}, the
+ *                              default; design HS81); {@code null} means the default
  */
 public record ServerConfig(String name, Path dataDir, InetSocketAddress listenClient, InetSocketAddress listenPeer,
                            Map<String, InetSocketAddress> initialCluster, String clusterId, int heartbeatMs,
@@ -87,7 +89,43 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                            MaintenanceConfig maintenance, ServerTls tls, InetSocketAddress listenEtcd,
                            boolean forceNewCluster, String initialClusterToken, Duration authTokenTtl,
                            int bcryptCost, io.rota.server.api.ConnectionLimits limits, HttpPolicy httpPolicy,
-                           UserQuotas userQuotas) {
+                           UserQuotas userQuotas, Threads threads) {
+
+    /**
+     * Where a member's Raft driver and client connections run (design HS81). Chosen by the configuration, not
+     * read from system properties by the member: {@code rota server} maps {@code -Drota.driver} and {@code
+     * -Drota.clientLoop} to it ({@link #fromSystemProperties()}), as it maps flags.
+     */
+    public enum Threads {
+        /** The driver's turns and the client connections on the peer transport's one event loop (P11, P15). */
+        DRIVER_LOOP,
+        /** The driver on the peer transport's loop; the client port on event loops of its own. */
+        DRIVER_LOOP_OWN_CLIENT_LOOP,
+        /** The driver on a thread of its own beside a separate peer event loop; the client port on its own. */
+        DRIVER_THREAD;
+
+        /**
+         * The mode the JVM options ask for: {@code -Drota.driver=thread} gives {@link #DRIVER_THREAD}, else
+         * {@code -Drota.clientLoop=own} gives {@link #DRIVER_LOOP_OWN_CLIENT_LOOP}, else {@link #DRIVER_LOOP}.
+         */
+        public static Threads fromSystemProperties() {
+            if ("thread".equals(System.getProperty("rota.driver", "loop"))) {
+                return DRIVER_THREAD;
+            }
+            return "own".equals(System.getProperty("rota.clientLoop", "driver")) ? DRIVER_LOOP_OWN_CLIENT_LOOP
+                    : DRIVER_LOOP;
+        }
+
+        /** Whether the driver's turns run on the peer transport's event loop. */
+        public boolean driverOnLoop() {
+            return this != DRIVER_THREAD;
+        }
+
+        /** Whether client connections are served on the driver's loop. */
+        public boolean clientsOnDriverLoop() {
+            return this == DRIVER_LOOP;
+        }
+    }
 
     /** {@code --initial-cluster-state}, etcd's spelling: start a new cluster, or join an existing one. */
     public enum ClusterState {
@@ -214,6 +252,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 "--bcrypt-cost", "--bcrypt-cost must be between " + io.rota.server.authgate.Passwords.MIN_COST + " and "
                         + io.rota.server.authgate.Passwords.MAX_COST + ", got " + bcryptCost);
         userQuotas = userQuotas == null ? UserQuotas.defaults() : userQuotas;
+        threads = threads == null ? Threads.DRIVER_LOOP : threads;
         require(heartbeatMs >= MIN_HEARTBEAT_MS, "--heartbeat-ms", "--heartbeat-ms must be at least "
                 + MIN_HEARTBEAT_MS + ", got " + heartbeatMs);
         // The core counts time in ticks of one heartbeat: the election timeout must be a whole number of them.
@@ -254,7 +293,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
                 .advertisePeer(advertisePeer).advertiseClient(advertiseClient).maintenance(maintenance).tls(tls)
                 .listenEtcd(listenEtcd).forceNewCluster(forceNewCluster).initialClusterToken(initialClusterToken)
                 .authTokenTtl(authTokenTtl).bcryptCost(bcryptCost).limits(limits).httpPolicy(httpPolicy)
-                .userQuotas(userQuotas);
+                .userQuotas(userQuotas).threads(threads);
     }
 
     /** The peer address the other members dial: {@code --advertise-peer}, or {@code --listen-peer}. */
@@ -498,6 +537,7 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
         private int bcryptCost = io.rota.server.authgate.Passwords.DEFAULT_COST;
         private io.rota.server.api.ConnectionLimits limits = io.rota.server.api.ConnectionLimits.DEFAULTS;
         private UserQuotas userQuotas = UserQuotas.defaults();
+        private Threads threads = Threads.DRIVER_LOOP;
 
         private Builder(String name) {
             this.name = name;
@@ -652,13 +692,19 @@ public record ServerConfig(String name, Path dataDir, InetSocketAddress listenCl
             return this;
         }
 
+        /** Where the driver and the client port run (design HS81); {@link Threads#DRIVER_LOOP} by default. */
+        public Builder threads(Threads threads) {
+            this.threads = threads == null ? Threads.DRIVER_LOOP : threads;
+            return this;
+        }
+
         /** The configuration; throws {@link FlagException} naming the flag when it is invalid. */
         public ServerConfig build() {
             return new ServerConfig(name, dataDir, listenClient, listenPeer, initialCluster, clusterId, heartbeatMs,
                     electionMs, snapshotCount, maxRequestBytes, http, requestTimeout, watchProgressInterval,
                     faultInjection, memberIds, initialClusterState, advertisePeer, advertiseClient, maintenance, tls,
                     listenEtcd, forceNewCluster, initialClusterToken, authTokenTtl, bcryptCost, limits, httpPolicy,
-                    userQuotas);
+                    userQuotas, threads);
         }
     }
 }

@@ -33,7 +33,9 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -75,9 +77,9 @@ import java.util.random.RandomGenerator;
  * <p>Futures are completed on the driver thread: callers must not block in their continuations (use the
  * {@code *Async} variants to move work elsewhere).
  *
- * <p>Time and threads come from outside: {@link #start} builds the production ones — a driver thread, a
- * ticker, a snapshot thread and the JVM's clock — and is the only place that does; {@link #startOn} runs
- * each turn as a task on a caller's single-threaded scheduler, persists snapshots on a caller's executor and
+ * <p>Time and threads come from outside: {@link #builder}'s {@link Execution#ownThread()} builds the production
+ * ones — a driver thread, a ticker, a snapshot thread — with the JVM's clock, and is the only place that does;
+ * {@link Execution#onScheduler} runs each turn as a task on a caller's single-threaded scheduler, persists snapshots on a caller's executor and
  * reads a caller's {@link Clock}, so the deterministic simulator runs this very class.
  *
  * @param <R> result type of the state machine's commands
@@ -151,7 +153,7 @@ public final class RaftDriver<R> implements AutoCloseable {
     private final Inbox<Input> inbox;
     private final AtomicInteger pendingTicks = new AtomicInteger();
     private final Clock clock;
-    /** Runs the ticks, and in {@link #startOn} mode the turns too. */
+    /** Runs the ticks, and in {@link Execution#onScheduler} mode the turns too. */
     private final ScheduledExecutorService ticker;
     /** Serialises and writes snapshots, off the driver thread (§7; hashicorp's FSMSnapshot.Persist). */
     private final Executor snapshotExecutor;
@@ -165,7 +167,7 @@ public final class RaftDriver<R> implements AutoCloseable {
     private final AtomicBoolean turnQueued = new AtomicBoolean();
     private ScheduledFuture<?> tickTask;
     private volatile boolean running = true;
-    /** The snapshot thread {@link #startOnLoop} made, which {@link #close()} stops; null otherwise. */
+    /** The snapshot thread {@link Execution#onTransportLoop} made, which {@link #close()} stops; null otherwise. */
     private volatile ExecutorService ownedSnapshotThread;
     /** Scheduler mode: the thread the last turn ran on (for {@link #close()}); null before the first. */
     private volatile Thread schedulerThread;
@@ -204,7 +206,7 @@ public final class RaftDriver<R> implements AutoCloseable {
 
     /**
      * @param driverThread makes the driver's own thread (production), or null to run each turn as a task on
-     *                     {@code ticker} ({@link #startOn})
+     *                     {@code ticker} ({@link Execution#onScheduler})
      */
     private RaftDriver(NodeConfig config, RaftNode core, LogStore store, PeerTransport transport,
                        StateMachine<R> stateMachine, DriverMetrics metrics, long appliedIndex, long firstReadContext,
@@ -231,69 +233,139 @@ public final class RaftDriver<R> implements AutoCloseable {
     }
 
     /**
-     * Load the node's state from {@code store}, restore the state machine from the latest snapshot, and
-     * start the driver thread, the ticker and the transport. The driver owns the store and transport
-     * from now on and closes them in {@link #close()}.
+     * A driver for {@code config}, loading from {@code store}, talking through {@code transport} and applying to
+     * {@code stateMachine}; the optional parts are named on the builder and {@link Builder#start()} starts it
+     * (design HS80). The driver owns the store and transport from then on and closes them in {@link #close()}.
      */
-    public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
-                                          StateMachine<R> stateMachine, RandomGenerator random) {
-        return start(config, store, transport, stateMachine, random, DriverMetrics.NONE);
-    }
-
-    /** As above, reporting fsync latency, applied entries and snapshots to {@code metrics}. */
-    public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
-                                          StateMachine<R> stateMachine, RandomGenerator random,
-                                          DriverMetrics metrics) {
-        return start(config, store, transport, stateMachine, random, metrics, Clock.SYSTEM);
+    public static <R> Builder<R> builder(NodeConfig config, LogStore store, PeerTransport transport,
+                                         StateMachine<R> stateMachine) {
+        return new Builder<>(config, store, transport, stateMachine);
     }
 
     /**
-     * As above, with the driver's deadlines read from {@code clock}. This is where the production threads
-     * are made, and the only place in the driver that makes any: the driver thread, a ticker and a
-     * snapshot thread, all closed by {@link #close()}.
+     * Where a driver's turns run: the one choice a {@link Builder} makes about threads (design HS80).
+     * {@link #ownThread()} is production's default; {@link #onScheduler} is the simulator's; {@link
+     * #onTransportLoop} puts the turns on the peer transport's event loop (design.md P11).
      */
-    public static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
-                                          StateMachine<R> stateMachine, RandomGenerator random,
-                                          DriverMetrics metrics, Clock clock) {
-        long id = config.raft().id();
-        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon("raft-ticker-" + id));
-        ExecutorService snapshots = Executors.newSingleThreadExecutor(daemon("raft-snapshot-" + id));
-        return start(config, store, transport, stateMachine, random, metrics, clock, ticker, snapshots,
-                r -> new Thread(r, "raft-driver-" + id));
+    public static final class Execution {
+        private enum Kind { OWN_THREAD, SCHEDULER, TRANSPORT_LOOP }
+
+        private final Kind kind;
+        private final ScheduledExecutorService scheduler;
+        private final Executor snapshotExecutor;
+
+        private Execution(Kind kind, ScheduledExecutorService scheduler, Executor snapshotExecutor) {
+            this.kind = kind;
+            this.scheduler = scheduler;
+            this.snapshotExecutor = snapshotExecutor;
+        }
+
+        /**
+         * The driver's own thread, a ticker and a snapshot thread, all made by the driver and closed by
+         * {@link #close()}. This is where the production threads are made, and the only place in the driver
+         * that makes any.
+         */
+        public static Execution ownThread() {
+            return new Execution(Kind.OWN_THREAD, null, null);
+        }
+
+        /**
+         * Every turn runs as a task on {@code scheduler}, which must run its tasks one at a time (a single
+         * thread, or the simulator's event loop); ticks are scheduled on it too, and snapshots are serialised
+         * and written by tasks on {@code snapshotExecutor} (which may be {@code scheduler} itself where blocking
+         * it does not matter, as in the simulator). {@link #close()} must then be called from that scheduler's
+         * thread (or once it has stopped); the executors stay the caller's to shut down.
+         */
+        public static Execution onScheduler(ScheduledExecutorService scheduler, Executor snapshotExecutor) {
+            return new Execution(Kind.SCHEDULER, Objects.requireNonNull(scheduler),
+                    Objects.requireNonNull(snapshotExecutor));
+        }
+
+        /**
+         * The turns run on {@code loop}, the single I/O thread of the peer transport ({@code
+         * NettyPeerTransport.withDriverLoop}; design.md P11): a peer's message is stepped by the thread that read
+         * it and the driver's messages are written by the thread that made them, so a write at one in flight
+         * switches threads half as often. Snapshots are written on a thread of the driver's own, which {@link
+         * #close()} stops; {@link #close()} may be called from any thread.
+         */
+        public static Execution onTransportLoop(ScheduledExecutorService loop) {
+            return new Execution(Kind.TRANSPORT_LOOP, Objects.requireNonNull(loop), null);
+        }
     }
 
-    /**
-     * As {@link #start}, but every turn runs as a task on {@code scheduler}, which must run its tasks one at
-     * a time (a single thread, or the simulator's event loop); ticks are scheduled on it too, all deadlines
-     * are read from {@code clock}, and snapshots are serialised and written by tasks on
-     * {@code snapshotExecutor} (which may be {@code scheduler} itself where blocking it does not matter, as
-     * in the simulator). {@link #close()} must then be called from that scheduler's thread (or once it has
-     * stopped); the executors stay the caller's to shut down.
-     */
-    public static <R> RaftDriver<R> startOn(NodeConfig config, LogStore store, PeerTransport transport,
-                                            StateMachine<R> stateMachine, RandomGenerator random,
-                                            DriverMetrics metrics, Clock clock, ScheduledExecutorService scheduler,
-                                            Executor snapshotExecutor) {
-        return start(config, store, transport, stateMachine, random, metrics, clock, scheduler, snapshotExecutor,
-                null);
-    }
+    /** The named optional parts of a driver; {@link #start()} loads, restores and starts it. */
+    public static final class Builder<R> {
+        private final NodeConfig config;
+        private final LogStore store;
+        private final PeerTransport transport;
+        private final StateMachine<R> stateMachine;
+        private RandomGenerator random;
+        private DriverMetrics metrics = DriverMetrics.NONE;
+        private Clock clock = Clock.SYSTEM;
+        private Execution execution = Execution.ownThread();
+        private final List<Subscription> roleListeners = new ArrayList<>();
 
-    /**
-     * As {@link #start}, but the turns run on {@code loop}, the single I/O thread of the peer transport
-     * ({@code NettyPeerTransport.withDriverLoop}; design.md P11): a peer's message is stepped by the thread
-     * that read it and the driver's messages are written by the thread that made them, so a write at one in
-     * flight switches threads half as often. Snapshots are written on a thread of the driver's own, which
-     * {@link #close()} stops; {@link #close()} may be called from any thread.
-     */
-    public static <R> RaftDriver<R> startOnLoop(NodeConfig config, LogStore store, PeerTransport transport,
-                                                StateMachine<R> stateMachine, RandomGenerator random,
-                                                DriverMetrics metrics, Clock clock, ScheduledExecutorService loop) {
-        ExecutorService snapshots = Executors.newSingleThreadExecutor(
-                daemon("raft-snapshot-" + config.raft().id()));
-        RaftDriver<R> driver = start(config, store, transport, stateMachine, random, metrics, clock, loop,
-                snapshots, null);
-        driver.ownedSnapshotThread = snapshots;
-        return driver;
+        private Builder(NodeConfig config, LogStore store, PeerTransport transport, StateMachine<R> stateMachine) {
+            this.config = Objects.requireNonNull(config);
+            this.store = Objects.requireNonNull(store);
+            this.transport = Objects.requireNonNull(transport);
+            this.stateMachine = Objects.requireNonNull(stateMachine);
+        }
+
+        /** The core's randomness (election timeouts) and the first ReadIndex context; a fresh one by default. */
+        public Builder<R> random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random);
+            return this;
+        }
+
+        /** Where fsync latency, applied entries, snapshots and role changes are reported; none by default. */
+        public Builder<R> metrics(DriverMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics);
+            return this;
+        }
+
+        /** Where the driver's deadlines are read; the system's clock by default. */
+        public Builder<R> clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock);
+            return this;
+        }
+
+        /** Where the turns run; {@link Execution#ownThread()} by default. */
+        public Builder<R> execution(Execution execution) {
+            this.execution = Objects.requireNonNull(execution);
+            return this;
+        }
+
+        /**
+         * A role listener told from the first turn on, as {@link RaftDriver#addRoleListener} after start would,
+         * without waking the driver early.
+         */
+        public Builder<R> roleListener(RoleListener listener, Executor executor) {
+            roleListeners.add(new Subscription(Objects.requireNonNull(listener), Objects.requireNonNull(executor)));
+            return this;
+        }
+
+        /**
+         * Load the node's state from the store, restore the state machine from the latest snapshot, and start
+         * the ticks and the transport (and the driver's threads, as {@link #execution} says).
+         */
+        public RaftDriver<R> start() {
+            RandomGenerator random = this.random != null ? this.random : new SplittableRandom();
+            long id = config.raft().id();
+            return switch (execution.kind) {
+                case OWN_THREAD -> {
+                    ScheduledExecutorService ticker =
+                            Executors.newSingleThreadScheduledExecutor(daemon("raft-ticker-" + id));
+                    ExecutorService snapshots = Executors.newSingleThreadExecutor(daemon("raft-snapshot-" + id));
+                    yield launch(this, random, ticker, snapshots, r -> new Thread(r, "raft-driver-" + id), null);
+                }
+                case SCHEDULER -> launch(this, random, execution.scheduler, execution.snapshotExecutor, null, null);
+                case TRANSPORT_LOOP -> {
+                    ExecutorService snapshots = Executors.newSingleThreadExecutor(daemon("raft-snapshot-" + id));
+                    yield launch(this, random, execution.scheduler, snapshots, null, snapshots);
+                }
+            };
+        }
     }
 
     private static ThreadFactory daemon(String name) {
@@ -304,10 +376,15 @@ public final class RaftDriver<R> implements AutoCloseable {
         };
     }
 
-    private static <R> RaftDriver<R> start(NodeConfig config, LogStore store, PeerTransport transport,
-                                           StateMachine<R> stateMachine, RandomGenerator random,
-                                           DriverMetrics metrics, Clock clock, ScheduledExecutorService ticker,
-                                           Executor snapshotExecutor, ThreadFactory driverThread) {
+    private static <R> RaftDriver<R> launch(Builder<R> b, RandomGenerator random, ScheduledExecutorService ticker,
+                                            Executor snapshotExecutor, ThreadFactory driverThread,
+                                            ExecutorService ownedSnapshotThread) {
+        NodeConfig config = b.config;
+        LogStore store = b.store;
+        PeerTransport transport = b.transport;
+        StateMachine<R> stateMachine = b.stateMachine;
+        DriverMetrics metrics = b.metrics;
+        Clock clock = b.clock;
         PersistentState state = store.load();
         long applied = 0;
         if (state.snapshot() != null) {
@@ -320,6 +397,8 @@ public final class RaftDriver<R> implements AutoCloseable {
                 core.currentTerm(), core.firstIndex(), core.lastIndex(), core.commitIndex(), applied);
         RaftDriver<R> driver = new RaftDriver<>(config, core, store, transport, stateMachine, metrics, applied,
                 firstReadContext, clock, ticker, snapshotExecutor, driverThread);
+        driver.ownedSnapshotThread = ownedSnapshotThread;
+        driver.newSubscriptions.addAll(b.roleListeners);
         transport.start(driver::onPeerMessage, driver::onPeerDown, driver::onSnapshotFailed);
         if (driver.thread != null) {
             driver.thread.start();

@@ -118,7 +118,7 @@ public final class NettyPeerTransport implements PeerTransport {
 
     /**
      * A transport whose connections all live on one event loop, named {@code threadName}, that a Raft driver
-     * started with {@code RaftDriver.startOnLoop(..., driverLoop())} also runs its turns on (design.md P11):
+     * started with {@code RaftDriver.Execution.onTransportLoop(driverLoop())} also runs its turns on (design.md P11):
      * the driver's messages to peers are written by the thread that made them, and peers' messages reach the
      * driver without waking another thread. The loop blocks while the driver fsyncs, which the driver thread
      * did anyway; a peer's frames wait in the socket meanwhile.

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every case of {@link RaftClusterTest} again, with each driver running its turns on its peer transport's one
- * event loop ({@code RaftDriver.startOnLoop}, design.md P11) instead of a thread of its own; and the rule that
+ * event loop ({@code RaftDriver.Execution.onTransportLoop}, design.md P11) instead of a thread of its own; and the rule that
  * makes that mode correct and fast: the leader's AppendEntries are on the wire before it blocks in its own
  * fsync (§10.2.1), although the thread that would write them is the one doing the fsync.
  */

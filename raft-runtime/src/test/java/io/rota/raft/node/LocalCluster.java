@@ -82,7 +82,7 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Real stores and sockets, each driver on its transport's event loop ({@code RaftDriver.startOnLoop},
+     * Real stores and sockets, each driver on its transport's event loop ({@code RaftDriver.Execution.onTransportLoop},
      * design.md P11), each store passed through {@code storeWrapper} first.
      */
     static LocalCluster onDriverLoops(Path root, int size, UnaryOperator<NodeConfig> tweak,
@@ -127,8 +127,8 @@ final class LocalCluster implements AutoCloseable {
         StateMachine<Long> machine = machineFactory.get();
         if (network != null) {
             LogStore disk = disks.computeIfAbsent(id, k -> new MemoryLogStore());
-            drivers.put(id, RaftDriver.start(config, disk, network.port(id), machine,
-                    new SplittableRandom(id * 31 + starts++)));
+            drivers.put(id, RaftDriver.builder(config, disk, network.port(id), machine)
+                    .random(new SplittableRandom(id * 31 + starts++)).start());
             machines.put(id, machine);
             return;
         }
@@ -145,10 +145,11 @@ final class LocalCluster implements AutoCloseable {
         NettyPeerTransport transport = onDriverLoops
                 ? NettyPeerTransport.withDriverLoop(tc, "raft-driver-" + id) : new NettyPeerTransport(tc);
         peerTransports.put(id, transport);
-        RaftDriver<Long> driver = onDriverLoops
-                ? RaftDriver.startOnLoop(config, store, transport, machine, new SplittableRandom(id * 31 + starts++),
-                        DriverMetrics.NONE, Clock.SYSTEM, transport.driverLoop().orElseThrow())
-                : RaftDriver.start(config, store, transport, machine, new SplittableRandom(id * 31 + starts++));
+        RaftDriver<Long> driver = RaftDriver.builder(config, store, transport, machine)
+                .random(new SplittableRandom(id * 31 + starts++))
+                .execution(onDriverLoops ? RaftDriver.Execution.onTransportLoop(transport.driverLoop().orElseThrow())
+                        : RaftDriver.Execution.ownThread())
+                .start();
         InetSocketAddress bound = transport.localAddress();
         if (!bound.equals(addresses.get(id))) {
             addresses.put(id, bound);

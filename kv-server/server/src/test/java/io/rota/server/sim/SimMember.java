@@ -7,7 +7,6 @@ import io.rota.raft.core.Entry;
 import io.rota.raft.core.Message;
 import io.rota.raft.core.RaftOptions;
 import io.rota.raft.core.StateMachine;
-import io.rota.raft.node.DriverMetrics;
 import io.rota.raft.node.NodeConfig;
 import io.rota.raft.node.RaftDriver;
 import io.rota.raft.storage.MemoryLogStore;
@@ -107,8 +106,9 @@ final class SimMember {
                 .tick(TICK).snapshotCount(300).memberAddresses(addresses).build();
         // Snapshots are persisted by tasks on the member's own scheduler: a crash drops one in flight, a pause
         // holds it, and each runs between two driver turns, as the real snapshot thread may.
-        driver = RaftDriver.startOn(config, disk, new Transport(), new Observed(stateMachine),
-                new SplittableRandom(seed * 31 + incarnation), DriverMetrics.NONE, clock, scheduler, scheduler);
+        driver = RaftDriver.builder(config, disk, new Transport(), new Observed(stateMachine))
+                .random(new SplittableRandom(seed * 31 + incarnation)).clock(clock)
+                .execution(RaftDriver.Execution.onScheduler(scheduler, scheduler)).start();
         view = new ClusterView("n" + id, driver, stateMachine::members, scheduler, TICK);
         LeaseKeeper keeper = new LeaseKeeper(driver, stateMachine::leaseImages, scheduler, clock, CHECKPOINT_INTERVAL,
                 REQUEST_TIMEOUT);
